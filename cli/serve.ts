@@ -1,0 +1,48 @@
+/**
+ * `agent-serve serve [dir]` and `agent-serve dev [dir]` (serve with `--dev`).
+ * @module
+ */
+import { serveNode } from "../adapters/node.ts";
+import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
+import type { CliIo } from "./io.ts";
+import { startHost } from "./start-host.ts";
+import type { StartHostOptions } from "./start-host.ts";
+import { waitForStop } from "./stop-signal.ts";
+
+export interface ServeArgs extends StartHostOptions {
+  /** @default 3000, moving to the next free port when taken */
+  port?: number;
+  /** @default "127.0.0.1" */
+  host?: string;
+}
+
+export async function serveCommand(args: ServeArgs, io: CliIo): Promise<number> {
+  const started = await startHost(args, io);
+  if (!started) return EXIT_FAILURE;
+  const { host, projects, mode } = started;
+  for (const { slug, model, notice } of host.describeModels()) {
+    io.stdout.write(`  ${slug}  model ${model}${notice ? ` (${notice})` : ""}\n`);
+  }
+  let server;
+  try {
+    // Recover turns a crash interrupted before anyone can observe them.
+    await host.ready();
+    server = await serveNode(host, { port: args.port, hostname: args.host, silent: true });
+  } catch (error) {
+    io.stderr.write(`agent-serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    await host.close();
+    return EXIT_FAILURE;
+  }
+  if (server.notice) io.stdout.write(`agent-serve: ${server.notice}\n`);
+  io.stdout.write(`agent-serve listening on ${server.url}${args.dev ? " (dev)" : ""}\n`);
+  const width = Math.max(...projects.map(({ slug }) => slug.length));
+  for (const { slug } of projects) {
+    const url = mode === "single" ? server.url : `${server.url}/${slug}`;
+    io.stdout.write(`  ${slug.padEnd(width)}  ${url}\n`);
+  }
+  await waitForStop(io.signal);
+  io.stdout.write("agent-serve: shutting down\n");
+  await host.close();
+  await server.close(true);
+  return EXIT_OK;
+}

@@ -1,0 +1,99 @@
+/**
+ * Byte-level work on one NDJSON log file: counting lines (with a sparse offset index) and
+ * streaming a range of lines back. Both read in large chunks and split on `\n` bytes, so a
+ * 100,000-line log is a few hundred reads, not one per line.
+ * @module
+ */
+
+import type { FileHandle } from "node:fs/promises";
+
+/** Bytes per read; large enough that syscalls are not the cost, small enough to stay in cache. */
+const CHUNK = 256 * 1024;
+/** One offset is kept per this many lines; also the largest batch `read` yields. */
+export const INDEX_STRIDE = 1024;
+
+const NEWLINE = 10;
+
+export interface ScanResult {
+  /** Complete lines found (each ends in `\n`). */
+  lines: number;
+  /** Byte offset just past the last `\n` found, or `start` when there is none. */
+  end: number;
+}
+
+/**
+ * Counts the complete lines in `[start, size)`, where `start` is the offset of line `firstLine`.
+ * Pushes onto `offsets` the start of every line whose index is a multiple of `INDEX_STRIDE`
+ * (including the line that would follow the last one). Bytes after the last `\n` are a torn
+ * tail: they are not counted and `end` stops before them.
+ */
+export async function scanLines(
+  handle: FileHandle,
+  start: number,
+  size: number,
+  firstLine: number,
+  offsets: number[],
+): Promise<ScanResult> {
+  const buffer = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size - start, 1)));
+  let position = start;
+  let line = firstLine;
+  let end = start;
+  while (position < size) {
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - position), position);
+    if (bytesRead === 0) break;
+    const view = buffer.subarray(0, bytesRead);
+    for (let at = view.indexOf(NEWLINE); at !== -1; at = view.indexOf(NEWLINE, at + 1)) {
+      line++;
+      end = position + at + 1;
+      if (line % INDEX_STRIDE === 0) offsets.push(end);
+    }
+    position += bytesRead;
+  }
+  return { lines: line - firstLine, end };
+}
+
+export interface LineRange {
+  /** Byte offset of line `line`, taken from the sparse index. */
+  position: number;
+  line: number;
+  /** Committed bytes: nothing at or after this offset is read. */
+  limit: number;
+  /** First line to yield (`>= line`). */
+  from: number;
+  /** One past the last line to yield. */
+  end: number;
+}
+
+/** Yields lines `[from, end)` in batches of at most `INDEX_STRIDE`, scanning from `position`. */
+export async function* readLines(handle: FileHandle, range: LineRange): AsyncGenerator<string[]> {
+  const { limit, from, end } = range;
+  let { position, line } = range;
+  const buffer = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(limit - position, 1)));
+  let carry: Buffer | undefined;
+  let batch: string[] = [];
+  while (position < limit && line < end) {
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, limit - position), position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    const view = buffer.subarray(0, bytesRead);
+    let start = 0;
+    for (let at = view.indexOf(NEWLINE); at !== -1 && line < end; at = view.indexOf(NEWLINE, start)) {
+      if (line >= from) {
+        batch.push(
+          carry ? Buffer.concat([carry, view.subarray(start, at)]).toString("utf8") : view.toString("utf8", start, at),
+        );
+        if (batch.length === INDEX_STRIDE) {
+          yield batch;
+          batch = [];
+        }
+      }
+      carry = undefined;
+      line++;
+      start = at + 1;
+    }
+    if (line >= end) break;
+    // A line that continues in the next chunk; copied because `buffer` is reused.
+    if (start < bytesRead) carry = Buffer.concat(carry ? [carry, view.subarray(start)] : [view.subarray(start)]);
+  }
+  if (batch.length > 0) yield batch;
+}

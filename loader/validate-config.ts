@@ -1,0 +1,34 @@
+import { validateModelId } from "../src/model/resolve.ts";
+import type { AgentConfig, Diagnostic } from "../src/project/types.ts";
+
+/** Upper bound of `concurrency.maxRunningTurns` (SPEC "Limits"). */
+export const MAX_RUNNING_TURNS_LIMIT = 200;
+
+/**
+ * Checks the fields of `bot/agent.ts` that would otherwise fail late (at the first turn) or
+ * silently. `file` is the project-relative config file the diagnostics point at.
+ */
+export function validateAgentConfig(agent: AgentConfig, file: string): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const error = (message: string): void => {
+    diagnostics.push({ severity: "error", code: "invalid_agent_config", message, file });
+  };
+  for (const key of ["name", "description", "instructions"] as const) {
+    if (agent[key] !== undefined && typeof agent[key] !== "string") error(`${key} must be a string`);
+  }
+  const max = agent.concurrency?.maxRunningTurns;
+  if (max !== undefined && !(Number.isInteger(max) && max >= 1 && max <= MAX_RUNNING_TURNS_LIMIT)) {
+    error(`concurrency.maxRunningTurns must be a positive integer of at most ${MAX_RUNNING_TURNS_LIMIT} (got ${JSON.stringify(max)})`);
+  }
+  const model = agent.model;
+  if (model !== undefined) {
+    const id = typeof model === "string" ? model : typeof model === "object" && model !== null ? model.id : undefined;
+    if (typeof id !== "string" || id.trim().length === 0) {
+      error("model must be a model id string or {id, params}");
+    } else {
+      const problem = validateModelId(id.trim());
+      if (problem) diagnostics.push({ severity: "error", code: "invalid_model", message: problem, file });
+    }
+  }
+  return diagnostics;
+}

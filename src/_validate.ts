@@ -1,0 +1,40 @@
+import { badRequest } from "./errors.ts";
+
+/** The Standard Schema v1 surface the host relies on (valibot, zod and arktype implement it). */
+export interface StandardSchema<Output = unknown> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
+  };
+}
+
+type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<StandardIssue> };
+
+interface StandardIssue {
+  readonly message: string;
+  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>;
+}
+
+/**
+ * Validates (and transforms) `data` at the edge; issues become a 400 `invalid_request` with
+ * `issues: [{path, message}]`. Checks `issues` rather than `value`, because valibot returns both
+ * on failure (STACK.md §7).
+ */
+export async function validate<Output>(data: unknown, schema: StandardSchema<Output>, what = "request body"): Promise<Output> {
+  const result = await schema["~standard"].validate(data);
+  if (result.issues) {
+    const issues = result.issues.map((issue) => ({ path: toPath(issue.path), message: issue.message }));
+    const first = issues[0];
+    const where = first?.path ? ` at ${first.path}` : "";
+    throw badRequest(`invalid ${what}${where}: ${first?.message ?? "invalid"}`, { issues });
+  }
+  return result.value;
+}
+
+function toPath(path: StandardIssue["path"]): string {
+  if (!path) return "";
+  return path.map((segment) => String(typeof segment === "object" ? segment.key : segment)).join(".");
+}

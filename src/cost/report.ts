@@ -1,0 +1,101 @@
+/**
+ * The session cost report (DESIGN.md §4): per-turn usage and estimated cost folded from
+ * `turn.completed` events.
+ * @module
+ */
+import type { ModelPrice } from "../project/types.ts";
+import type { Usage } from "../model/types.ts";
+import { priceFor } from "./prices.ts";
+
+/** The parts of an event envelope the report reads. */
+export interface CostEvent {
+  type: string;
+  turnId?: string;
+  data?: unknown;
+}
+
+export interface CostTurn {
+  turnId: string | null;
+  model: string | null;
+  usage: Usage;
+  /** `null` when the turn is unpriced (no model recorded, or a model without a price). */
+  estimatedCostUsd: number | null;
+}
+
+export interface CostReport {
+  sessionId: string;
+  totals: Usage & { estimatedCostUsd: number; unpricedTurns: number };
+  turns: CostTurn[];
+}
+
+/**
+ * Folds a session's events into its cost report. Token totals count every turn; the cost total
+ * counts priced turns only, and `unpricedTurns` says how many were left out.
+ * @example
+ * const report = foldCostReport(sessionId, events, agent.prices);
+ */
+export function foldCostReport(
+  sessionId: string,
+  events: Iterable<CostEvent>,
+  overrides?: Record<string, ModelPrice>,
+): CostReport {
+  const totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: 0, unpricedTurns: 0 };
+  const turns: CostTurn[] = [];
+  for (const event of events) {
+    if (event.type !== "turn.completed") continue;
+    const data = isRecord(event.data) ? event.data : {};
+    const usage = toUsage(data.usage);
+    const model = typeof data.model === "string" && data.model ? data.model : null;
+    const price = model === null ? undefined : priceFor(model, overrides);
+    // Turns recorded before usage tracking carry no usage: they are unpriced, not free.
+    const cost = price && isRecord(data.usage) ? costOf(usage, price) : null;
+    turns.push({ turnId: event.turnId ?? null, model, usage, estimatedCostUsd: cost === null ? null : round(cost) });
+    totals.inputTokens += usage.inputTokens;
+    totals.outputTokens += usage.outputTokens;
+    totals.cacheReadTokens += usage.cacheReadTokens;
+    totals.cacheWriteTokens += usage.cacheWriteTokens;
+    if (cost === null) totals.unpricedTurns++;
+    else totals.estimatedCostUsd += cost;
+  }
+  totals.estimatedCostUsd = round(totals.estimatedCostUsd);
+  return { sessionId, totals, turns };
+}
+
+/**
+ * USD for one usage record. `inputTokens` includes cache reads and writes (the AI SDK's
+ * convention), so those are priced at their own rates and the rest at the input rate.
+ */
+export function costOf(usage: Usage, price: ModelPrice): number {
+  const cached = usage.cacheReadTokens + usage.cacheWriteTokens;
+  const uncached = Math.max(0, usage.inputTokens - cached);
+  const micro =
+    uncached * price.input +
+    usage.cacheReadTokens * (price.cacheRead ?? price.input) +
+    usage.cacheWriteTokens * (price.cacheWrite ?? price.input) +
+    usage.outputTokens * price.output;
+  return micro / 1_000_000;
+}
+
+// --- internals ---
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function toUsage(value: unknown): Usage {
+  const usage = isRecord(value) ? value : {};
+  return {
+    inputTokens: count(usage.inputTokens),
+    outputTokens: count(usage.outputTokens),
+    cacheReadTokens: count(usage.cacheReadTokens),
+    cacheWriteTokens: count(usage.cacheWriteTokens),
+  };
+}
+
+function count(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+function round(usd: number): number {
+  return Math.round(usd * 1e6) / 1e6;
+}

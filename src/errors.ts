@@ -1,0 +1,80 @@
+/**
+ * The one error class of the host and the one place that renders errors.
+ *
+ * Every failure a client can cause is an `HTTPError` with a stable `code` (DESIGN.md §4). Anything
+ * else that escapes a handler is a bug: it is logged and answered with a generic 500 that leaks
+ * nothing.
+ * @module
+ */
+
+export interface HTTPErrorInit {
+  status: number;
+  code: string;
+  message?: string;
+  /** Extra members merged into the JSON envelope (for example `issues` or `tools`). */
+  data?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class HTTPError extends Error {
+  override readonly name = "HTTPError";
+  readonly status: number;
+  readonly code: string;
+  readonly data: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(init: HTTPErrorInit) {
+    super(init.message ?? init.code, { cause: init.cause });
+    this.status = sanitizeStatus(init.status);
+    this.code = init.code;
+    this.data = init.data;
+    this.headers = init.headers;
+  }
+
+  /** Checks by name so errors from another copy of this module are recognised too. */
+  static isError(value: unknown): value is HTTPError {
+    return value instanceof Error && value.name === "HTTPError" && "code" in value && "status" in value;
+  }
+}
+
+export const badRequest = (message: string, data?: Record<string, unknown>): HTTPError =>
+  new HTTPError({ status: 400, code: "invalid_request", message, data });
+
+export const notFound = (code: string, message: string, data?: Record<string, unknown>): HTTPError =>
+  new HTTPError({ status: 404, code, message, data });
+
+export const conflict = (code: string, message: string): HTTPError =>
+  new HTTPError({ status: 409, code, message });
+
+export interface ErrorLogger {
+  error(message: string, cause?: unknown): void;
+}
+
+/** Renders any thrown value as the spec's `{ok: false, error, message?}` envelope. */
+export function toErrorResponse(error: unknown, logger?: ErrorLogger): Response {
+  if (HTTPError.isError(error)) {
+    const body = { ...error.data, ok: false, error: error.code, message: error.message };
+    return new Response(JSON.stringify(body), {
+      status: error.status,
+      headers: { "content-type": "application/json; charset=utf-8", ...error.headers },
+    });
+  }
+  logger?.error("[agent-serve] unhandled error", error);
+  const body = { ok: false, error: "internal_error", message: "internal error" };
+  return new Response(JSON.stringify(body), {
+    status: 500,
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
+}
+
+/** An internal (non-HTTP) error with the component named, as in `[agent-serve] [fs] ...`. */
+export function createError(component: string, message: string, cause?: unknown): Error {
+  return new Error(`[agent-serve] [${component}] ${message}`, cause === undefined ? undefined : { cause });
+}
+
+// --- internals ---
+
+function sanitizeStatus(status: number): number {
+  return Number.isInteger(status) && status >= 400 && status <= 599 ? status : 500;
+}

@@ -1,0 +1,88 @@
+/**
+ * `createHost(options)`: the whole agent host as one `fetch(Request) => Response` handler over
+ * the storage and model ports. Adapters bind it to a runtime; tests call it directly.
+ * @module
+ */
+import { createAgentRuntime, type AgentRuntime } from "./agent-runtime.ts";
+import { toErrorResponse } from "./errors.ts";
+import { createHostHandler } from "./http/host-router.ts";
+import type { HostServices } from "./http/route.ts";
+import { createHostLogger, createLogBuffer } from "./logger.ts";
+import type { AgentHost, AgentHostOptions, RequestContext } from "./types.ts";
+
+const DEFAULTS = {
+  mode: "multi",
+  dev: false,
+  maxBodyBytes: 1024 * 1024,
+  drainTimeoutMs: 10_000,
+} as const;
+
+export function createHost(options: AgentHostOptions): AgentHost {
+  const config = { ...DEFAULTS, ...options };
+  const now = options.now ?? Date.now;
+  const buffer = createLogBuffer();
+  const logger = createHostLogger(options.logger, buffer);
+  const agents: AgentRuntime[] = options.agents.map((mount) =>
+    createAgentRuntime(mount, options, { logger, now, mode: config.mode }),
+  );
+
+  const closeListeners = new Set<() => void>();
+  const services: HostServices = {
+    dev: config.dev,
+    maxBodyBytes: config.maxBodyBytes,
+    closing: {
+      subscribe(listener) {
+        closeListeners.add(listener);
+        return () => closeListeners.delete(listener);
+      },
+    },
+  };
+  const handle = createHostHandler(agents, services, { mode: config.mode, playground: true });
+
+  let ready: Promise<void> | undefined;
+  let closed: Promise<void> | undefined;
+  const whenReady = (): Promise<void> =>
+    (ready ??= Promise.all(agents.map((agent) => agent.recover())).then(() => undefined));
+
+  const host: AgentHost = {
+    async fetch(request: Request, context?: RequestContext): Promise<Response> {
+      try {
+        await whenReady();
+        return await handle(request, context?.ip ?? peerAddress(request));
+      } catch (error) {
+        return toErrorResponse(error, logger);
+      }
+    },
+    request(path, init, context) {
+      const request = new Request(new URL(path, "http://127.0.0.1"), init);
+      return host.fetch(request, { ip: "127.0.0.1", ...context });
+    },
+    ready: whenReady,
+    close() {
+      closed ??= (async () => {
+        await whenReady().catch(() => {});
+        await Promise.all(agents.map((agent) => agent.controller.drain(config.drainTimeoutMs)));
+        for (const listener of [...closeListeners]) listener();
+        await Promise.all(agents.map((agent) => agent.storage.close()));
+      })();
+      return closed;
+    },
+    describeModels() {
+      return agents.map((agent) => ({
+        slug: agent.slug,
+        model: agent.model.spec.id,
+        ...(agent.model.notice ? { notice: agent.model.notice } : {}),
+      }));
+    },
+    logs: buffer,
+  };
+  return host;
+}
+
+// --- internals ---
+
+/** srvx's `ServerRequest` carries the TCP peer as `ip`; a plain `Request` has none. */
+function peerAddress(request: Request): string | undefined {
+  const ip = (request as Request & { ip?: unknown }).ip;
+  return typeof ip === "string" ? ip : undefined;
+}

@@ -1,0 +1,65 @@
+/**
+ * The host's top-level dispatch: host routes plus one agent app per slug (multi mode), or the
+ * single agent at the root (single mode), as SPEC "Route layout" lays out.
+ * @module
+ */
+import type { AgentRuntime } from "../agent-runtime.ts";
+import { notFound } from "../errors.ts";
+import { type AgentApp, createAgentApp } from "./agent-app.ts";
+import { html, json } from "./responses.ts";
+import type { HostServices } from "./route.ts";
+import { agentRoutes } from "./routes/index.ts";
+
+export type HostHandler = (request: Request, ip: string | undefined) => Promise<Response>;
+
+export function createHostHandler(
+  agents: readonly AgentRuntime[],
+  services: HostServices,
+  options: { mode: "multi" | "single"; playground: boolean },
+): HostHandler {
+  if (options.mode === "single") {
+    const [agent] = agents;
+    if (!agent || agents.length > 1) throw new Error("[agent-serve] [host] single mode serves exactly one agent");
+    const app = createAgentApp(agent, agentRoutes, services);
+    return (request, ip) => app(request, ip);
+  }
+
+  const apps = new Map<string, AgentApp>(agents.map((agent) => [agent.slug, createAgentApp(agent, agentRoutes, services)]));
+  return async (request, ip) => {
+    const { pathname } = new URL(request.url);
+    if (request.method === "GET" || request.method === "HEAD") {
+      if (pathname === "/v1/health") return json({ ok: true, agents: agents.length });
+      if (options.playground && pathname === "/v1/agents") return json({ agents: agents.map((agent) => describe(agent, request)) });
+      if (options.playground && pathname === "/") return html(indexPage(agents));
+    }
+    const end = pathname.indexOf("/", 1);
+    const slug = pathname.slice(1, end === -1 ? undefined : end);
+    const app = apps.get(slug);
+    if (!app) throw notFound("not_found", "no such route");
+    return app(request, ip);
+  };
+}
+
+// --- internals ---
+
+function describe(agent: AgentRuntime, request: Request) {
+  const origin = new URL(request.url).origin;
+  return {
+    slug: agent.slug,
+    name: agent.project.name,
+    description: agent.project.description ?? null,
+    basePath: agent.basePath,
+    playgroundUrl: `${origin}${agent.basePath}/playground`,
+  };
+}
+
+function indexPage(agents: readonly AgentRuntime[]): string {
+  const items = agents
+    .map((agent) => `<li><a href="${escapeHtml(agent.basePath)}/playground">${escapeHtml(agent.project.name)}</a> <code>${escapeHtml(agent.basePath)}</code></li>`)
+    .join("\n");
+  return `<!doctype html><html><head><meta charset="utf-8"><title>agent-serve</title></head><body><h1>Agents</h1><ul>${items}</ul></body></html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

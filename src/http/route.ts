@@ -1,0 +1,37 @@
+import type { AgentRuntime } from "../agent-runtime.ts";
+import type { AuthContext } from "./auth-types.ts";
+
+export interface RouteContext {
+  request: Request;
+  url: URL;
+  /** URL-decoded path parameters. */
+  params: Record<string, string>;
+  agent: AgentRuntime;
+  /** The principal, for routes with `auth: "agent"`. */
+  auth: AuthContext;
+  /** TCP peer address, when known. */
+  ip: string | undefined;
+  /** Whether this caller sees every session (dev loopback callers, anonymous deployments). */
+  wide: boolean;
+  host: HostServices;
+}
+
+/** Host-wide facts and services a route may need. */
+export interface HostServices {
+  dev: boolean;
+  maxBodyBytes: number;
+  closing: { subscribe(listener: () => void): () => void };
+}
+
+/** A route declared as data, so docs and the playground can list endpoints from the same table. */
+export interface RouteDefinition {
+  method: "GET" | "POST";
+  /** Path below the agent's base, e.g. `/v1/session/:sessionId`. */
+  path: string;
+  /** `agent` runs the agent's auth chain; `none` is public (health, meta). */
+  auth: "agent" | "none";
+  summary: string;
+  handler(context: RouteContext): Promise<Response> | Response;
+}
+
+export const defineRoute = (route: RouteDefinition): RouteDefinition => route;

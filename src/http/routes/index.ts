@@ -1,0 +1,16 @@
+import type { RouteDefinition } from "../route.ts";
+import { agentHealth, sessionCost } from "./meta.ts";
+import { createSession, followUp, listSessions, stopSession } from "./sessions.ts";
+import { sessionEvents, streamSession } from "./streams.ts";
+
+/** Every agent route, in matching order (static segments before parameters). */
+export const agentRoutes: readonly RouteDefinition[] = [
+  agentHealth,
+  listSessions,
+  createSession,
+  streamSession,
+  sessionEvents,
+  sessionCost,
+  stopSession,
+  followUp,
+];

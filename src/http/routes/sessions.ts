@@ -1,0 +1,82 @@
+/** Session routes of SPEC "Session routes" (create, follow-up, stop, list). */
+import { validate } from "../../_validate.ts";
+import { isSessionId } from "../../ids.ts";
+import { createSessionBody, followUpBody } from "../../schemas/session.ts";
+import { sessionNotFound } from "../../sessions/session-service.ts";
+import { readJsonBody } from "../body.ts";
+import { json } from "../responses.ts";
+import { type RouteContext, defineRoute } from "../route.ts";
+
+export const createSession = defineRoute({
+  method: "POST",
+  path: "/v1/session",
+  auth: "agent",
+  summary: "Open a chat session with a first message",
+  async handler({ request, url, agent, auth, host }) {
+    const body = await validate(await readJsonBody(request, host.maxBodyBytes), createSessionBody);
+    const record = await agent.sessions.create({
+      message: body.message,
+      auth,
+      ...(body.title === undefined ? {} : { title: body.title }),
+      ...(body.state === undefined ? {} : { state: body.state }),
+    });
+    const base = `${url.origin}${agent.basePath}`;
+    return json({
+      ok: true,
+      sessionId: record.sessionId,
+      continuationToken: record.continuationToken,
+      playgroundUrl: `${base}/playground?sessionId=${record.sessionId}`,
+      traceUrl: `${base}/v1/session/${record.sessionId}/events`,
+    });
+  },
+});
+
+export const followUp = defineRoute({
+  method: "POST",
+  path: "/v1/session/:sessionId",
+  auth: "agent",
+  summary: "Continue a chat session (rotates the continuation token)",
+  async handler(context) {
+    const sessionId = sessionParam(context);
+    const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), followUpBody);
+    const continuationToken = await context.agent.sessions.followUp(sessionId, {
+      message: body.message,
+      continuationToken: body.continuationToken,
+      auth: context.auth,
+    });
+    return json({ ok: true, sessionId, continuationToken });
+  },
+});
+
+export const stopSession = defineRoute({
+  method: "POST",
+  path: "/v1/session/:sessionId/stop",
+  auth: "agent",
+  summary: "Interrupt the in-flight turn without sending a message",
+  async handler(context) {
+    const stopped = await context.agent.sessions.stop(sessionParam(context), viewer(context));
+    return json({ ok: true, stopped });
+  },
+});
+
+export const listSessions = defineRoute({
+  method: "GET",
+  path: "/v1/sessions",
+  auth: "agent",
+  summary: "Sessions visible to the caller, newest first",
+  async handler(context) {
+    return json({ sessions: await context.agent.sessions.list(viewer(context)) });
+  },
+});
+
+/** The `:sessionId` parameter; anything not shaped like a session id is simply unknown. */
+export function sessionParam(context: RouteContext): string {
+  const id = context.params["sessionId"] ?? "";
+  if (!isSessionId(id)) throw sessionNotFound();
+  return id;
+}
+
+export const viewer = (context: RouteContext): { auth: RouteContext["auth"]; wide: boolean } => ({
+  auth: context.auth,
+  wide: context.wide,
+});

@@ -1,0 +1,25 @@
+/**
+ * agent-serve: serve conversational AI agents over HTTP.
+ *
+ * `createHost` builds the whole host as one fetch handler; `defineAgent` declares an agent's
+ * configuration in `bot/agent.ts`.
+ * @module
+ */
+export { createHost } from "./host.ts";
+export { defineAgent } from "./project/define.ts";
+export { prompt } from "./project/prompt.ts";
+export { HTTPError } from "./errors.ts";
+export type {
+  AgentHost,
+  AgentHostOptions,
+  AgentMount,
+  HostLogger,
+  ModelCredentials,
+  ModelOptions,
+  RequestContext,
+} from "./types.ts";
+export type { AgentConfig, Diagnostic, ModelPrice, ProjectDefinition } from "./project/types.ts";
+export type { AuthContext, AuthPolicy } from "./http/auth-types.ts";
+export type { SessionEvent, EventType } from "./sessions/events.ts";
+export type { StorageDriver } from "./storage/types.ts";
+export type { LanguageModelPort, ModelStreamPart, ModelStepRequest, Usage } from "./model/types.ts";

@@ -1,0 +1,32 @@
+import * as v from "valibot";
+
+const message = v.pipe(v.string(), v.minLength(1, "message must not be empty"), v.maxLength(200_000));
+const title = v.pipe(v.string(), v.maxLength(500));
+
+/** Workspace files written before the turn: relative path → contents. */
+const workspaceFiles = v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(1024)), v.string());
+
+export const createSessionBody = v.strictObject({
+  message,
+  title: v.optional(title),
+  workspaceFiles: v.optional(workspaceFiles),
+  state: v.optional(v.record(v.string(), v.unknown())),
+});
+export type CreateSessionBody = v.InferOutput<typeof createSessionBody>;
+
+export const followUpBody = v.strictObject({
+  continuationToken: v.pipe(v.string(), v.minLength(1), v.maxLength(1024)),
+  message,
+  workspaceFiles: v.optional(workspaceFiles),
+});
+export type FollowUpBody = v.InferOutput<typeof followUpBody>;
+
+export const streamQuery = v.object({
+  startIndex: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,15}$/, "startIndex must be a non-negative integer"),
+      v.transform(Number),
+    ),
+  ),
+});

@@ -1,0 +1,178 @@
+/**
+ * The session operations behind the session routes and channel `send`: create, follow up, stop,
+ * read and list, with the ownership rules of SPEC "Authentication" 4.
+ * @module
+ */
+import { HTTPError, conflict, notFound } from "../errors.ts";
+import type { AuthContext } from "../http/auth-types.ts";
+import { newHttpToken, newSessionId } from "../ids.ts";
+import type { EventLog } from "./event-log.ts";
+import type { SessionRecord, SessionStore } from "./session-store.ts";
+import type { AdmissionPolicy, TurnController } from "./turn-controller.ts";
+
+export interface CreateSessionInput {
+  message: string;
+  auth: AuthContext;
+  channel?: string;
+  mode?: "chat" | "task";
+  title?: string;
+  state?: Record<string, unknown>;
+  purpose?: string;
+  /** Channel continuation key; the HTTP channel mints an opaque rotating token when omitted. */
+  continuationToken?: string;
+}
+
+export interface FollowUpInput {
+  message: string;
+  auth: AuthContext;
+  /** The caller's token; must match the current one (HTTP tokens rotate on every follow-up). */
+  continuationToken: string;
+  admission?: AdmissionPolicy;
+  /** Rotate the token on acceptance (the built-in HTTP channel does). @default true */
+  rotate?: boolean;
+}
+
+/** Who may see sessions beyond their own (dev loopback callers, anonymous deployments). */
+export interface Viewer {
+  auth: AuthContext;
+  wide: boolean;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  channel: string;
+  mode: "chat" | "task";
+  title: string | null;
+  status: SessionRecord["status"];
+  queued: boolean;
+  turnCount: number;
+  createdAt: string;
+  updatedAt: string;
+  continuationToken: string;
+}
+
+export class SessionService {
+  readonly #store: SessionStore;
+  readonly #log: EventLog;
+  readonly #controller: TurnController;
+  readonly #now: () => number;
+
+  constructor(deps: { store: SessionStore; log: EventLog; controller: TurnController; now: () => number }) {
+    this.#store = deps.store;
+    this.#log = deps.log;
+    this.#controller = deps.controller;
+    this.#now = deps.now;
+  }
+
+  async create(input: CreateSessionInput): Promise<SessionRecord> {
+    const at = new Date(this.#now()).toISOString();
+    const channel = input.channel ?? "http";
+    const record: SessionRecord = {
+      sessionId: newSessionId(),
+      channel,
+      mode: input.mode ?? "chat",
+      ...(input.title === undefined ? {} : { title: input.title }),
+      owner: input.auth,
+      continuationToken: input.continuationToken ?? newHttpToken(),
+      status: "queued",
+      turnCount: 0,
+      createdAt: at,
+      updatedAt: at,
+      ...(input.state === undefined ? {} : { state: input.state }),
+      ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
+    };
+    const { sessionId } = record;
+    await this.#store.put(record);
+    await this.#store.bindToken(channel, record.continuationToken, sessionId);
+    await this.#log.append(sessionId, [
+      { type: "session.started", data: { mode: record.mode, channel, ...(record.title ? { title: record.title } : {}) } },
+    ]);
+    await this.#controller.admit(record, input.message, "preempt", (turnId) => this.#received(sessionId, turnId, input.message));
+    return record;
+  }
+
+  /** Continues a chat session; resolves with the (possibly rotated) continuation token. */
+  async followUp(sessionId: string, input: FollowUpInput): Promise<string> {
+    const record = await this.#owned(sessionId, input.auth);
+    if (record.mode !== "chat") {
+      throw conflict("session_not_followable", "task sessions run to completion and cannot be followed up");
+    }
+    // Checked before admission too, so a stale token never interrupts the running turn.
+    if (record.continuationToken !== input.continuationToken) throw stale();
+    let token = input.continuationToken;
+    await this.#controller.admit(record, input.message, input.admission ?? "preempt", async (turnId) => {
+      const rotated = input.rotate === false ? token : newHttpToken();
+      const updated = await this.#store.update(sessionId, (current) => {
+        if (current.continuationToken !== input.continuationToken) throw stale();
+        current.continuationToken = rotated;
+      });
+      if (!updated) throw sessionNotFound();
+      if (rotated !== token) {
+        await this.#store.bindToken(record.channel, rotated, sessionId);
+        await this.#store.unbindToken(record.channel, token);
+        token = rotated;
+      }
+      await this.#received(sessionId, turnId, input.message);
+    });
+    return token;
+  }
+
+  async stop(sessionId: string, viewer: Viewer): Promise<boolean> {
+    await this.readable(sessionId, viewer);
+    return this.#controller.stop(sessionId);
+  }
+
+  /** The record, if the viewer may read it (stream, events, cost). */
+  async readable(sessionId: string, viewer: Viewer): Promise<SessionRecord> {
+    const record = await this.#store.get(sessionId);
+    if (!record) throw sessionNotFound();
+    if (!viewer.wide && record.owner.principalId !== viewer.auth.principalId) throw forbidden();
+    return record;
+  }
+
+  async list(viewer: Viewer): Promise<SessionSummary[]> {
+    const records = await this.#store.list();
+    return records
+      .filter((record) => viewer.wide || record.owner.principalId === viewer.auth.principalId)
+      .map((record) => this.#summary(record))
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+  }
+
+  // --- internals ---
+
+  async #owned(sessionId: string, auth: AuthContext): Promise<SessionRecord> {
+    const record = await this.#store.get(sessionId);
+    if (!record) throw sessionNotFound();
+    if (record.owner.principalId !== auth.principalId) throw forbidden();
+    return record;
+  }
+
+  async #received(sessionId: string, turnId: string, text: string): Promise<void> {
+    await this.#log.append(sessionId, [{ type: "message.received", turnId, data: { text } }]);
+  }
+
+  #summary(record: SessionRecord): SessionSummary {
+    const queued = this.#controller.isQueued(record.sessionId);
+    const live = this.#controller.isBusy(record.sessionId);
+    // A stored "running" status without a live turn here is stale (another process, or a crash
+    // not yet recovered); the live view wins when there is one.
+    const status = queued ? "queued" : live && record.status === "idle" ? "running" : record.status;
+    return {
+      sessionId: record.sessionId,
+      channel: record.channel,
+      mode: record.mode,
+      title: record.title ?? null,
+      status,
+      queued,
+      turnCount: record.turnCount,
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+      continuationToken: record.continuationToken,
+    };
+  }
+}
+
+export const sessionNotFound = (): HTTPError => notFound("session_not_found", "no such session");
+const forbidden = (): HTTPError => new HTTPError({ status: 403, code: "forbidden", message: "the session belongs to another principal" });
+const stale = (): HTTPError =>
+  conflict("stale_continuation_token", "the continuation token is not current; use the token from the latest response");

@@ -1,0 +1,280 @@
+/**
+ * Turn admission and lifecycle for the sessions of one agent (SPEC "States and transitions").
+ *
+ * Admission policies: `preempt` (default) interrupts the running or queued turn, waits for it to
+ * settle, then runs the new message; `coalesce` queues follow-ups and drains them into one turn
+ * when the active turn ends. Anything that races an admission in progress gets 409 session_busy.
+ * @module
+ */
+import { HTTPError, conflict } from "../errors.ts";
+import { newTurnId } from "../ids.ts";
+import type { HostLogger } from "../types.ts";
+import type { ConversationLog } from "../turns/conversation.ts";
+import { type TurnOutcome, runTurn } from "../turns/run-turn.ts";
+import type { TurnRunner } from "../turns/turn-runner.ts";
+import type { EventDraft } from "./events.ts";
+import type { EventLog } from "./event-log.ts";
+import type { SessionRecord, SessionStore } from "./session-store.ts";
+import type { Release, TurnSlots } from "./turn-slots.ts";
+
+export type AdmissionPolicy = "preempt" | "coalesce";
+
+/** Why a turn was aborted; decides the `turn.failed` message. */
+type AbortKind = "interrupt" | "shutdown";
+const ABORT_MESSAGES: Record<AbortKind, string> = {
+  interrupt: "turn interrupted",
+  shutdown: "host shutting down",
+};
+
+interface LiveTurn {
+  turnId: string;
+  abort: AbortController;
+  state: "queued" | "running";
+  /** Set when a preempting message runs next, so no `session.waiting` is emitted in between. */
+  followedBy: boolean;
+  settled: Promise<void>;
+}
+
+interface LiveSession {
+  turn?: LiveTurn;
+  /** An admission is between its checks and its turn start; racing admissions get 409. */
+  admitting: boolean;
+  coalesced?: { turnId: string; texts: string[] };
+}
+
+export interface ControllerDeps {
+  log: EventLog;
+  store: SessionStore;
+  conversation: ConversationLog;
+  slots: TurnSlots;
+  runner: TurnRunner;
+  logger: HostLogger;
+}
+
+/** Called once the message is accepted: rotate tokens, record `message.received`, and so on. */
+export type AcceptStep = (turnId: string) => Promise<void>;
+
+export class TurnController {
+  readonly #deps: ControllerDeps;
+  readonly #live = new Map<string, LiveSession>();
+  #closing = false;
+
+  constructor(deps: ControllerDeps) {
+    this.#deps = deps;
+  }
+
+  /** True while a turn is running or queued, or a coalesced turn is pending. */
+  isBusy(sessionId: string): boolean {
+    const live = this.#live.get(sessionId);
+    return Boolean(live && (live.turn || live.admitting || live.coalesced));
+  }
+
+  isQueued(sessionId: string): boolean {
+    return this.#live.get(sessionId)?.turn?.state === "queued";
+  }
+
+  /**
+   * Admits `text` into the session under `policy`. `accept` runs once the message is accepted and
+   * before the turn starts; if it throws, nothing was admitted.
+   */
+  async admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep): Promise<void> {
+    if (this.#closing) throw shuttingDown();
+    const sessionId = record.sessionId;
+    const live = this.#session(sessionId);
+    if (live.admitting) throw busy();
+    live.admitting = true;
+    try {
+      if (live.turn && policy === "coalesce") {
+        const pending = (live.coalesced ??= { turnId: newTurnId(), texts: [] });
+        await accept(pending.turnId);
+        pending.texts.push(text);
+        return;
+      }
+      if (live.turn) {
+        const current = live.turn;
+        current.followedBy = true;
+        this.#abort(current, "interrupt");
+        await current.settled;
+        if (this.#closing) throw shuttingDown();
+      }
+      const turnId = newTurnId();
+      await this.#deps.store.markActive(sessionId, turnId);
+      await accept(turnId);
+      this.#start(record, live, turnId, text);
+    } finally {
+      live.admitting = false;
+      this.#forgetIfIdle(sessionId, live);
+    }
+  }
+
+  /** Interrupts the in-flight turn (and drops pending coalesced messages into the history). */
+  async stop(sessionId: string): Promise<boolean> {
+    const live = this.#live.get(sessionId);
+    if (!live || (!live.turn && !live.coalesced)) return false;
+    const pending = live.coalesced;
+    live.coalesced = undefined;
+    const turn = live.turn;
+    if (turn) {
+      // With coalesced messages to close first, the session goes idle after them, not before.
+      if (pending) turn.followedBy = true;
+      this.#abort(turn, "interrupt");
+      await turn.settled;
+    }
+    if (pending) {
+      await this.#closeCoalesced(sessionId, pending);
+      await this.#idle(sessionId, await this.#deps.store.get(sessionId));
+      this.#forgetIfIdle(sessionId, live);
+    }
+    return true;
+  }
+
+  /** Refuses new work, lets turns finish for `timeoutMs`, then interrupts the rest. */
+  async drain(timeoutMs: number): Promise<void> {
+    this.#closing = true;
+    const settled = (): Promise<unknown> =>
+      Promise.all([...this.#live.values()].map((live) => live.turn?.settled));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), timeoutMs);
+    });
+    const result = await Promise.race([settled(), timedOut]);
+    clearTimeout(timer);
+    if (result === "timeout") {
+      for (const live of this.#live.values()) if (live.turn) this.#abort(live.turn, "shutdown");
+      await settled();
+    }
+  }
+
+  // --- internals ---
+
+  #session(sessionId: string): LiveSession {
+    let live = this.#live.get(sessionId);
+    if (!live) this.#live.set(sessionId, (live = { admitting: false }));
+    return live;
+  }
+
+  #forgetIfIdle(sessionId: string, live: LiveSession): void {
+    if (!live.turn && !live.admitting && !live.coalesced && this.#live.get(sessionId) === live) {
+      this.#live.delete(sessionId);
+    }
+  }
+
+  #abort(turn: LiveTurn, kind: AbortKind): void {
+    if (!turn.abort.signal.aborted) turn.abort.abort(kind);
+  }
+
+  #emit(sessionId: string, draft: EventDraft): Promise<unknown> {
+    return this.#deps.log.append(sessionId, [draft]);
+  }
+
+  #start(record: SessionRecord, live: LiveSession, turnId: string, text: string): void {
+    const turn: LiveTurn = {
+      turnId,
+      abort: new AbortController(),
+      state: "queued",
+      followedBy: false,
+      settled: Promise.resolve(),
+    };
+    live.turn = turn;
+    turn.settled = this.#run(record, live, turn, text).catch((error: unknown) => {
+      this.#deps.logger.error(`turn ${turnId} of ${record.sessionId} crashed`, error);
+    });
+  }
+
+  async #run(record: SessionRecord, live: LiveSession, turn: LiveTurn, text: string): Promise<void> {
+    const { sessionId } = record;
+    const signal = turn.abort.signal;
+    let release: Release | undefined;
+    let outcome: TurnOutcome;
+    try {
+      release = await this.#takeSlot(sessionId, turn);
+      turn.state = "running";
+      await this.#deps.store.update(sessionId, (r) => {
+        r.status = "running";
+      });
+      await this.#emit(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} });
+      outcome = await runTurn({
+        ...this.#deps.runner.prepare(record),
+        sessionId,
+        turnId: turn.turnId,
+        userText: text,
+        conversation: this.#deps.conversation,
+        signal,
+        emit: (draft) => this.#emit(sessionId, draft),
+      });
+    } catch (error) {
+      outcome = signal.aborted ? { status: "interrupted" } : { status: "failed", message: describe(error) };
+    } finally {
+      release?.();
+    }
+    await this.#finish(record, live, turn, outcome);
+  }
+
+  async #takeSlot(sessionId: string, turn: LiveTurn): Promise<Release> {
+    const now = this.#deps.slots.tryAcquire();
+    if (now) return now;
+    const { position, slot } = this.#deps.slots.enqueue(turn.abort.signal);
+    await this.#deps.store.update(sessionId, (r) => {
+      r.status = "queued";
+    });
+    await this.#emit(sessionId, { type: "turn.queued", turnId: turn.turnId, data: { position } });
+    return slot;
+  }
+
+  async #finish(record: SessionRecord, live: LiveSession, turn: LiveTurn, outcome: TurnOutcome): Promise<void> {
+    const { sessionId } = record;
+    if (outcome.status !== "completed") {
+      const reason = turn.abort.signal.reason as AbortKind | undefined;
+      const message = outcome.status === "failed" ? outcome.message : ABORT_MESSAGES[reason ?? "interrupt"];
+      await this.#emit(sessionId, { type: "turn.failed", turnId: turn.turnId, data: { message } });
+    }
+    live.turn = undefined;
+    const current = await this.#deps.store.update(sessionId, (r) => {
+      r.turnCount += 1;
+    });
+    const pending = live.coalesced;
+    if (pending && !this.#closing) {
+      live.coalesced = undefined;
+      this.#start(current ?? record, live, pending.turnId, pending.texts.join("\n"));
+      return;
+    }
+    if (turn.followedBy) return;
+    if (record.mode === "task") {
+      const failed = outcome.status !== "completed";
+      await this.#emit(sessionId, failed
+        ? { type: "session.failed", data: { message: outcome.status === "failed" ? outcome.message : ABORT_MESSAGES.interrupt } }
+        : { type: "session.completed", data: {} });
+      await this.#deps.store.update(sessionId, (r) => {
+        r.status = failed ? "failed" : "completed";
+      });
+      await this.#deps.store.clearActive(sessionId);
+    } else {
+      await this.#idle(sessionId, current);
+    }
+    this.#forgetIfIdle(sessionId, live);
+  }
+
+  async #idle(sessionId: string, record: SessionRecord | undefined): Promise<void> {
+    if (!record) return;
+    await this.#emit(sessionId, { type: "session.waiting", data: {} });
+    await this.#deps.store.update(sessionId, (r) => {
+      r.status = "idle";
+    });
+    await this.#deps.store.clearActive(sessionId);
+  }
+
+  async #closeCoalesced(sessionId: string, pending: { turnId: string; texts: string[] }): Promise<void> {
+    // The messages were accepted: keep them in the model's history even though no turn runs them.
+    await this.#deps.conversation.append(sessionId, [{ role: "user", content: pending.texts.join("\n") }]);
+    await this.#emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES.interrupt } });
+  }
+}
+
+const busy = (): HTTPError => conflict("session_busy", "the session is busy and cannot be interrupted right now");
+
+const shuttingDown = (): HTTPError =>
+  new HTTPError({ status: 503, code: "shutting_down", message: "the host is shutting down" });
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

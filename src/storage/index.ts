@@ -1,0 +1,14 @@
+/**
+ * The storage port: key/value records, append-only logs and short leases, plus the in-memory
+ * driver. The embedded file-system driver is `agent-serve/storage/fs`.
+ *
+ * @example
+ * import { createMemoryStorage } from "agent-serve/storage";
+ * const storage = createMemoryStorage();
+ * const index = await storage.append("sessions/s1/events", ['{"type":"turn.started"}']);
+ * @module
+ */
+
+export type { StorageDriver } from "./types.ts";
+export { assertKey, assertPrefix, LogConflictError } from "./types.ts";
+export { createMemoryStorage } from "./memory.ts";

@@ -1,0 +1,7 @@
+/**
+ * Test helpers for agent projects: the offline, deterministic `scripted` model (DESIGN.md §5).
+ * @module agent-serve/testing
+ */
+export { createScriptedModel } from "./model/scripted.ts";
+export type { ScriptedModelOptions } from "./model/scripted.ts";
+export type { LanguageModelPort, ModelStepRequest, ModelStreamPart } from "./model/types.ts";

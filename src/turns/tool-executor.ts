@@ -1,0 +1,33 @@
+import type { JsonValue, ModelToolSpec, ToolResultOutput } from "../model/types.ts";
+
+export interface ToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+export interface ToolOutcome {
+  /** What the event stream records as `action.result.output`. */
+  output: JsonValue;
+  isError: boolean;
+}
+
+/** The tools one turn may call. Later capabilities (server tools, harness tools) plug in here. */
+export interface ToolExecutor {
+  specs: ModelToolSpec[];
+  execute(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome>;
+}
+
+/** A turn with no tools: any call the model makes gets an error result naming the problem. */
+export const noTools: ToolExecutor = {
+  specs: [],
+  execute: async (call) => ({ output: `unknown tool: ${call.toolName}`, isError: true }),
+};
+
+/** Tool outcomes as the model reads them back. */
+export function toModelOutput(outcome: ToolOutcome): ToolResultOutput {
+  if (typeof outcome.output === "string") {
+    return outcome.isError ? { type: "error-text", value: outcome.output } : { type: "text", value: outcome.output };
+  }
+  return outcome.isError ? { type: "error-json", value: outcome.output } : { type: "json", value: outcome.output };
+}

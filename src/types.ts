@@ -1,0 +1,104 @@
+/**
+ * Public types of the host factory.
+ * @module
+ */
+import type { AuthPolicy } from "./http/auth-types.ts";
+import type { LanguageModelPort, ModelResolver } from "./model/types.ts";
+import type { ProjectDefinition } from "./project/types.ts";
+import type { StorageDriver } from "./storage/types.ts";
+
+/** One agent project mounted on the host. */
+export interface AgentMount {
+  /** URL slug in multi mode (`/<slug>/v1/...`). Ignored in single mode. */
+  slug: string;
+  project: ProjectDefinition;
+  /** Where this agent's sessions and streams live. @default an in-memory driver */
+  storage?: StorageDriver;
+}
+
+export interface HostLogger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string, cause?: unknown): void;
+}
+
+/** Credentials for model providers, already resolved by the caller (flag > env > stored login). */
+export interface ModelCredentials {
+  openai?: string;
+  anthropic?: string;
+  "openai-compatible"?: string;
+}
+
+export interface ModelOptions {
+  credentials?: ModelCredentials;
+  /** Base URL for `openai-compatible/<id>` models. @default env AGENT_SERVE_OPENAI_BASE_URL as passed by the adapter */
+  openaiCompatibleBaseURL?: string;
+  /** Replaces model resolution entirely (tests, custom providers). */
+  resolve?: ModelResolver;
+  /** Model used when the agent config sets none. @default "scripted" when no credential exists */
+  defaultModel?: string;
+  /** `fetch` used by provider clients. @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+export interface AgentHostOptions {
+  agents: AgentMount[];
+  /** Route layout (SPEC "Route layout"). @default "multi" */
+  mode?: "multi" | "single";
+  /**
+   * Development mode: session lists and reads widen for loopback callers, dev routes exist.
+   * @default false
+   */
+  dev?: boolean;
+  /**
+   * Replaces the default auth chain (`[localDevStrict()]`) of the built-in HTTP channel.
+   * `bearerToken` and `allowAnonymous` mirror `--bearer-token` and `--allow-anonymous`.
+   * Security: the default admits direct loopback callers only.
+   */
+  auth?: { bearerToken?: string; allowAnonymous?: boolean; policies?: AuthPolicy[] };
+  models?: ModelOptions;
+  /** Request bodies larger than this get 413 `payload_too_large`. @default 1 MiB */
+  maxBodyBytes?: number;
+  /** @default console-backed logger with an `[agent-serve]` prefix */
+  logger?: HostLogger;
+  /** Extra time given to in-flight turns on `close()` before they are interrupted. @default 10000 */
+  drainTimeoutMs?: number;
+  /** Clock, for tests. @default Date.now */
+  now?: () => number;
+}
+
+/** Runtime context the adapter attaches to a request (srvx's `ServerRequest` fields). */
+export interface RequestContext {
+  /** TCP peer address. Absent for in-process requests, which therefore are not loopback. */
+  ip?: string;
+}
+
+export interface AgentHost {
+  /** The whole HTTP surface. */
+  fetch(request: Request, context?: RequestContext): Promise<Response>;
+  /**
+   * Test helper: builds a Request for `path` on `http://127.0.0.1` and calls `fetch` as a direct
+   * loopback peer unless `context.ip` says otherwise.
+   */
+  request(path: string, init?: RequestInit, context?: RequestContext): Promise<Response>;
+  /** Recovers turns interrupted by a crash. `fetch` awaits this on first use. */
+  ready(): Promise<void>;
+  /** Drains in-flight turns (up to `drainTimeoutMs`), ends live streams and closes storage. */
+  close(): Promise<void>;
+  /** Resolved model per agent slug, for start-up notices. */
+  describeModels(): Array<{ slug: string; model: string; notice?: string }>;
+  readonly logs: LogBuffer;
+}
+
+export interface LogLine {
+  seq: number;
+  at: string;
+  level: "info" | "warn" | "error";
+  message: string;
+}
+
+export interface LogBuffer {
+  lines(after?: number): LogLine[];
+}
+
+export type { LanguageModelPort };
