@@ -41,9 +41,10 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   const timeoutMs = args.timeoutMs ?? 300_000;
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new Error(`no reply within ${timeoutMs} ms`)), timeoutMs);
+  let sessionId: string | undefined;
   try {
     const created = await postJson(`${base}/v1/session`, { message: args.message }, abort.signal);
-    const sessionId = String(created.sessionId);
+    sessionId = String(created.sessionId);
     const outcome = await followTurn(`${base}/v1/session/${encodeURIComponent(sessionId)}/stream`, abort.signal);
     if (outcome.failed !== undefined) {
       io.stderr.write(`agent-serve: turn failed: ${outcome.failed}\n`);
@@ -59,6 +60,8 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   } catch (error) {
     const reason = abort.signal.aborted ? abort.signal.reason : error;
     io.stderr.write(`agent-serve: ${reason instanceof Error ? reason.message : String(reason)}\n`);
+    // Stop the turn rather than let close() wait for it to drain.
+    if (sessionId !== undefined) await stopSession(`${base}/v1/session/${encodeURIComponent(sessionId)}/stop`);
     return EXIT_FAILURE;
   } finally {
     clearTimeout(timer);
@@ -82,6 +85,14 @@ async function postJson(url: string, body: unknown, signal: AbortSignal): Promis
     throw new Error(`POST ${new URL(url).pathname} answered ${response.status}: ${String(json.message ?? json.error)}`);
   }
   return json;
+}
+
+async function stopSession(url: string): Promise<void> {
+  try {
+    await fetch(url, { method: "POST", signal: AbortSignal.timeout(5_000) });
+  } catch {
+    // Best effort: close() still drains whatever is left.
+  }
 }
 
 /** Follows the stream until the session waits again; the last final message is the reply. */

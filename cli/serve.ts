@@ -20,9 +20,6 @@ export async function serveCommand(args: ServeArgs, io: CliIo): Promise<number> 
   const started = await startHost(args, io);
   if (!started) return EXIT_FAILURE;
   const { host, projects, mode } = started;
-  for (const { slug, model, notice } of host.describeModels()) {
-    io.stdout.write(`  ${slug}  model ${model}${notice ? ` (${notice})` : ""}\n`);
-  }
   let server;
   try {
     // Recover turns a crash interrupted before anyone can observe them.
@@ -33,13 +30,18 @@ export async function serveCommand(args: ServeArgs, io: CliIo): Promise<number> 
     await host.close();
     return EXIT_FAILURE;
   }
-  if (server.notice) io.stdout.write(`agent-serve: ${server.notice}\n`);
-  io.stdout.write(`agent-serve listening on ${server.url}${args.dev ? " (dev)" : ""}\n`);
+  // One write, so a reader that sees the first line sees the whole banner.
+  const lines = server.notice ? [`agent-serve: ${server.notice}`] : [];
+  lines.push(`agent-serve listening on ${server.url}${args.dev ? " (dev)" : ""}`);
+  const models = host.describeModels();
   const width = Math.max(...projects.map(({ slug }) => slug.length));
   for (const { slug } of projects) {
     const url = mode === "single" ? server.url : `${server.url}/${slug}`;
-    io.stdout.write(`  ${slug.padEnd(width)}  ${url}\n`);
+    const model = models.find((m) => m.slug === slug)?.model;
+    lines.push(`  ${slug.padEnd(width)}  ${url}${model ? `  (model ${model})` : ""}`);
   }
+  for (const { slug, notice } of models) if (notice) lines.push(`note: ${slug}: ${notice}`);
+  io.stdout.write(`${lines.join("\n")}\n`);
   await waitForStop(io.signal);
   io.stdout.write("agent-serve: shutting down\n");
   await host.close();

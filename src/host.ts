@@ -67,6 +67,13 @@ export function createHost(options: AgentHostOptions): AgentHost {
       })();
       return closed;
     },
+    async send(message, options = {}) {
+      await whenReady();
+      const { slug, channel = "http", ...sendOptions } = options;
+      const agent = slug === undefined && agents.length === 1 ? agents[0] : agents.find((a) => a.slug === slug);
+      if (!agent) throw new Error(`[agent-serve] [host] no agent mounted as ${JSON.stringify(slug)}`);
+      return agent.sessions.send(channel, message, sendOptions);
+    },
     describeModels() {
       return agents.map((agent) => ({
         slug: agent.slug,

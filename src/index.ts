@@ -17,6 +17,8 @@ export type {
   ModelCredentials,
   ModelOptions,
   RequestContext,
+  SendOptions,
+  SendResult,
 } from "./types.ts";
 export type { AgentConfig, Diagnostic, ModelPrice, ProjectDefinition } from "./project/types.ts";
 export type { AuthContext, AuthPolicy } from "./http/auth-types.ts";

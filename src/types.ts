@@ -5,6 +5,7 @@
 import type { AuthPolicy } from "./http/auth-types.ts";
 import type { LanguageModelPort, ModelResolver } from "./model/types.ts";
 import type { ProjectDefinition } from "./project/types.ts";
+import type { SendOptions, SendResult } from "./sessions/session-service.ts";
 import type { StorageDriver } from "./storage/types.ts";
 
 /** One agent project mounted on the host. */
@@ -85,6 +86,11 @@ export interface AgentHost {
   ready(): Promise<void>;
   /** Drains in-flight turns (up to `drainTimeoutMs`), ends live streams and closes storage. */
   close(): Promise<void>;
+  /**
+   * Channel-level send (SPEC "Channel" send options): starts or continues a session of the agent
+   * `slug` (optional when one agent is mounted) through `channel` (default the HTTP channel).
+   */
+  send(message: string, options?: SendOptions & { slug?: string; channel?: string }): Promise<SendResult>;
   /** Resolved model per agent slug, for start-up notices. */
   describeModels(): Array<{ slug: string; model: string; notice?: string }>;
   readonly logs: LogBuffer;
@@ -101,4 +107,4 @@ export interface LogBuffer {
   lines(after?: number): LogLine[];
 }
 
-export type { LanguageModelPort };
+export type { LanguageModelPort, SendOptions, SendResult };

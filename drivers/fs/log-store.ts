@@ -9,7 +9,8 @@
  * @module
  */
 
-import { constants } from "node:fs";
+import { constants, fstatSync } from "node:fs";
+const DSYNC = !!process.env.DSYNC;
 import { mkdir, open, rm, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { assertKey, LogConflictError } from "../../src/storage/types.ts";
@@ -70,10 +71,20 @@ export function createLogStore(options: LogStoreOptions): LogStore {
   /** Logs being deleted: a new state may only be opened once the file is gone. */
   const barriers = new Map<string, Promise<void>>();
   let closed = false;
+  /** Calls started before `close()`; it lets them finish. */
+  const inflight = new Set<Promise<unknown>>();
+
+  function track<T>(work: () => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(closedError());
+    const promise = work();
+    inflight.add(promise);
+    const done = () => inflight.delete(promise);
+    promise.then(done, done);
+    return promise;
+  }
 
   async function getState(log: string, create: boolean): Promise<LogState | undefined> {
     for (;;) {
-      if (closed) throw closedError();
       const barrier = barriers.get(log);
       if (barrier) {
         await barrier;
@@ -129,7 +140,6 @@ export function createLogStore(options: LogStoreOptions): LogStore {
     try {
       const size = await load(state);
       if (create && size === 0 && sync) await syncDirectory(dirname(path));
-      if (closed) throw closedError();
     } catch (error) {
       await handle.close();
       throw error;
@@ -158,14 +168,14 @@ export function createLogStore(options: LogStoreOptions): LogStore {
    * writes half done.
    */
   async function refresh(state: LogState, forWrite: boolean): Promise<void> {
-    let stat = await state.handle.stat();
+    let stat = process.env.FSTAT_ASYNC ? await state.handle.stat() : fstatSync(state.handle.fd);
     if (stat.nlink === 0 || stat.size < state.bytes) {
       // Deleted or cut by someone else: start over from whatever is at the path now (an empty
       // file is an empty log, so re-creating it changes nothing a caller can observe).
       try {
         await state.handle.close();
         const handle = await openLogFile(state.path, true);
-        if (!handle) throw closedError();
+        if (!handle) throw new Error(`[agent-serve] [storage] cannot reopen ${state.path}`);
         state.handle = handle;
         stat = await handle.stat();
         await load(state);
@@ -207,7 +217,7 @@ export function createLogStore(options: LogStoreOptions): LogStore {
       const bytes = Buffer.from(text, "utf8");
       try {
         await writeAll(state.handle, bytes);
-        if (sync) await state.handle.datasync();
+        if (sync && !DSYNC) await state.handle.datasync();
       } catch (error) {
         await rollBack(state);
         for (const { entry } of accepted) entry.reject(error);
@@ -265,99 +275,110 @@ export function createLogStore(options: LogStoreOptions): LogStore {
     return { path: state.path, ino: state.ino, position, line: block * INDEX_STRIDE, limit: state.bytes, from, end };
   }
 
+  async function append(log: string, lines: string[], expectedIndex: number | undefined): Promise<number> {
+    if (lines.length === 0) {
+      // Nothing to write, and no file to create: answer the current length, in order.
+      return withState(log, false, async (state) => {
+        let index = 0;
+        if (state) {
+          await refresh(state, false);
+          index = state.length;
+        }
+        if (expectedIndex !== undefined && expectedIndex !== index) throw new LogConflictError(log, expectedIndex, index);
+        return index;
+      });
+    }
+    for (;;) {
+      const state = await getState(log, true);
+      if (!state || state.retired) continue;
+      return new Promise<number>((resolve, reject) => {
+        state.queue.push({ lines, expectedIndex, resolve, reject });
+        scheduleFlush(state);
+      });
+    }
+  }
+
+  /** The current length (after catching up with the file), or 0 for a missing log. */
+  function lengthOf(log: string): Promise<number> {
+    return withState(log, false, async (state) => {
+      if (!state) return 0;
+      await refresh(state, false);
+      return state.length;
+    });
+  }
+
+  async function deleteLog(log: string): Promise<void> {
+    for (;;) {
+      const state = await getState(log, false);
+      if (!state) {
+        await rm(pathOf(log), { force: true }).catch((error: unknown) => {
+          if (!isMissing(error)) throw error;
+        });
+        return;
+      }
+      if (state.retired) continue;
+      // Retired now, so appends made after this call wait for the barrier and start a new file;
+      // appends made before it are already queued on the chain and land first.
+      retire(state);
+      const done = run(state, async () => {
+        await state.handle.close();
+        await rm(state.path, { force: true });
+      });
+      const barrier = done.then(
+        () => {},
+        () => {},
+      );
+      barriers.set(log, barrier);
+      void barrier.then(() => {
+        if (barriers.get(log) === barrier) barriers.delete(log);
+      });
+      return done;
+    }
+  }
+
   return {
-    async append(log, lines, expectedIndex) {
-      assertKey(log);
-      assertLines(lines);
-      if (lines.length === 0) {
-        // Nothing to write, and no file to create: answer the current length, in order.
-        return withState(log, false, async (state) => {
-          let index = 0;
-          if (state) {
-            await refresh(state, false);
-            index = state.length;
-          }
-          if (expectedIndex !== undefined && expectedIndex !== index) throw new LogConflictError(log, expectedIndex, index);
-          return index;
-        });
-      }
-      for (;;) {
-        const state = await getState(log, true);
-        if (!state || state.retired) continue;
-        return new Promise<number>((resolve, reject) => {
-          state.queue.push({ lines, expectedIndex, resolve, reject });
-          scheduleFlush(state);
-        });
-      }
-    },
-
-    async length(log) {
-      assertKey(log);
-      return withState(log, false, async (state) => {
-        if (!state) return 0;
-        await refresh(state, false);
-        return state.length;
+    append(log, lines, expectedIndex) {
+      return track(async () => {
+        assertKey(log);
+        assertLines(lines);
+        return append(log, lines, expectedIndex);
       });
     },
-
-    async hasLog(log) {
-      assertKey(log);
-      return withState(log, false, async (state) => {
-        if (!state) return false;
-        await refresh(state, false);
-        return state.length > 0;
+    length(log) {
+      return track(async () => {
+        assertKey(log);
+        return lengthOf(log);
       });
     },
-
+    hasLog(log) {
+      return track(async () => {
+        assertKey(log);
+        return (await lengthOf(log)) > 0;
+      });
+    },
     read(log, from = 0, to) {
       // The snapshot (and so the default `to`) is taken now, in order with appends on the chain;
       // the file is only opened when iteration starts, so an unread result holds no descriptor.
-      let snapshot: Promise<Snapshot | undefined>;
-      try {
+      const snapshot = track(async () => {
         assertKey(log);
         const start = Math.max(0, from);
-        snapshot = withState(log, false, async (state) => (state ? takeSnapshot(state, start, to) : undefined));
-      } catch (error) {
-        snapshot = Promise.reject(error);
-      }
+        return withState(log, false, async (state) => (state ? takeSnapshot(state, start, to) : undefined));
+      });
       snapshot.catch(() => {});
       return streamSnapshot(snapshot);
     },
-
-    async deleteLog(log) {
-      assertKey(log);
-      for (;;) {
-        const state = await getState(log, false);
-        if (!state) {
-          await rm(pathOf(log), { force: true }).catch((error: unknown) => {
-            if (!isMissing(error)) throw error;
-          });
-          return;
-        }
-        if (state.retired) continue;
-        // Retired now, so appends made after this call wait for the barrier and start a new file;
-        // appends made before it are already queued on the chain and land first.
-        retire(state);
-        const done = run(state, async () => {
-          await state.handle.close();
-          await rm(state.path, { force: true });
-        });
-        const barrier = done.then(
-          () => {},
-          () => {},
-        );
-        barriers.set(log, barrier);
-        void barrier.then(() => {
-          if (barriers.get(log) === barrier) barriers.delete(log);
-        });
-        return done;
-      }
+    deleteLog(log) {
+      return track(async () => {
+        assertKey(log);
+        return deleteLog(log);
+      });
     },
 
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.allSettled([...states.values(), ...barriers.values()]);
+      while (inflight.size > 0) await Promise.allSettled(inflight);
+      await Promise.allSettled(barriers.values());
       const all = [...lru.values()];
       lru.clear();
       states.clear();
@@ -405,7 +426,7 @@ async function* streamSnapshot(snapshot: Promise<Snapshot | undefined>): AsyncGe
 
 /** Opens for reading (scans) and appending; without `create`, a missing file gives undefined. */
 async function openLogFile(path: string, create: boolean): Promise<FileHandle | undefined> {
-  const flags = constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT : 0);
+  const flags = constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT : 0) | (DSYNC ? constants.O_DSYNC : 0);
   try {
     return await open(path, flags, 0o644);
   } catch (error) {

@@ -22,6 +22,11 @@ export interface StreamOptions {
 export function eventStreamResponse(log: EventLog, sessionId: string, options: StreamOptions): Response {
   const source = new EventSource(log, sessionId, options);
   const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      // An empty first chunk makes servers send the headers now: a live follower should see the
+      // response start even when no event is due yet.
+      if (options.follow) controller.enqueue(new Uint8Array(0));
+    },
     async pull(controller) {
       const chunk = await source.next();
       if (chunk === undefined) controller.close();

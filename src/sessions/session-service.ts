@@ -32,6 +32,28 @@ export interface FollowUpInput {
   rotate?: boolean;
 }
 
+export interface SendOptions {
+  /** Continue the conversation this key points at; without one (or an unknown one) a session starts. */
+  continuationToken?: string;
+  /** What happens when a turn is running. @default "preempt" */
+  admission?: AdmissionPolicy;
+  /** The principal the session belongs to. @default the channel's own service principal */
+  auth?: AuthContext;
+  title?: string;
+  state?: Record<string, unknown>;
+  /** `eval` marks evaluation traffic. */
+  purpose?: string;
+  /** `task` sessions run to completion and cannot be followed up (fire-and-forget dispatch). @default "chat" */
+  mode?: "chat" | "task";
+}
+
+export interface SendResult {
+  sessionId: string;
+  continuationToken: string;
+  /** Whether this send started a new session. */
+  created: boolean;
+}
+
 /** Who may see sessions beyond their own (dev loopback callers, anonymous deployments). */
 export interface Viewer {
   auth: AuthContext;
@@ -89,6 +111,41 @@ export class SessionService {
     ]);
     await this.#controller.admit(record, input.message, "preempt", (turnId) => this.#received(sessionId, turnId, input.message));
     return record;
+  }
+
+  /**
+   * Channel-level send: continues the session the continuation key points at, or starts one.
+   * The built-in HTTP channel rotates its opaque token on every accepted follow-up; other channels
+   * keep their own keys (`pr:owner/repo#1`) stable.
+   */
+  async send(channel: string, message: string, options: SendOptions = {}): Promise<SendResult> {
+    const auth = options.auth ?? channelPrincipal(channel);
+    const key = options.continuationToken;
+    const existing = key === undefined ? undefined : await this.#store.findByToken(channel, key);
+    if (existing && key !== undefined) {
+      const record = await this.#store.get(existing);
+      if (record) {
+        const continuationToken = await this.followUp(existing, {
+          message,
+          auth: record.owner.principalId === auth.principalId ? auth : record.owner,
+          continuationToken: key,
+          ...(options.admission ? { admission: options.admission } : {}),
+          rotate: channel === "http",
+        });
+        return { sessionId: existing, continuationToken, created: false };
+      }
+    }
+    const record = await this.create({
+      message,
+      auth,
+      channel,
+      ...(options.mode ? { mode: options.mode } : {}),
+      ...(options.title === undefined ? {} : { title: options.title }),
+      ...(options.state === undefined ? {} : { state: options.state }),
+      ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
+      ...(key === undefined || channel === "http" ? {} : { continuationToken: key }),
+    });
+    return { sessionId: record.sessionId, continuationToken: record.continuationToken, created: true };
   }
 
   /** Continues a chat session; resolves with the (possibly rotated) continuation token. */
@@ -171,6 +228,12 @@ export class SessionService {
     };
   }
 }
+
+const channelPrincipal = (channel: string): AuthContext => ({
+  authenticator: "channel",
+  principalId: `channel:${channel}`,
+  principalType: "service",
+});
 
 export const sessionNotFound = (): HTTPError => notFound("session_not_found", "no such session");
 const forbidden = (): HTTPError => new HTTPError({ status: 403, code: "forbidden", message: "the session belongs to another principal" });

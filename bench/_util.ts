@@ -1,0 +1,130 @@
+/**
+ * Shared helpers of the benchmarks: loopback servers, the client child process, alternating
+ * rounds, statistics and Markdown tables.
+ *
+ * Every benchmark drives its server from a separate client process (`bench/_load.ts`), so the
+ * server's event loop is never shared with the code that measures it.
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve } from "srvx";
+import type { ServerRequest } from "srvx";
+import type { ProjectDefinition } from "../src/project/types.ts";
+
+export const CLIENT_SCRIPT = fileURLToPath(new URL("./_load.ts", import.meta.url));
+
+export interface LoopbackServer {
+  /** Base URL without a trailing slash. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Binds a fetch handler on an ephemeral loopback port, as the tests do. */
+export async function serveLoopback(
+  fetch: (request: ServerRequest) => Response | Promise<Response>,
+): Promise<LoopbackServer> {
+  const server = serve({ fetch, port: 0, hostname: "127.0.0.1", silent: true, gracefulShutdown: false });
+  await server.ready();
+  const address = server.node?.server?.address();
+  if (typeof address !== "object" || address === null) throw new Error("bench: server did not bind");
+  return { url: `http://127.0.0.1:${address.port}`, close: () => server.close(true) };
+}
+
+/** Runs `bench/_load.ts <args>` in a child process and parses the JSON it prints. */
+export function runClient<T>(args: readonly (string | number)[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLIENT_SCRIPT, ...args.map(String)], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) reject(new Error(`bench client exited with ${code}: ${stderr.trim()}`));
+      else resolve(JSON.parse(stdout) as T);
+    });
+  });
+}
+
+/**
+ * Runs `rounds` rounds over `subjects`, alternating them inside each round (and reversing the
+ * order every other round) so slow drift of a shared machine hits every subject alike.
+ */
+export async function alternate<S extends string, R>(
+  subjects: readonly S[],
+  rounds: number,
+  measure: (subject: S, round: number) => Promise<R>,
+  onResult?: (subject: S, round: number, result: R) => void,
+): Promise<Record<S, R[]>> {
+  const results = Object.fromEntries(subjects.map((subject) => [subject, [] as R[]])) as Record<S, R[]>;
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? subjects : [...subjects].reverse();
+    for (const subject of order) {
+      const result = await measure(subject, round);
+      results[subject].push(result);
+      onResult?.(subject, round, result);
+    }
+  }
+  return results;
+}
+
+/** Nearest-rank percentile of an ascending array; `p` in [0, 100]. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Rounds for display: 3 significant digits below 100, whole numbers above. */
+export function fmt(value: number, digits = 3): string {
+  if (!Number.isFinite(value)) return "n/a";
+  if (Math.abs(value) >= 100) return Math.round(value).toLocaleString("en-US");
+  return Number(value.toPrecision(digits)).toString();
+}
+
+/** Prints a Markdown table (ready to paste into bench/README.md). */
+export function printTable(headers: readonly string[], rows: readonly (readonly string[])[]): void {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? "").length)));
+  const line = (cells: readonly string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(" | ")} |`;
+  console.log(line(headers));
+  console.log(`|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`);
+  for (const row of rows) console.log(line(row));
+}
+
+/** One line describing where the numbers came from; they mean little without it. */
+export function machineLine(): string {
+  const cpu = cpus();
+  const load = loadavg().map((value) => value.toFixed(2)).join(" ");
+  return `node ${process.version}, ${cpu.length} CPU (${cpu[0]?.model.trim() ?? "unknown"}), load average ${load}`;
+}
+
+/** A fresh directory under the OS temp dir, removed by the returned `cleanup`. */
+export async function tempDir(prefix: string): Promise<{ path: string; cleanup(): Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), `agent-serve-bench-${prefix}-`));
+  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** A minimal in-memory project: no model configured, so with no credential it is scripted. */
+export function scriptedProject(name = "bench"): ProjectDefinition {
+  return { name, agent: {}, instructions: "You are a benchmark agent.", diagnostics: [] };
+}
+
+/** Reads a positive integer from `--name=value` on the command line, else the default. */
+export function option(name: string, fallback: number): number {
+  const prefix = `--${name}=`;
+  const raw = process.argv.find((arg) => arg.startsWith(prefix))?.slice(prefix.length);
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`bench: --${name} must be a positive number`);
+  return value;
+}

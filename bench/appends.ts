@@ -1,0 +1,94 @@
+/**
+ * Event appends per second on the fs driver (fsync "always" and "never") against raw
+ * `fs.promises.appendFile` of the same NDJSON lines, in the same run.
+ *
+ * Run: `npx node bench/appends.ts` (env: `BENCH_APPENDS` total appends per case, default 5000;
+ * `BENCH_ROUNDS` rounds, median reported, default 3). Data goes to `bench/.data/` and is removed.
+ * @module
+ */
+
+import { appendFile, mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createFsStorage } from "../drivers/fs/index.ts";
+
+const TOTAL = Number(process.env.BENCH_APPENDS ?? 5_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WRITERS = 50;
+const dataRoot = join(fileURLToPath(new URL(".", import.meta.url)), ".data", `appends-${process.pid}`);
+
+/** A realistic event line, about 300 bytes. */
+function eventLine(index: number): string {
+  return JSON.stringify({
+    index,
+    type: "message.appended",
+    sessionId: "ses_01J9Z3K7Q8W2X4Y6V5T3R1P0NM",
+    turnId: "turn_01J9Z3K8A1B2C3D4E5F6G7H8JK",
+    at: new Date(1_760_000_000_000 + index).toISOString(),
+    data: { delta: "The quick brown fox jumps over the lazy dog. ".repeat(3).slice(0, 120 - String(index).length) },
+  });
+}
+
+type Mode = "appendFile" | "always" | "never";
+
+/** `writers` concurrent writers, each doing `perWriter` sequential awaited appends to its own log. */
+async function runCase(mode: Mode, writers: number, perWriter: number, dir: string): Promise<number> {
+  await mkdir(dir, { recursive: true });
+  const driver = mode === "appendFile" ? undefined : createFsStorage({ root: dir, fsync: mode });
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: writers }, async (_, writer) => {
+      const log = `sessions/s${writer}/events`;
+      const path = join(dir, `s${writer}.ndjson`);
+      for (let i = 0; i < perWriter; i++) {
+        const line = eventLine(i);
+        if (driver) await driver.append(log, [line]);
+        else await appendFile(path, `${line}\n`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  if (driver) {
+    for (let writer = 0; writer < writers; writer++) {
+      const length = await driver.length(`sessions/s${writer}/events`);
+      if (length !== perWriter) throw new Error(`log ${writer} has ${length} lines, expected ${perWriter}`);
+    }
+    await driver.close();
+  }
+  await rm(dir, { recursive: true, force: true });
+  return (writers * perWriter) / seconds;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+async function main(): Promise<void> {
+  const workloads = [
+    { name: "sequential, 1 log", writers: 1, perWriter: TOTAL },
+    { name: `${WRITERS} concurrent writers, ${WRITERS} logs`, writers: WRITERS, perWriter: Math.ceil(TOTAL / WRITERS) },
+  ];
+  const modes: Mode[] = ["appendFile", "always", "never"];
+  const rows: string[] = [];
+  let run = 0;
+  for (const workload of workloads) {
+    const rates = new Map<Mode, number[]>(modes.map((mode) => [mode, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      // Interleaved, so drift on a shared machine hits every mode alike.
+      for (const mode of modes) {
+        rates.get(mode)?.push(await runCase(mode, workload.writers, workload.perWriter, join(dataRoot, String(run++))));
+      }
+    }
+    const baseline = median(rates.get("appendFile") ?? []);
+    for (const mode of modes) {
+      const rate = median(rates.get(mode) ?? []);
+      const label = mode === "appendFile" ? "raw `fs.promises.appendFile`" : `fs driver, fsync "${mode}"`;
+      rows.push(`| ${workload.name} | ${label} | ${Math.round(rate).toLocaleString("en-US")} | ${(rate / baseline).toFixed(2)} |`);
+    }
+  }
+  await rm(dataRoot, { recursive: true, force: true });
+  console.log(`Node ${process.version}, ${TOTAL} appends of a ${eventLine(0).length + 1}-byte line per case, median of ${ROUNDS} rounds\n`);
+  console.log("| workload | writer | appends/s | ratio to appendFile |");
+  console.log("|---|---|---:|---:|");
+  for (const row of rows) console.log(row);
+}
+
+await main();

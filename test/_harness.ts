@@ -1,0 +1,143 @@
+/**
+ * `describeHost`: every suite runs twice, in-process (`host.fetch` with plain Requests) and over
+ * a real loopback server through the Node adapter, so both paths stay equivalent.
+ */
+import { afterEach, beforeEach, describe } from "vitest";
+import { serveNode, type NodeServer } from "../adapters/node.ts";
+import { createHost } from "../src/host.ts";
+import type { ProjectDefinition } from "../src/project/types.ts";
+import { createMemoryStorage } from "../src/storage/memory.ts";
+import type { AgentHost, AgentHostOptions, HostLogger } from "../src/types.ts";
+
+export interface HostUnderTest {
+  kind: "in-process" | "http";
+  host: AgentHost;
+  /** Fetches `path` (absolute path on the host) as a direct loopback peer unless `ip` says otherwise. */
+  fetch(path: string, init?: RequestInit & { ip?: string }): Promise<Response>;
+}
+
+export const quietLogger: HostLogger = { info() {}, warn() {}, error() {} };
+
+export function project(overrides: Partial<ProjectDefinition> = {}): ProjectDefinition {
+  return { name: "Hello", agent: {}, instructions: "You are a test agent.", diagnostics: [], ...overrides };
+}
+
+/** Options for one agent mounted as `hello` on memory storage. */
+export function helloOptions(overrides: Partial<AgentHostOptions> = {}): AgentHostOptions {
+  return {
+    agents: [{ slug: "hello", project: project(), storage: createMemoryStorage() }],
+    logger: quietLogger,
+    drainTimeoutMs: 50,
+    ...overrides,
+  };
+}
+
+export function describeHost(title: string, options: () => AgentHostOptions, body: (get: () => HostUnderTest) => void): void {
+  for (const kind of ["in-process", "http"] as const) {
+    describe(`${title} [${kind}]`, () => {
+      let current: HostUnderTest | undefined;
+      let server: NodeServer | undefined;
+      beforeEach(async () => {
+        const host = createHost(options());
+        if (kind === "in-process") {
+          current = {
+            kind,
+            host,
+            fetch: (path, { ip, ...init } = {}) => host.request(path, init, { ip: ip ?? "127.0.0.1" }),
+          };
+        } else {
+          const started = await serveNode(host, { port: 0, silent: true });
+          server = started;
+          current = {
+            kind,
+            host,
+            fetch: (path, { ip: _ip, ...init } = {}) => fetch(`${started.url}${path}`, init),
+          };
+        }
+      });
+      afterEach(async () => {
+        await current?.host.close();
+        await server?.close(true);
+        current = undefined;
+        server = undefined;
+      });
+      body(() => {
+        if (!current) throw new Error("host not started");
+        return current;
+      });
+    });
+  }
+}
+
+export const postJson = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json", ...headers },
+  body: JSON.stringify(body),
+});
+
+/** Reads NDJSON lines from a streaming response until `until` matches or the timeout passes. */
+export async function readEvents(
+  response: Response,
+  until: (event: TestEvent, all: TestEvent[]) => boolean,
+  timeoutMs = 5000,
+): Promise<TestEvent[]> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const events: TestEvent[] = [];
+  let buffer = "";
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new Error(`timed out after ${events.length} events: ${events.map((e) => e.type).join(",")}`);
+      const chunk = await withTimeout(reader.read(), remaining);
+      if (chunk.done) return events;
+      buffer += decoder.decode(chunk.value, { stream: true });
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (!line) continue;
+        const event = JSON.parse(line) as TestEvent;
+        events.push(event);
+        if (until(event, events)) return events;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+export interface TestEvent {
+  type: string;
+  index: number;
+  sessionId: string;
+  turnId?: string;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+export async function allEvents(target: HostUnderTest, base: string, sessionId: string): Promise<TestEvent[]> {
+  const response = await target.fetch(`${base}/v1/session/${sessionId}/events`);
+  const text = await response.text();
+  return text.split("\n").filter(Boolean).map((line) => JSON.parse(line) as TestEvent);
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,316 @@
+/**
+ * The storage port's conformance suite: every driver runs the same tests
+ * (`testStorageDriver("memory", factory)`), so they cannot drift apart.
+ * @module
+ */
+
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LogConflictError, type StorageDriver } from "../src/storage/index.ts";
+
+export interface StorageFixture {
+  driver: StorageDriver;
+  cleanup(): Promise<void>;
+}
+
+/** Lines and batches of a `read`. */
+export async function readAll(lines: AsyncIterable<string[]>): Promise<{ lines: string[]; batches: string[][] }> {
+  const batches: string[][] = [];
+  for await (const batch of lines) batches.push(batch);
+  return { lines: batches.flat(), batches };
+}
+
+/** Rejects when `promise` has not settled within `ms`. */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Polls `check` until it resolves true; rejects after `ms`. */
+export async function pollUntil(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export const lineRange = (from: number, to: number, tag = "e"): string[] =>
+  Array.from({ length: to - from }, (_, i) => JSON.stringify({ type: tag, index: from + i }));
+
+const INVALID_KEYS = ["../x", "a//b", "a/../b", "", "%2e%2e", "/abs", "a/", "./a", "a\\b", "a b", "a\nb"];
+
+export function testStorageDriver(name: string, factory: () => Promise<StorageFixture>): void {
+  describe(`storage conformance: ${name}`, () => {
+    let fixture: StorageFixture;
+    let storage: StorageDriver;
+
+    beforeEach(async () => {
+      fixture = await factory();
+      storage = fixture.driver;
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    describe("records", () => {
+      it("round-trips values byte for byte and answers undefined for a missing key", async () => {
+        expect(await storage.get("sessions/s1")).toBeUndefined();
+        const values = ['{"id":"s1","n":1}', "123", "true", "", "naïve ☃ 𝄞", '{"line":"a\\nb"}', "two\nlines"];
+        for (const [i, value] of values.entries()) await storage.set(`values/v${i}`, value);
+        for (const [i, value] of values.entries()) expect(await storage.get(`values/v${i}`)).toBe(value);
+      });
+
+      it("overwrites a value", async () => {
+        await storage.set("sessions/s1", "first");
+        await storage.set("sessions/s1", "second");
+        expect(await storage.get("sessions/s1")).toBe("second");
+        expect(await storage.list("sessions/")).toEqual(["sessions/s1"]);
+      });
+
+      it("deletes a value, and deleting a missing key is fine", async () => {
+        await storage.set("sessions/s1", "x");
+        await storage.delete("sessions/s1");
+        expect(await storage.get("sessions/s1")).toBeUndefined();
+        await storage.delete("sessions/s1");
+        await storage.delete("never/was/there");
+        expect(await storage.list("")).toEqual([]);
+      });
+
+      it("lists keys sorted, isolated by prefix, without logs", async () => {
+        for (const key of ["sessions/b", "sessions2/c", "sessions/a/x", "sessions/a", "other/d", "sessions/a.b"]) {
+          await storage.set(key, key);
+        }
+        await storage.append("sessions/log", ["{}"]);
+        await storage.acquireLease("sessions/a", "owner-1", 60_000);
+        expect(await storage.list("sessions/")).toEqual(["sessions/a", "sessions/a.b", "sessions/a/x", "sessions/b"]);
+        expect(await storage.list("sessions2/")).toEqual(["sessions2/c"]);
+        expect(await storage.list("sessions/a/")).toEqual(["sessions/a/x"]);
+        expect(await storage.list("sessions/a")).toEqual(["sessions/a", "sessions/a.b", "sessions/a/x"]);
+        expect(await storage.list("missing/")).toEqual([]);
+        expect(await storage.list("")).toEqual([
+          "other/d",
+          "sessions/a",
+          "sessions/a.b",
+          "sessions/a/x",
+          "sessions/b",
+          "sessions2/c",
+        ]);
+      });
+
+      it("rejects invalid keys and prefixes", async () => {
+        for (const key of INVALID_KEYS) {
+          await expect(storage.get(key), key).rejects.toThrow(/invalid key/);
+          await expect(storage.set(key, "x"), key).rejects.toThrow(/invalid key/);
+          await expect(storage.delete(key), key).rejects.toThrow(/invalid key/);
+        }
+        await expect(storage.list("../")).rejects.toThrow(/invalid key/);
+        await expect(storage.list("a//")).rejects.toThrow(/invalid key/);
+        expect(await storage.list("")).toEqual([]);
+      });
+    });
+
+    describe("logs", () => {
+      it("appends with contiguous indexes from 0", async () => {
+        expect(await storage.length("sessions/s1/events")).toBe(0);
+        expect(await storage.hasLog("sessions/s1/events")).toBe(false);
+        expect(await storage.append("sessions/s1/events", lineRange(0, 2))).toBe(0);
+        expect(await storage.append("sessions/s1/events", lineRange(2, 5))).toBe(2);
+        expect(await storage.append("sessions/s1/events", lineRange(5, 6))).toBe(5);
+        expect(await storage.length("sessions/s1/events")).toBe(6);
+        expect(await storage.hasLog("sessions/s1/events")).toBe(true);
+        expect((await readAll(storage.read("sessions/s1/events"))).lines).toEqual(lineRange(0, 6));
+        // Logs are separate from each other and from records with the same name.
+        expect(await storage.length("sessions/s2/events")).toBe(0);
+        expect(await storage.get("sessions/s1/events")).toBeUndefined();
+      });
+
+      it("lands 200 concurrent appends exactly once, in call order", async () => {
+        const calls = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? [`{"call":${i},"part":0}`, `{"call":${i},"part":1}`] : [`{"call":${i}}`]));
+        const indexes = await Promise.all(calls.map((lines) => storage.append("sessions/s1/events", lines)));
+        let expected = 0;
+        for (const [i, lines] of calls.entries()) {
+          expect(indexes[i]).toBe(expected);
+          expected += lines.length;
+        }
+        expect(await storage.length("sessions/s1/events")).toBe(expected);
+        expect((await readAll(storage.read("sessions/s1/events"))).lines).toEqual(calls.flat());
+      });
+
+      it("rejects a stale expectedIndex with LogConflictError and writes nothing", async () => {
+        await storage.append("sessions/s1/events", lineRange(0, 3));
+        const error = await storage.append("sessions/s1/events", ["stale"], 2).catch((e: unknown) => e);
+        expect(LogConflictError.isError(error)).toBe(true);
+        expect(error).toMatchObject({ log: "sessions/s1/events", expectedIndex: 2, actualIndex: 3 });
+        expect(await storage.length("sessions/s1/events")).toBe(3);
+        expect(await storage.append("sessions/s1/events", ["fresh"], 3)).toBe(3);
+
+        // Two writers that both believe the log is at 4: the first call wins, the second writes nothing.
+        const [first, second] = await Promise.allSettled([
+          storage.append("sessions/s1/events", ["writer-a"], 4),
+          storage.append("sessions/s1/events", ["writer-b"], 4),
+        ]);
+        expect(first).toEqual({ status: "fulfilled", value: 4 });
+        expect(second.status).toBe("rejected");
+        expect(LogConflictError.isError(second.status === "rejected" ? second.reason : undefined)).toBe(true);
+        expect((await readAll(storage.read("sessions/s1/events"))).lines).toEqual([...lineRange(0, 3), "fresh", "writer-a"]);
+
+        // expectedIndex on a log that does not exist yet: only 0 is right.
+        await expect(storage.append("sessions/s2/events", ["x"], 1)).rejects.toSatisfy(LogConflictError.isError);
+        expect(await storage.hasLog("sessions/s2/events")).toBe(false);
+        expect(await storage.append("sessions/s2/events", ["x"], 0)).toBe(0);
+      });
+
+      it("reads ranges, past the end, and missing logs", async () => {
+        await storage.append("log", lineRange(0, 10));
+        expect((await readAll(storage.read("log", 3, 7))).lines).toEqual(lineRange(3, 7));
+        expect((await readAll(storage.read("log", 8))).lines).toEqual(lineRange(8, 10));
+        expect((await readAll(storage.read("log", 0, 100))).lines).toEqual(lineRange(0, 10));
+        expect((await readAll(storage.read("log", 5, 5))).batches).toEqual([]);
+        expect((await readAll(storage.read("log", 7, 3))).batches).toEqual([]);
+        expect((await readAll(storage.read("log", 10))).batches).toEqual([]);
+        expect((await readAll(storage.read("log", 25))).batches).toEqual([]);
+        expect((await readAll(storage.read("missing/log"))).batches).toEqual([]);
+      });
+
+      it("takes the default end of a read when read is called", async () => {
+        await storage.append("log", lineRange(0, 3));
+        const before = storage.read("log");
+        const appended = storage.append("log", lineRange(3, 5));
+        const explicit = storage.read("log", 1, 4);
+        expect(await appended).toBe(3);
+        expect((await readAll(before)).lines).toEqual(lineRange(0, 3));
+        expect((await readAll(explicit)).lines).toEqual(lineRange(1, 4));
+        expect((await readAll(storage.read("log"))).lines).toEqual(lineRange(0, 5));
+      });
+
+      it("reads 10,000 lines back in batches of at most 1024", async () => {
+        for (let start = 0; start < 10_000; start += 500) {
+          expect(await storage.append("big", lineRange(start, start + 500))).toBe(start);
+        }
+        const { lines, batches } = await readAll(storage.read("big"));
+        expect(lines).toEqual(lineRange(0, 10_000));
+        expect(batches.length).toBeGreaterThanOrEqual(10);
+        for (const batch of batches) {
+          expect(batch.length).toBeGreaterThan(0);
+          expect(batch.length).toBeLessThanOrEqual(1024);
+        }
+        expect((await readAll(storage.read("big", 1023, 1026))).lines).toEqual(lineRange(1023, 1026));
+        expect((await readAll(storage.read("big", 2048, 2049))).lines).toEqual(lineRange(2048, 2049));
+        expect((await readAll(storage.read("big", 9_998))).lines).toEqual(lineRange(9_998, 10_000));
+        const middle = await readAll(storage.read("big", 4_000, 7_000));
+        expect(middle.lines).toEqual(lineRange(4_000, 7_000));
+        expect(Math.max(...middle.batches.map((b) => b.length))).toBeLessThanOrEqual(1024);
+      });
+
+      it("stops early when the reader stops", async () => {
+        await storage.append("big", lineRange(0, 3_000));
+        const seen: string[] = [];
+        for await (const batch of storage.read("big")) {
+          seen.push(...batch);
+          break;
+        }
+        expect(seen).toEqual(lineRange(0, seen.length));
+        expect(seen.length).toBeGreaterThan(0);
+        expect(await storage.append("big", ["after"])).toBe(3_000);
+      });
+
+      it("deletes a log; a later append starts again at 0", async () => {
+        await storage.append("sessions/s1/events", lineRange(0, 4));
+        await storage.deleteLog("sessions/s1/events");
+        expect(await storage.hasLog("sessions/s1/events")).toBe(false);
+        expect(await storage.length("sessions/s1/events")).toBe(0);
+        expect((await readAll(storage.read("sessions/s1/events"))).batches).toEqual([]);
+        expect(await storage.append("sessions/s1/events", ["again"])).toBe(0);
+        expect((await readAll(storage.read("sessions/s1/events"))).lines).toEqual(["again"]);
+        await storage.deleteLog("never/existed");
+        expect(await storage.hasLog("never/existed")).toBe(false);
+      });
+
+      it("orders deleteLog after earlier appends and before later ones", async () => {
+        const before = storage.append("log", ["old-1", "old-2"]);
+        const deleted = storage.deleteLog("log");
+        const after = storage.append("log", ["new"]);
+        expect(await before).toBe(0);
+        await deleted;
+        expect(await after).toBe(0);
+        expect((await readAll(storage.read("log"))).lines).toEqual(["new"]);
+      });
+
+      it("rejects lines with a newline, invalid log names, and writes nothing for no lines", async () => {
+        await expect(storage.append("log", ["ok", "a\nb"])).rejects.toThrow(/newline/);
+        expect(await storage.length("log")).toBe(0);
+        expect(await storage.append("log", [])).toBe(0);
+        expect(await storage.hasLog("log")).toBe(false);
+        await storage.append("log", ["a"]);
+        expect(await storage.append("log", [])).toBe(1);
+        for (const key of INVALID_KEYS) {
+          await expect(storage.append(key, ["x"]), key).rejects.toThrow(/invalid key/);
+          await expect(storage.length(key), key).rejects.toThrow(/invalid key/);
+          await expect(storage.hasLog(key), key).rejects.toThrow(/invalid key/);
+          await expect(storage.deleteLog(key), key).rejects.toThrow(/invalid key/);
+          await expect(readAll(storage.read(key)), key).rejects.toThrow(/invalid key/);
+        }
+      });
+
+      it("waits for pending appends on close", async () => {
+        const pending = Array.from({ length: 50 }, (_, i) => storage.append(`logs/l${i % 5}`, [`{"i":${i}}`]));
+        await storage.close();
+        expect((await Promise.all(pending)).sort((a, b) => a - b)).toEqual(
+          Array.from({ length: 50 }, (_, i) => Math.floor(i / 5)),
+        );
+      });
+    });
+
+    describe("leases", () => {
+      it("acquires, renews for the same owner, refuses another owner, releases for the owner only", async () => {
+        expect(await storage.acquireLease("sessions/s1", "owner-a", 60_000)).toBe(true);
+        expect(await storage.acquireLease("sessions/s1", "owner-a", 60_000)).toBe(true);
+        expect(await storage.acquireLease("sessions/s1", "owner-b", 60_000)).toBe(false);
+        // Leases are per key.
+        expect(await storage.acquireLease("sessions/s2", "owner-b", 60_000)).toBe(true);
+        await storage.releaseLease("sessions/s1", "owner-b");
+        expect(await storage.acquireLease("sessions/s1", "owner-b", 60_000)).toBe(false);
+        await storage.releaseLease("sessions/s1", "owner-a");
+        expect(await storage.acquireLease("sessions/s1", "owner-b", 60_000)).toBe(true);
+        expect(await storage.acquireLease("sessions/s1", "owner-a", 60_000)).toBe(false);
+        await storage.releaseLease("never/held", "owner-a");
+      });
+
+      it("renewal moves the expiry", async () => {
+        // A ttl of 0 is expired at once; renewing it with a long ttl must shut other owners out.
+        expect(await storage.acquireLease("sessions/s1", "owner-a", 0)).toBe(true);
+        expect(await storage.acquireLease("sessions/s1", "owner-a", 60_000)).toBe(true);
+        expect(await storage.acquireLease("sessions/s1", "owner-b", 60_000)).toBe(false);
+      });
+
+      it("lets another owner take over an expired lease, not before", async () => {
+        expect(await storage.acquireLease("sessions/s1", "owner-a", 0)).toBe(true);
+        expect(await storage.acquireLease("sessions/s1", "owner-b", 60_000)).toBe(true);
+        expect(await storage.acquireLease("sessions/s1", "owner-a", 60_000)).toBe(false);
+
+        const ttl = 1_000;
+        const start = Date.now();
+        expect(await storage.acquireLease("sessions/s2", "owner-a", ttl)).toBe(true);
+        expect(await storage.acquireLease("sessions/s2", "owner-b", ttl)).toBe(false);
+        await pollUntil(() => storage.acquireLease("sessions/s2", "owner-b", 60_000), ttl + 5_000, "lease expiry");
+        expect(Date.now() - start).toBeGreaterThanOrEqual(ttl);
+        expect(await storage.acquireLease("sessions/s2", "owner-a", ttl)).toBe(false);
+      });
+
+      it("rejects invalid lease keys and empty owners", async () => {
+        for (const key of INVALID_KEYS) {
+          await expect(storage.acquireLease(key, "owner-a", 1_000), key).rejects.toThrow(/invalid key/);
+          await expect(storage.releaseLease(key, "owner-a"), key).rejects.toThrow(/invalid key/);
+        }
+        await expect(storage.acquireLease("sessions/s1", "", 1_000)).rejects.toThrow(/owner/);
+      });
+    });
+  });
+}
