@@ -67,13 +67,16 @@ function resolveSelf(
   try {
     return { ...next(target, { ...context, parentURL: SELF_PARENT }), shortCircuit: true };
   } catch (error) {
-    if (errorCode(error) !== "ERR_PACKAGE_PATH_NOT_EXPORTED") throw error;
+    const code = errorCode(error);
     const subpath = target === SELF ? "." : `.${target.slice(SELF.length)}`;
     const hint = specifier === target ? "" : ` (imported as "${specifier}")`;
-    throw Object.assign(
-      new Error(`[agent-serve] [loader] agent-serve has no module "${subpath}"${hint}; it is not supported by this host`),
-      { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" },
-    );
+    if (code === "ERR_PACKAGE_PATH_NOT_EXPORTED") {
+      throw loaderError(`agent-serve has no module "${subpath}"${hint}; it is not supported by this host`, code);
+    }
+    if (code === "ERR_MODULE_NOT_FOUND") {
+      throw loaderError(`agent-serve module "${subpath}"${hint} is missing from this installation`, code);
+    }
+    throw error;
   }
 }
 
@@ -124,6 +127,10 @@ function isRelative(specifier: string): boolean {
 function packageName(specifier: string): string {
   const parts = specifier.split("/");
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? "");
+}
+
+function loaderError(message: string, code: string): Error {
+  return Object.assign(new Error(`[agent-serve] [loader] ${message}`), { code });
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -36,8 +36,9 @@ export interface CliProcess {
   exited: Promise<Finished>;
 }
 
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
+/** Spawns the CLI; `node` is the interpreter (another one tests the old-Node re-exec). */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, node = process.execPath): CliProcess {
+  const child = spawn(node, [BIN, ...args], { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
@@ -87,8 +88,12 @@ export async function waitForOutput(proc: CliProcess, pattern: RegExp, timeoutMs
 }
 
 /** Starts `serve` and resolves with its base URL once it listens. */
-export async function startServe(args: string[], env: NodeJS.ProcessEnv): Promise<CliProcess & { url: string }> {
-  const proc = spawnCli(["serve", ...args], env);
+export async function startServe(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  node = process.execPath,
+): Promise<CliProcess & { url: string }> {
+  const proc = spawnCli(["serve", ...args], env, node);
   const match = await waitForOutput(proc, /agent-serve listening on (http:\/\/\S+)/);
   return { ...proc, url: match[1] ?? "" };
 }

@@ -1,10 +1,11 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { main } from "../cli/main.ts";
 import { stateRootFor } from "../cli/start-host.ts";
-import { cliEnv, finished, REPO, runCli, startServe } from "./_cli.ts";
+import { cliEnv, finished, REPO, runCli, spawnCli, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-cli-"));
@@ -128,6 +129,25 @@ describe("agent-serve (spawned)", () => {
   });
 });
 
+/** A Node older than 22.13 on this machine, if any: the bin must re-run itself under the bundled one. */
+const oldNode = ["/usr/bin/node", "/usr/local/bin/node"].find((path) => {
+  const version = spawnSync(path, ["--version"], { encoding: "utf8" }).stdout?.trim();
+  const [major = 0, minor = 0] = (version ?? "").replace(/^v/, "").split(".").map(Number);
+  return Boolean(version) && (major < 22 || (major === 22 && minor < 13));
+});
+
+test.skipIf(!oldNode)("on an old Node the bin re-runs under the bundled Node and forwards SIGTERM", async () => {
+  const version = await finished(spawnCli(["version"], env, oldNode));
+  expect(version).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+  const server = await startServe(["examples/hello", "--port", "0", "--state-root", stateRoot()], env, oldNode);
+  running.push(server);
+  expect((await fetch(`${server.url}/hello/v1/health`)).status).toBe(200);
+  server.child.kill("SIGTERM");
+  const result = await finished(server, 15_000);
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain("shutting down");
+});
+
 describe("main (in-process)", () => {
   function io() {
     let out = "";
@@ -168,7 +188,7 @@ describe("main (in-process)", () => {
     expect(stdio.err()).toContain(message);
   });
 
-  test("serve stops when the injected signal aborts", async () => {
+  test("dev serves with --dev and stops when the injected signal aborts", async () => {
     let banner = "";
     let resolve: (url: string) => void = () => {};
     const listening = new Promise<string>((done) => (resolve = done));
@@ -183,8 +203,9 @@ describe("main (in-process)", () => {
       },
     };
     const stop = new AbortController();
-    const done = main({ argv: ["serve", "examples/hello", "--port", "0", "--state-root", stateRoot()], ...stdio, signal: stop.signal });
+    const done = main({ argv: ["dev", "examples/hello", "--port", "0", "--state-root", stateRoot()], ...stdio, signal: stop.signal });
     const url = await Promise.race([listening, done.then((code) => Promise.reject(new Error(`exited with ${code}`)))]);
+    expect(banner).toContain("(dev)");
     expect((await fetch(`${url}/hello/v1/health`)).status).toBe(200);
     stop.abort();
     expect(await done).toBe(0);

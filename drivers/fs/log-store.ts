@@ -9,7 +9,7 @@
  * @module
  */
 
-import { constants, fstatSync } from "node:fs";
+import { constants, fstatSync, write } from "node:fs";
 const DSYNC = !!process.env.DSYNC;
 import { mkdir, open, rm, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
@@ -441,9 +441,14 @@ async function openLogFile(path: string, create: boolean): Promise<FileHandle | 
 async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
   let written = 0;
   while (written < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
-    written += bytesWritten;
+    written += process.env.CBWRITE ? await writeOnce(handle.fd, bytes, written) : (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
   }
+}
+
+function writeOnce(fd: number, bytes: Buffer, offset: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    write(fd, bytes, offset, bytes.length - offset, null, (error, written) => (error ? reject(error) : resolve(written)));
+  });
 }
 
 /** Extends the sparse index with the lines of a batch that start a new stride. */
