@@ -34,8 +34,9 @@ export function installModuleHooks(): void {
 
 type NextResolve = (specifier: string, context?: Partial<ResolveHookContext>) => ResolveFnOutput;
 
-/** Exported for tests; `installModuleHooks` is the entry point. */
-export function resolveHook(specifier: string, context: ResolveHookContext, next: NextResolve): ResolveFnOutput {
+// --- internals ---
+
+function resolveHook(specifier: string, context: ResolveHookContext, next: NextResolve): ResolveFnOutput {
   const target = toSelfSpecifier(specifier);
   if (target !== undefined) return resolveSelf(specifier, target, context, next);
   try {
@@ -46,8 +47,6 @@ export function resolveHook(specifier: string, context: ResolveHookContext, next
     throw error;
   }
 }
-
-// --- internals ---
 
 /** `agent-serve/x`, or the Agent SDK alias of it; `undefined` for any other specifier. */
 function toSelfSpecifier(specifier: string): string | undefined {

@@ -5,12 +5,11 @@
  * offset index (one offset per 1024 lines), built by scanning the file once when it is opened.
  * Work on one log (writes, snapshots for reads, deletion) runs strictly one after another on that
  * log's chain; appends that arrive while a write is in flight wait in a queue and go out together
- * in one `write` and one `fdatasync`.
+ * in one `write` and one sync (see `FsStorageOptions.fsync`).
  * @module
  */
 
-import { constants, fstatSync, write } from "node:fs";
-const DSYNC = !!process.env.DSYNC;
+import { constants, fstatSync } from "node:fs";
 import { mkdir, open, rm, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { assertKey, LogConflictError } from "../../src/storage/types.ts";
@@ -20,7 +19,7 @@ import { INDEX_STRIDE, readLines, scanLines, type LineRange } from "./log-file.t
 export interface LogStoreOptions {
   /** Maps a (validated) log name to its file. */
   pathOf(log: string): string;
-  /** fdatasync after every group commit. */
+  /** Every group commit is on stable storage before its appends resolve. */
   sync: boolean;
   /** Open logs kept in the LRU; idle ones beyond this are closed. */
   maxOpenLogs: number;
@@ -63,8 +62,15 @@ interface LogState {
 
 type Snapshot = LineRange & { path: string; ino: number };
 
+// SAFETY: absent on platforms without the flag (Windows), which the type does not say.
+const DSYNC = constants.O_DSYNC as number | undefined;
+
 export function createLogStore(options: LogStoreOptions): LogStore {
   const { pathOf, sync, maxOpenLogs } = options;
+  // Under "always", the data of each write must be on stable storage before it returns.
+  // O_DSYNC gives exactly what write + fdatasync gives, in one system call (measured 20–30%
+  // faster here); where the platform has no O_DSYNC, an explicit fdatasync follows the write.
+  const dsync = sync && DSYNC !== undefined;
   const states = new Map<string, Promise<LogState | undefined>>();
   /** Open logs in least-recently-used order (oldest first). */
   const lru = new Map<string, LogState>();
@@ -121,7 +127,7 @@ export function createLogStore(options: LogStoreOptions): LogStore {
 
   async function openState(log: string, create: boolean): Promise<LogState | undefined> {
     const path = pathOf(log);
-    const handle = await openLogFile(path, create);
+    const handle = await openLogFile(path, create, dsync);
     if (!handle) return undefined;
     const state: LogState = {
       log,
@@ -168,13 +174,15 @@ export function createLogStore(options: LogStoreOptions): LogStore {
    * writes half done.
    */
   async function refresh(state: LogState, forWrite: boolean): Promise<void> {
-    let stat = process.env.FSTAT_ASYNC ? await state.handle.stat() : fstatSync(state.handle.fd);
+    // fstat of an open descriptor reads the in-memory inode and never waits on the disk; the
+    // synchronous call saves a thread-pool round trip on every group commit (measured ~25%).
+    let stat = fstatSync(state.handle.fd);
     if (stat.nlink === 0 || stat.size < state.bytes) {
       // Deleted or cut by someone else: start over from whatever is at the path now (an empty
       // file is an empty log, so re-creating it changes nothing a caller can observe).
       try {
         await state.handle.close();
-        const handle = await openLogFile(state.path, true);
+        const handle = await openLogFile(state.path, true, dsync);
         if (!handle) throw new Error(`[agent-serve] [storage] cannot reopen ${state.path}`);
         state.handle = handle;
         stat = await handle.stat();
@@ -217,7 +225,7 @@ export function createLogStore(options: LogStoreOptions): LogStore {
       const bytes = Buffer.from(text, "utf8");
       try {
         await writeAll(state.handle, bytes);
-        if (sync && !DSYNC) await state.handle.datasync();
+        if (sync && !dsync) await state.handle.datasync();
       } catch (error) {
         await rollBack(state);
         for (const { entry } of accepted) entry.reject(error);
@@ -425,8 +433,8 @@ async function* streamSnapshot(snapshot: Promise<Snapshot | undefined>): AsyncGe
 }
 
 /** Opens for reading (scans) and appending; without `create`, a missing file gives undefined. */
-async function openLogFile(path: string, create: boolean): Promise<FileHandle | undefined> {
-  const flags = constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT : 0) | (DSYNC ? constants.O_DSYNC : 0);
+async function openLogFile(path: string, create: boolean, dsync: boolean): Promise<FileHandle | undefined> {
+  const flags = constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT : 0) | (dsync ? (DSYNC ?? 0) : 0);
   try {
     return await open(path, flags, 0o644);
   } catch (error) {
@@ -441,14 +449,9 @@ async function openLogFile(path: string, create: boolean): Promise<FileHandle | 
 async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
   let written = 0;
   while (written < bytes.length) {
-    written += process.env.CBWRITE ? await writeOnce(handle.fd, bytes, written) : (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
+    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
+    written += bytesWritten;
   }
-}
-
-function writeOnce(fd: number, bytes: Buffer, offset: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    write(fd, bytes, offset, bytes.length - offset, null, (error, written) => (error ? reject(error) : resolve(written)));
-  });
 }
 
 /** Extends the sparse index with the lines of a batch that start a new stride. */

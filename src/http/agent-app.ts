@@ -53,7 +53,8 @@ function decodeParams(raw: Record<string, string> | undefined): Record<string, s
     try {
       params[key] = decodeURIComponent(value);
     } catch {
-      throw notFound("not_found", "malformed path parameter");
+      // Left encoded: no route accepts a `%`, so the parameter reads as unknown to its handler.
+      params[key] = value;
     }
   }
   return params;

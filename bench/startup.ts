@@ -1,0 +1,188 @@
+/**
+ * Start-up with many stored sessions: the real CLI, `agent-serve serve <project> --port 0
+ * --state-root <root> --mode single`, on a state root holding 10,000 sessions against an empty
+ * one, in the same run. Measures the time from spawn to the first successful `GET /v1/health`
+ * and the server's resident memory once ready (VmRSS, and the peak VmHWM, from /proc).
+ *
+ *   npx node bench/startup.ts [--sessions=10000] [--rounds=5]
+ *
+ * Target: start-up does not read every session, so time and RSS with 10k ≈ with 0. For context it
+ * also times `GET /v1/sessions`, which does read every record, on the 10k root.
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createFsStorage } from "../drivers/fs/index.ts";
+import type { SessionRecord } from "../src/sessions/session-store.ts";
+import { alternate, fmt, machineLine, median, option, printTable, tempDir } from "./_util.ts";
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  readyMs: number;
+  rssMb: number;
+  peakMb: number;
+}
+
+const sessions = option("sessions", 10_000);
+const rounds = option("rounds", 5);
+const cli = fileURLToPath(new URL("../bin/agent-serve.mjs", import.meta.url));
+const dir = await tempDir("startup");
+
+try {
+  console.log(`startup: ${sessions.toLocaleString("en-US")} stored sessions vs 0, ${rounds} rounds; ${machineLine()}`);
+  const project = join(dir.path, "project");
+  await mkdir(join(project, "bot"), { recursive: true });
+  await writeFile(join(project, "bot", "instructions.md"), "You are a benchmark agent.\n");
+  await writeFile(join(project, "package.json"), `${JSON.stringify({ name: "bench-agent", private: true })}\n`);
+  const roots = { "0 sessions": join(dir.path, "empty"), [`${sessions} sessions`]: join(dir.path, "full") };
+  const subjects = Object.keys(roots);
+  await mkdir(roots["0 sessions"]!, { recursive: true });
+  const buildStart = performance.now();
+  await writeSessions(roots[subjects[1]!]!, sessions);
+  console.log(`  wrote ${sessions} sessions in ${fmt((performance.now() - buildStart) / 1000)} s`);
+
+  // One unmeasured start, so both subjects meet a warm module cache.
+  await stop(await start(project, roots["0 sessions"]!));
+  const results = await alternate(
+    subjects,
+    rounds,
+    async (subject) => {
+      const started = await start(project, roots[subject]!);
+      await stop(started);
+      return started;
+    },
+    (subject, round, r) =>
+      console.log(`  round ${round + 1} ${subject}: ready in ${fmt(r.readyMs)} ms, RSS ${fmt(r.rssMb)} MB (peak ${fmt(r.peakMb)} MB)`),
+  );
+  const base = results["0 sessions"]!;
+  printTable(
+    ["state root", "ready ms (median)", "per round ms", "RSS MB (median)", "peak RSS MB (median)", "time ratio", "RSS ratio"],
+    subjects.map((subject) => {
+      const runs = results[subject]!;
+      return [
+        subject,
+        fmt(median(runs.map((r) => r.readyMs))),
+        runs.map((r) => fmt(r.readyMs)).join(" / "),
+        fmt(median(runs.map((r) => r.rssMb))),
+        fmt(median(runs.map((r) => r.peakMb))),
+        fmt(median(runs.map((r) => r.readyMs)) / median(base.map((r) => r.readyMs))),
+        fmt(median(runs.map((r) => r.rssMb)) / median(base.map((r) => r.rssMb))),
+      ];
+    }),
+  );
+
+  // For context: the listing reads every record, so it scales with the stored sessions.
+  const server = await start(project, roots[subjects[1]!]!);
+  try {
+    const times: number[] = [];
+    let size = 0;
+    for (let i = 0; i < 5; i++) {
+      const begin = performance.now();
+      const response = await fetch(`${server.url}/v1/sessions`);
+      const text = await response.text();
+      times.push(performance.now() - begin);
+      const listed = (JSON.parse(text) as { sessions?: unknown[] }).sessions?.length;
+      if (response.status !== 200 || listed !== sessions) throw new Error(`startup: /v1/sessions answered ${response.status} with ${listed} sessions`);
+      size = text.length;
+    }
+    printTable(
+      ["request", "sessions", "ms (median)", "per request ms", "response bytes"],
+      [["GET /v1/sessions", String(sessions), fmt(median(times)), times.map((t) => fmt(t)).join(" / "), size.toLocaleString("en-US")]],
+    );
+  } finally {
+    await stop(server);
+  }
+} finally {
+  await dir.cleanup();
+}
+
+// --- internals ---
+
+/** Spawns the CLI and resolves once `GET /v1/health` answers 200. */
+async function start(project: string, stateRoot: string): Promise<Started> {
+  const begin = performance.now();
+  const child = spawn(process.execPath, [cli, "serve", project, "--port", "0", "--state-root", stateRoot, "--mode", "single"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`startup: the CLI exited with ${code} before listening:\n${output}`)));
+  });
+  for (;;) {
+    const ok = await fetch(`${url}/v1/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (performance.now() - begin > 30_000) throw new Error(`startup: no healthy answer within 30 s:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const readyMs = performance.now() - begin;
+  const status = await readFile(`/proc/${child.pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+  return { child, url, readyMs, rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+}
+
+async function stop({ child }: Started): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/**
+ * Writes `count` idle chat sessions the way the host leaves them after one `hi` turn: the
+ * record, the continuation-token index entry and a 9-event log.
+ */
+async function writeSessions(root: string, count: number): Promise<void> {
+  const storage = createFsStorage({ root, fsync: "never" });
+  const start = Date.parse("2026-01-01T09:00:00.000Z");
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const n = next++;
+      const sessionId = `ses_bench${String(n).padStart(11, "0")}`;
+      const turnId = `turn_bench${String(n).padStart(6, "0")}`;
+      const token = `http:bench${String(n).padStart(27, "0")}`;
+      const at = new Date(start + n * 1000).toISOString();
+      const record: SessionRecord = {
+        sessionId,
+        channel: "http",
+        mode: "chat",
+        owner: { authenticator: "localDevStrict", principalId: "local", principalType: "local" },
+        continuationToken: token,
+        status: "idle",
+        turnCount: 1,
+        createdAt: at,
+        updatedAt: at,
+      };
+      const event = (index: number, type: string, data: Record<string, unknown>, withTurn = true) =>
+        JSON.stringify({ type, index, sessionId, ...(withTurn ? { turnId } : {}), at, data });
+      const usage = { inputTokens: 3, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 };
+      await storage.set(`sessions/${sessionId}/record`, JSON.stringify(record));
+      await storage.set(`continuations/http/${Buffer.from(token).toString("base64url")}`, sessionId);
+      await storage.append(`sessions/${sessionId}/events`, [
+        event(0, "session.started", { mode: "chat", channel: "http" }, false),
+        event(1, "message.received", { text: "hi" }),
+        event(2, "turn.started", {}),
+        event(3, "step.started", { stepIndex: 0 }),
+        event(4, "message.appended", { delta: "echo: hi" }),
+        event(5, "message.completed", { text: "echo: hi", finishReason: "stop" }),
+        event(6, "step.completed", { stepIndex: 0, durationMs: 3, finishReason: "stop" }),
+        event(7, "turn.completed", { usage, model: "scripted" }),
+        event(8, "session.waiting", {}, false),
+      ]);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  await storage.close();
+}
