@@ -31,15 +31,18 @@ function eventLine(index: number): string {
 
 type Mode = "appendFile" | "always" | "never";
 
-/** `writers` concurrent writers, each doing `perWriter` sequential awaited appends to its own log. */
-async function runCase(mode: Mode, writers: number, perWriter: number, dir: string): Promise<number> {
+/**
+ * `writers` concurrent writers, each doing `perWriter` sequential awaited appends, each to its own
+ * log, or all to one log when `shared`.
+ */
+async function runCase(mode: Mode, writers: number, perWriter: number, shared: boolean, dir: string): Promise<number> {
   await mkdir(dir, { recursive: true });
   const driver = mode === "appendFile" ? undefined : createFsStorage({ root: dir, fsync: mode });
   const start = performance.now();
   await Promise.all(
     Array.from({ length: writers }, async (_, writer) => {
-      const log = `sessions/s${writer}/events`;
-      const path = join(dir, `s${writer}.ndjson`);
+      const log = `sessions/s${shared ? 0 : writer}/events`;
+      const path = join(dir, `s${shared ? 0 : writer}.ndjson`);
       for (let i = 0; i < perWriter; i++) {
         const line = eventLine(i);
         if (driver) await driver.append(log, [line]);
@@ -49,9 +52,11 @@ async function runCase(mode: Mode, writers: number, perWriter: number, dir: stri
   );
   const seconds = (performance.now() - start) / 1000;
   if (driver) {
-    for (let writer = 0; writer < writers; writer++) {
+    const logs = shared ? 1 : writers;
+    const expected = shared ? writers * perWriter : perWriter;
+    for (let writer = 0; writer < logs; writer++) {
       const length = await driver.length(`sessions/s${writer}/events`);
-      if (length !== perWriter) throw new Error(`log ${writer} has ${length} lines, expected ${perWriter}`);
+      if (length !== expected) throw new Error(`log ${writer} has ${length} lines, expected ${expected}`);
     }
     await driver.close();
   }
@@ -63,8 +68,10 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 async function main(): Promise<void> {
   const workloads = [
-    { name: "sequential, 1 log", writers: 1, perWriter: TOTAL },
-    { name: `${WRITERS} concurrent writers, ${WRITERS} logs`, writers: WRITERS, perWriter: Math.ceil(TOTAL / WRITERS) },
+    { name: "sequential, 1 log", writers: 1, perWriter: TOTAL, shared: false },
+    { name: `${WRITERS} concurrent writers, ${WRITERS} logs`, writers: WRITERS, perWriter: Math.ceil(TOTAL / WRITERS), shared: false },
+    // Not a baseline comparison of interest in itself: shows group commit at work.
+    { name: `${WRITERS} concurrent writers, 1 log`, writers: WRITERS, perWriter: Math.ceil(TOTAL / WRITERS), shared: true },
   ];
   const modes: Mode[] = ["appendFile", "always", "never"];
   const rows: string[] = [];
@@ -74,7 +81,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       // Interleaved, so drift on a shared machine hits every mode alike.
       for (const mode of modes) {
-        rates.get(mode)?.push(await runCase(mode, workload.writers, workload.perWriter, join(dataRoot, String(run++))));
+        rates.get(mode)?.push(await runCase(mode, workload.writers, workload.perWriter, workload.shared, join(dataRoot, String(run++))));
       }
     }
     const baseline = median(rates.get("appendFile") ?? []);

@@ -62,7 +62,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
       closed ??= (async () => {
         await whenReady().catch(() => {});
         await Promise.all(agents.map((agent) => agent.controller.drain(config.drainTimeoutMs)));
-        for (const listener of [...closeListeners]) listener();
+        for (const listener of closeListeners) listener();
         await Promise.all(agents.map((agent) => agent.storage.close()));
       })();
       return closed;

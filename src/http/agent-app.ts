@@ -36,7 +36,7 @@ export function createAgentApp(agent: AgentRuntime, routes: readonly RouteDefini
     const params = decodeParams(request.params);
     const auth =
       route.auth === "agent"
-        ? await authenticate(agent.policies, request, { ...(ip === undefined ? {} : { ip }) })
+        ? await authenticate(agent.policies, request, ip === undefined ? {} : { ip })
         : { authenticator: "none", principalId: "anonymous", principalType: "anonymous" as const };
     const wide = (host.dev && isLoopbackAddress(ip)) || auth.authenticator === "allowAll";
     return route.handler({ request, url: new URL(request.url), params, agent, auth, ip, wide, host });

@@ -141,9 +141,9 @@ export class EventLog {
 
   #publish(sessionId: string, first: number, lines: string[], events: SessionEvent[]): void {
     const listeners = this.#listeners.get(sessionId);
-    if (listeners) for (const listener of [...listeners]) listener(first, lines);
+    if (listeners) for (const listener of listeners) listener(first, lines);
     if (this.#global.size > 0) {
-      for (const event of events) for (const listener of [...this.#global]) listener(event);
+      for (const event of events) for (const listener of this.#global) listener(event);
     }
   }
 }
