@@ -86,10 +86,12 @@ async function requests(target: string, connections: number, seconds: number, wa
   );
   await sleep(warmup * 1000);
   measuring = true;
+  mark("start");
   const cpuStart = process.cpuUsage();
   const start = performance.now();
   await sleep(seconds * 1000);
   measuring = false;
+  mark("stop");
   const elapsed = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpuStart);
   stopping = true;
@@ -177,10 +179,12 @@ async function turns(base: string, clients: number, seconds: number, warmup: num
   const workers = Array.from({ length: clients }, worker);
   await sleep(warmup * 1000);
   measuring = true;
+  mark("start");
   const cpuStart = process.cpuUsage();
   const start = performance.now();
   await sleep(seconds * 1000);
   stopping = true;
+  mark("stop");
   const elapsed = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpuStart);
   await Promise.all(workers);
@@ -282,6 +286,11 @@ function download(target: string) {
       request.on("error", reject);
     },
   );
+}
+
+/** Tells the parent (see `runClient`) that the measured window starts or stops. */
+function mark(name: "start" | "stop"): void {
+  process.stderr.write(`mark:${name}\n`);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -34,14 +34,26 @@ export async function serveLoopback(
   return { url: `http://127.0.0.1:${address.port}`, close: () => server.close(true) };
 }
 
-/** Runs `bench/_load.ts <args>` in a child process and parses the JSON it prints. */
-export function runClient<T>(args: readonly (string | number)[]): Promise<T> {
+/**
+ * Runs `bench/_load.ts <args>` in a child process and parses the JSON it prints. The client
+ * writes `mark:start` / `mark:stop` lines on stderr around its measured window; `onMark` gets
+ * them as they happen, so the server side can sample its own counters over the same window.
+ */
+export function runClient<T>(args: readonly (string | number)[], onMark?: (mark: string) => void): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLIENT_SCRIPT, ...args.map(String)], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      for (let end = stderr.indexOf("\n"); end !== -1; end = stderr.indexOf("\n")) {
+        const line = stderr.slice(0, end);
+        stderr = stderr.slice(end + 1);
+        if (line.startsWith("mark:")) onMark?.(line.slice("mark:".length));
+        else process.stderr.write(`${line}\n`);
+      }
+    });
     child.on("error", reject);
     child.on("close", (code) => {
       if (code !== 0) reject(new Error(`bench client exited with ${code}: ${stderr.trim()}`));

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { appendFile, mkdir, rm } from "node:fs/promises";
+import { appendFile, mkdir, open, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createFsStorage } from "../drivers/fs/index.ts";
@@ -29,7 +29,7 @@ function eventLine(index: number): string {
   });
 }
 
-type Mode = "appendFile" | "always" | "never";
+type Mode = "appendFile" | "floor" | "always" | "never";
 
 /**
  * `writers` concurrent writers, each doing `perWriter` sequential awaited appends, each to its own
@@ -37,7 +37,13 @@ type Mode = "appendFile" | "always" | "never";
  */
 async function runCase(mode: Mode, writers: number, perWriter: number, shared: boolean, dir: string): Promise<number> {
   await mkdir(dir, { recursive: true });
-  const driver = mode === "appendFile" ? undefined : createFsStorage({ root: dir, fsync: mode });
+  const driver = mode === "always" || mode === "never" ? createFsStorage({ root: dir, fsync: mode }) : undefined;
+  const handles = new Map<string, FileHandle>();
+  if (mode === "floor") {
+    for (let writer = 0; writer < (shared ? 1 : writers); writer++) {
+      handles.set(join(dir, `s${writer}.ndjson`), await open(join(dir, `s${writer}.ndjson`), "a"));
+    }
+  }
   const start = performance.now();
   await Promise.all(
     Array.from({ length: writers }, async (_, writer) => {
@@ -46,7 +52,8 @@ async function runCase(mode: Mode, writers: number, perWriter: number, shared: b
       for (let i = 0; i < perWriter; i++) {
         const line = eventLine(i);
         if (driver) await driver.append(log, [line]);
-        else await appendFile(path, `${line}\n`);
+        else if (mode === "appendFile") await appendFile(path, `${line}\n`);
+        else await durableWrite(handles.get(path), `${line}\n`);
       }
     }),
   );
@@ -60,9 +67,24 @@ async function runCase(mode: Mode, writers: number, perWriter: number, shared: b
     }
     await driver.close();
   }
+  for (const handle of handles.values()) await handle.close();
   await rm(dir, { recursive: true, force: true });
   return (writers * perWriter) / seconds;
 }
+
+/** The durable floor: one write and one fdatasync per line on a descriptor kept open. */
+async function durableWrite(handle: FileHandle | undefined, text: string): Promise<void> {
+  if (!handle) throw new Error("no handle");
+  await handle.write(text);
+  await handle.datasync();
+}
+
+const LABELS: Record<Mode, string> = {
+  appendFile: "raw `fs.promises.appendFile` (baseline)",
+  floor: "raw `write` + `fdatasync` per line, fd kept open",
+  always: 'fs driver, fsync "always"',
+  never: 'fs driver, fsync "never"',
+};
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
@@ -73,7 +95,7 @@ async function main(): Promise<void> {
     // Not a baseline comparison of interest in itself: shows group commit at work.
     { name: `${WRITERS} concurrent writers, 1 log`, writers: WRITERS, perWriter: Math.ceil(TOTAL / WRITERS), shared: true },
   ];
-  const modes: Mode[] = ["appendFile", "always", "never"];
+  const modes: Mode[] = ["appendFile", "floor", "always", "never"];
   const rows: string[] = [];
   let run = 0;
   for (const workload of workloads) {
@@ -87,7 +109,7 @@ async function main(): Promise<void> {
     const baseline = median(rates.get("appendFile") ?? []);
     for (const mode of modes) {
       const rate = median(rates.get(mode) ?? []);
-      const label = mode === "appendFile" ? "raw `fs.promises.appendFile`" : `fs driver, fsync "${mode}"`;
+      const label = LABELS[mode];
       rows.push(`| ${workload.name} | ${label} | ${Math.round(rate).toLocaleString("en-US")} | ${(rate / baseline).toFixed(2)} |`);
     }
   }

@@ -8,10 +8,13 @@
  *   npx node bench/turns.ts [--seconds=4] [--rounds=3] [--clients=1,50]
  *
  * Each measurement gets a fresh host, server and (fs) temp root. The two drivers alternate
- * round by round at each concurrency.
+ * round by round at each concurrency. For reading the fs numbers it also prints the storage calls
+ * one turn makes and what one `fdatasync` and one durable record write cost on this disk.
  * @module
  */
 import { serveNode } from "../adapters/node.ts";
+import { open } from "node:fs/promises";
+import { join } from "node:path";
 import { createFsStorage } from "../drivers/fs/index.ts";
 import { createHost } from "../src/index.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
@@ -38,6 +41,7 @@ const drivers = ["memory", "fs (fsync always)"] as const;
 type Driver = (typeof drivers)[number];
 
 console.log(`turns: ${seconds} s per round, ${rounds} rounds per cell; ${machineLine()}`);
+await describeDisk();
 const rows: string[][] = [];
 for (const clients of clientCounts) {
   const results = await alternate(
@@ -80,4 +84,72 @@ async function measure(driver: Driver, clients: number): Promise<TurnsResult> {
     await host.close();
     await dir?.cleanup();
   }
+}
+
+/** Storage calls per turn (fs driver, in-process) and the disk's sync costs, for context. */
+async function describeDisk(): Promise<void> {
+  const dir = await tempDir("turns-probe");
+  try {
+    const counts = new Map<string, number>();
+    const storage = counting(createFsStorage({ root: join(dir.path, "state"), fsync: "always" }), counts);
+    const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage }] });
+    const sample = 20;
+    for (let i = 0; i < sample; i++) await inProcessTurn(host);
+    await host.close();
+    const perTurn = [...counts].filter(([name]) => name !== "close").map(([name, n]) => `${name} ${fmt(n / sample)}`);
+    console.log(`  storage calls per turn (fs, ${sample} turns): ${perTurn.join(", ")}`);
+
+    const file = await open(join(dir.path, "probe.log"), "a");
+    const syncs: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      await file.write(`${"x".repeat(200)}\n`);
+      const begin = performance.now();
+      await file.datasync();
+      syncs.push(performance.now() - begin);
+    }
+    await file.close();
+    const records = createFsStorage({ root: join(dir.path, "records"), fsync: "always" });
+    const sets: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const begin = performance.now();
+      await records.set(`probe/r${i % 3}`, JSON.stringify({ i, pad: "x".repeat(300) }));
+      sets.push(performance.now() - begin);
+    }
+    await records.close();
+    console.log(`  this disk: fdatasync median ${fmt(median(syncs))} ms; durable record write (fs set) median ${fmt(median(sets))} ms`);
+  } finally {
+    await dir.cleanup();
+  }
+}
+
+async function inProcessTurn(host: ReturnType<typeof createHost>): Promise<void> {
+  const created = await host.request("/bench/v1/session", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message: "hi" }),
+  });
+  const { sessionId } = (await created.json()) as { sessionId: string };
+  const stream = await host.request(`/bench/v1/session/${sessionId}/stream`);
+  const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes('"type":"session.waiting"')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("turns: stream ended before session.waiting");
+    text += value;
+  }
+  await reader.cancel();
+}
+
+/** Counts calls per method name. */
+function counting(storage: StorageDriver, counts: Map<string, number>): StorageDriver {
+  return new Proxy(storage, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        counts.set(String(property), (counts.get(String(property)) ?? 0) + 1);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
 }

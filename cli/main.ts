@@ -48,7 +48,7 @@ export async function main(options: MainOptions): Promise<number> {
       const message = rawOption(argv, "message");
       if (message === undefined) throw new UsageError("run needs --message <text>");
       const args = {
-        ...hostOptions(dir, flags, argv),
+        ...hostOptions(dir, argv),
         message,
         slug: rawOption(argv, "slug"),
         timeoutMs: flags.timeoutMs === undefined ? undefined : positiveInteger(flags.timeoutMs, "--timeout-ms"),
@@ -109,7 +109,7 @@ function withHostOptions<T extends CommandLike>(command: T): T {
   return command;
 }
 
-function hostOptions(dir: unknown, flags: Flags, argv: string[]): StartHostOptions {
+function hostOptions(dir: unknown, argv: string[]): StartHostOptions {
   const mode = rawOption(argv, "mode") ?? "multi";
   if (mode !== "multi" && mode !== "single") throw new UsageError(`--mode must be multi or single (got "${mode}")`);
   return {
@@ -128,7 +128,7 @@ function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): 
   }
   if (flags.bearerToken !== undefined && !bearerToken) throw new UsageError("--bearer-token needs a value");
   return {
-    ...hostOptions(dir, flags, argv),
+    ...hostOptions(dir, argv),
     dev: dev || flags.dev === true,
     port: flags.port === undefined ? undefined : port(flags.port),
     host: rawOption(argv, "host") ?? "127.0.0.1",

@@ -29,10 +29,12 @@ export interface FsStorageOptions {
   /**
    * Durability policy for log appends and record writes.
    *
-   * - `"always"`: an `append` resolves only after its bytes are written and `fdatasync`ed, so an
+   * - `"always"`: an `append` resolves only after its bytes are on stable storage, so an
    *   acknowledged event survives a power loss. Appends to one log that arrive while a write is
-   *   in flight are group-committed: one `write` and one `fdatasync` for the whole group.
-   *   Records and leases are fsynced before their `rename`, and the directory after it.
+   *   in flight are group-committed: one `write` and one sync for the whole group (the log is
+   *   opened `O_DSYNC`, which is `write` + `fdatasync` in one call; `fdatasync` where the
+   *   platform lacks the flag). Records and leases are fsynced before their `rename`, and the
+   *   directory after it.
    * - `"never"`: an `append` resolves once its bytes are handed to the OS (`write` returned):
    *   they survive a crash of this process but may be lost on power loss or kernel crash.
    *

@@ -5,7 +5,10 @@
  * @module
  */
 
-import type { FileHandle } from "node:fs/promises";
+import { constants } from "node:fs";
+import { mkdir, open, type FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
+import { hasCode, isMissing } from "./_fs.ts";
 
 /** Bytes per read; large enough that syscalls are not the cost, small enough to stay in cache. */
 const CHUNK = 256 * 1024;
@@ -64,6 +67,9 @@ export interface LineRange {
   end: number;
 }
 
+/** A `read`'s range pinned to the file it was taken from. */
+export type LogSnapshot = LineRange & { path: string; ino: number };
+
 /** Yields lines `[from, end)` in batches of at most `INDEX_STRIDE`, scanning from `position`. */
 export async function* readLines(handle: FileHandle, range: LineRange): AsyncGenerator<string[]> {
   const { limit, from, end } = range;
@@ -96,4 +102,64 @@ export async function* readLines(handle: FileHandle, range: LineRange): AsyncGen
     if (start < bytesRead) carry = Buffer.concat(carry ? [carry, view.subarray(start)] : [view.subarray(start)]);
   }
   if (batch.length > 0) yield batch;
+}
+
+/**
+ * Streams a snapshot taken on the log's chain. The file is opened only when iteration starts, so
+ * a read that is never iterated holds no descriptor.
+ */
+export async function* streamSnapshot(snapshot: Promise<LogSnapshot | undefined>): AsyncGenerator<string[]> {
+  const range = await snapshot;
+  if (!range) return;
+  let handle: FileHandle;
+  try {
+    handle = await open(range.path, "r");
+  } catch (error) {
+    if (isMissing(error)) return; // deleted after the snapshot
+    throw error;
+  }
+  try {
+    // Deleted and re-created after the snapshot: the lines it promised are gone.
+    if ((await handle.stat()).ino !== range.ino) return;
+    yield* readLines(handle, range);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `O_DSYNC`, or undefined where the platform has no such flag (Windows). */
+// SAFETY: the typings declare it always present; it is not on every platform.
+export const DSYNC = constants.O_DSYNC as number | undefined;
+
+/** Opens for reading (scans) and appending; without `create`, a missing file gives undefined. */
+export async function openLogFile(path: string, create: boolean, dsync: boolean): Promise<FileHandle | undefined> {
+  const flags = constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT : 0) | (dsync ? (DSYNC ?? 0) : 0);
+  try {
+    return await open(path, flags, 0o644);
+  } catch (error) {
+    if (!create && isMissing(error)) return undefined;
+    if (!(create && hasCode(error, "ENOENT"))) throw error;
+  }
+  // Directories are created lazily, on the first append to a log under them.
+  await mkdir(dirname(path), { recursive: true });
+  return open(path, flags, 0o644);
+}
+
+/** Writes all of `bytes` (a regular file may take fewer per call). */
+export async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
+    written += bytesWritten;
+  }
+}
+
+/** Lines are stored as given, one per `\n`-terminated line, so they cannot contain one. */
+export function assertLines(lines: string[]): void {
+  if (!Array.isArray(lines)) throw new TypeError("[agent-serve] [storage] lines must be an array of strings");
+  for (const line of lines) {
+    if (typeof line !== "string" || line.includes("\n")) {
+      throw new Error("[agent-serve] [storage] a log line must be a string without a newline");
+    }
+  }
 }

@@ -57,6 +57,8 @@ export type AcceptStep = (turnId: string) => Promise<void>;
 export class TurnController {
   readonly #deps: ControllerDeps;
   readonly #live = new Map<string, LiveSession>();
+  /** Admissions and turns not yet settled; `drain` waits for all of them. */
+  readonly #inFlight = new Set<Promise<unknown>>();
   #closing = false;
 
   constructor(deps: ControllerDeps) {
@@ -77,8 +79,12 @@ export class TurnController {
    * Admits `text` into the session under `policy`. `accept` runs once the message is accepted and
    * before the turn starts; if it throws, nothing was admitted.
    */
-  async admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep): Promise<void> {
-    if (this.#closing) throw shuttingDown();
+  admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep): Promise<void> {
+    if (this.#closing) return Promise.reject(shuttingDown());
+    return this.#track(this.#admit(record, text, policy, accept));
+  }
+
+  async #admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep): Promise<void> {
     const sessionId = record.sessionId;
     const live = this.#session(sessionId);
     if (live.admitting) throw busy();
@@ -90,7 +96,8 @@ export class TurnController {
         pending.texts.push(text);
         return;
       }
-      if (live.turn) {
+      // A loop: the interrupted turn may hand over to a drained coalesced turn while settling.
+      while (live.turn) {
         const current = live.turn;
         current.followedBy = true;
         this.#abort(current, "interrupt");
@@ -128,24 +135,38 @@ export class TurnController {
     return true;
   }
 
-  /** Refuses new work, lets turns finish for `timeoutMs`, then interrupts the rest. */
+  /**
+   * Refuses new work, lets turns finish for `timeoutMs`, then interrupts the rest. Waits until
+   * nothing is in flight, including turns started by admissions that were already under way.
+   */
   async drain(timeoutMs: number): Promise<void> {
     this.#closing = true;
-    const settled = (): Promise<unknown> =>
-      Promise.all([...this.#live.values()].map((live) => live.turn?.settled));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), timeoutMs);
-    });
-    const result = await Promise.race([settled(), timedOut]);
-    clearTimeout(timer);
-    if (result === "timeout") {
-      for (const live of this.#live.values()) if (live.turn) this.#abort(live.turn, "shutdown");
-      await settled();
+    const deadline = Date.now() + timeoutMs;
+    while (this.#inFlight.size > 0) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        for (const live of this.#live.values()) if (live.turn) this.#abort(live.turn, "shutdown");
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const tick = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(remaining, 0) + 1);
+      });
+      await Promise.race([Promise.all(this.#inFlight), tick]);
+      clearTimeout(timer);
     }
   }
 
   // --- internals ---
+
+  #track<T>(work: Promise<T>): Promise<T> {
+    const settled = work.then(
+      () => {},
+      () => {},
+    );
+    this.#inFlight.add(settled);
+    void settled.then(() => this.#inFlight.delete(settled));
+    return work;
+  }
 
   #session(sessionId: string): LiveSession {
     let live = this.#live.get(sessionId);
@@ -176,9 +197,11 @@ export class TurnController {
       settled: Promise.resolve(),
     };
     live.turn = turn;
-    turn.settled = this.#run(record, live, turn, text).catch((error: unknown) => {
-      this.#deps.logger.error(`turn ${turnId} of ${record.sessionId} crashed`, error);
-    });
+    turn.settled = this.#track(
+      this.#run(record, live, turn, text).catch((error: unknown) => {
+        this.#deps.logger.error(`turn ${turnId} of ${record.sessionId} crashed`, error);
+      }),
+    );
   }
 
   async #run(record: SessionRecord, live: LiveSession, turn: LiveTurn, text: string): Promise<void> {
@@ -228,16 +251,18 @@ export class TurnController {
       const message = outcome.status === "failed" ? outcome.message : ABORT_MESSAGES[reason ?? "interrupt"];
       await this.#emit(sessionId, { type: "turn.failed", turnId: turn.turnId, data: { message } });
     }
-    live.turn = undefined;
     const current = await this.#deps.store.update(sessionId, (r) => {
       r.turnCount += 1;
     });
+    // From here to starting the next turn nothing awaits, so no admission can slip in between.
+    live.turn = undefined;
     const pending = live.coalesced;
+    live.coalesced = undefined;
     if (pending && !this.#closing) {
-      live.coalesced = undefined;
-      this.#start(current ?? record, live, pending.turnId, pending.texts.join("\n"));
+      this.#start(record, live, pending.turnId, pending.texts.join("\n"));
       return;
     }
+    if (pending) await this.#closeCoalesced(sessionId, pending, "shutdown");
     if (turn.followedBy) return;
     if (record.mode === "task") {
       const failed = outcome.status !== "completed";
@@ -263,10 +288,10 @@ export class TurnController {
     await this.#deps.store.clearActive(sessionId);
   }
 
-  async #closeCoalesced(sessionId: string, pending: { turnId: string; texts: string[] }): Promise<void> {
+  async #closeCoalesced(sessionId: string, pending: { turnId: string; texts: string[] }, kind: AbortKind = "interrupt"): Promise<void> {
     // The messages were accepted: keep them in the model's history even though no turn runs them.
     await this.#deps.conversation.append(sessionId, [{ role: "user", content: pending.texts.join("\n") }]);
-    await this.#emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES.interrupt } });
+    await this.#emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES[kind] } });
   }
 }
 
