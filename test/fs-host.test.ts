@@ -1,0 +1,76 @@
+/** The host over the fs driver: data lives on disk, survives restarts, and can be removed by hand. */
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createFsStorage } from "../drivers/fs/index.ts";
+import { createHost } from "../src/host.ts";
+import type { AgentHost } from "../src/types.ts";
+import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
+
+const base = "/hello";
+let root: string;
+
+const open = (): AgentHost =>
+  createHost({ agents: [{ slug: "hello", project: project(), storage: createFsStorage({ root }) }], logger: quietLogger, drainTimeoutMs: 50 });
+const asTarget = (host: AgentHost): HostUnderTest => ({ kind: "in-process", host, fetch: (path, init) => host.request(path, init) });
+
+async function chat(host: AgentHost, message: string): Promise<{ sessionId: string; continuationToken: string }> {
+  const created = (await (await host.request(`${base}/v1/session`, postJson({ message }))).json()) as { sessionId: string; continuationToken: string };
+  await eventually(async () => ((await allEvents(asTarget(host), base, created.sessionId)).some((e) => e.type === "session.waiting") ? true : undefined));
+  return created;
+}
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "agent-serve-fs-host-"));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("host on the fs driver", () => {
+  it("keeps sessions, streams and tokens across a clean restart", async () => {
+    const first = open();
+    const session = await chat(first, "remember me");
+    const before = await allEvents(asTarget(first), base, session.sessionId);
+    await first.close();
+
+    const second = open();
+    try {
+      expect(await allEvents(asTarget(second), base, session.sessionId)).toEqual(before);
+      const follow = await second.request(`${base}/v1/session/${session.sessionId}`, postJson({ continuationToken: session.continuationToken, message: "again" }));
+      expect(follow.status).toBe(200);
+      const after = await eventually(async () => {
+        const events = await allEvents(asTarget(second), base, session.sessionId);
+        return events.filter((e) => e.type === "session.waiting").length === 2 ? events : undefined;
+      });
+      expect(after.map((e) => e.index)).toEqual(after.map((_, i) => i));
+      expect(after.slice(0, before.length)).toEqual(before);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("stores one directory per session; removing it removes the session", async () => {
+    const host = open();
+    try {
+      const keep = await chat(host, "keep");
+      const drop = await chat(host, "drop");
+      expect((await readdir(join(root, "sessions", drop.sessionId))).sort()).toEqual(["conversation.ndjson", "events.ndjson", "record.json"]);
+      await rm(join(root, "sessions", drop.sessionId), { recursive: true });
+
+      const list = (await (await host.request(`${base}/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string }> };
+      expect(list.sessions.map((s) => s.sessionId)).toEqual([keep.sessionId]);
+      for (const [path, init] of [
+        [`/v1/session/${drop.sessionId}/events`, undefined],
+        [`/v1/session/${drop.sessionId}/stream`, undefined],
+        [`/v1/session/${drop.sessionId}`, postJson({ continuationToken: drop.continuationToken, message: "x" })],
+      ] as const) {
+        const response = await host.request(`${base}${path}`, init);
+        expect(response.status, path).toBe(404);
+      }
+    } finally {
+      await host.close();
+    }
+  });
+});
