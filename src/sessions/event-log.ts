@@ -22,6 +22,9 @@ interface Writer {
   flushing: boolean;
 }
 
+/** Writers (each caching a log length) kept for recently written sessions. */
+const MAX_CACHED_WRITERS = 10_000;
+
 export const eventLogName = (sessionId: string): string => `sessions/${sessionId}/events`;
 
 export class EventLog {
@@ -83,18 +86,23 @@ export class EventLog {
     return () => this.#global.delete(listener);
   }
 
-  /** Forgets cached writer state, e.g. after the session's stored data was removed. */
-  forget(sessionId: string): void {
-    const writer = this.#writers.get(sessionId);
-    if (writer && !writer.flushing && !writer.pending) this.#writers.delete(sessionId);
-  }
-
   // --- internals ---
 
   #writer(sessionId: string): Writer {
     let writer = this.#writers.get(sessionId);
-    if (!writer) this.#writers.set(sessionId, (writer = { nextIndex: undefined, pending: undefined, flushing: false }));
+    if (writer) return writer;
+    writer = { nextIndex: undefined, pending: undefined, flushing: false };
+    this.#writers.set(sessionId, writer);
+    if (this.#writers.size > MAX_CACHED_WRITERS) this.#evictIdleWriters();
     return writer;
+  }
+
+  /** Drops the oldest idle writers; a dropped writer only costs one length read when reused. */
+  #evictIdleWriters(): void {
+    for (const [sessionId, writer] of this.#writers) {
+      if (this.#writers.size <= MAX_CACHED_WRITERS * 0.9) break;
+      if (!writer.flushing && !writer.pending) this.#writers.delete(sessionId);
+    }
   }
 
   async #flush(sessionId: string, writer: Writer): Promise<void> {
