@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
 
 export const BIN = fileURLToPath(new URL("../bin/agent-serve.mjs", import.meta.url));
 export const REPO = fileURLToPath(new URL("..", import.meta.url));
@@ -96,4 +97,16 @@ export async function startServe(
   const proc = spawnCli(["serve", ...args], env, node);
   const match = await waitForOutput(proc, /agent-serve listening on (http:\/\/\S+)/);
   return { ...proc, url: match[1] ?? "" };
+}
+
+/** A list to push spawned processes into; each test's leftovers are killed after it. */
+export function killAfterEach(): CliProcess[] {
+  const running: CliProcess[] = [];
+  afterEach(async () => {
+    for (const proc of running.splice(0)) {
+      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill("SIGKILL");
+      await proc.exited;
+    }
+  });
+  return running;
 }

@@ -104,14 +104,20 @@ describe("admission: coalesce", () => {
   });
 });
 
+/** A host whose agent runs at most one turn at a time. */
+function cappedHost() {
+  const host = createHost({
+    agents: [{ slug: "hello", project: project({ agent: { concurrency: { maxRunningTurns: 1 } } }), storage: createMemoryStorage() }],
+    logger: quietLogger,
+    drainTimeoutMs: 50,
+  });
+  const target: HostUnderTest = { kind: "in-process", host, fetch: (path, init) => host.request(path, init) };
+  return { host, target };
+}
+
 describe("admission: maxRunningTurns", () => {
   it("queues turns FIFO past the cap with turn.queued positions and queued in the list", async () => {
-    const host = createHost({
-      agents: [{ slug: "hello", project: project({ agent: { concurrency: { maxRunningTurns: 1 } } }), storage: createMemoryStorage() }],
-      logger: quietLogger,
-      drainTimeoutMs: 50,
-    });
-    const target: HostUnderTest = { kind: "in-process", host, fetch: (path, init) => host.request(path, init) };
+    const { host, target } = cappedHost();
     try {
       const a = await create(target, "/sleep 300\na");
       const b = await create(target, "/sleep 50\nb");
@@ -138,12 +144,7 @@ describe("admission: maxRunningTurns", () => {
   });
 
   it("a preempted queued turn leaves the queue with turn interrupted", async () => {
-    const host = createHost({
-      agents: [{ slug: "hello", project: project({ agent: { concurrency: { maxRunningTurns: 1 } } }), storage: createMemoryStorage() }],
-      logger: quietLogger,
-      drainTimeoutMs: 50,
-    });
-    const target: HostUnderTest = { kind: "in-process", host, fetch: (path, init) => host.request(path, init) };
+    const { host, target } = cappedHost();
     try {
       const a = await create(target, "/sleep 300\na");
       const b = await create(target, "b1");

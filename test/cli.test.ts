@@ -2,10 +2,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import { main } from "../cli/main.ts";
 import { stateRootFor } from "../cli/start-host.ts";
-import { cliEnv, finished, REPO, runCli, spawnCli, startServe } from "./_cli.ts";
+import { cliEnv, finished, killAfterEach, REPO, runCli, spawnCli, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-cli-"));
@@ -14,13 +14,7 @@ let n = 0;
 const stateRoot = (): string => join(scratch, `state-${++n}`);
 const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
 
-const running: CliProcess[] = [];
-afterEach(async () => {
-  for (const proc of running.splice(0)) {
-    if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill("SIGKILL");
-    await proc.exited;
-  }
-});
+const running: CliProcess[] = killAfterEach();
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function writeProject(dir: string, files: Record<string, string>): string {

@@ -5,21 +5,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, expect, test } from "vitest";
-import { cliEnv, finished, startServe } from "./_cli.ts";
+import { afterAll, expect, test } from "vitest";
+import { cliEnv, finished, killAfterEach, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
 import { eventually, readEvents } from "./_harness.ts";
 import type { TestEvent } from "./_harness.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-crash-"));
 const env = cliEnv(join(scratch, "config"));
-const running: CliProcess[] = [];
-afterEach(async () => {
-  for (const proc of running.splice(0)) {
-    if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill("SIGKILL");
-    await proc.exited;
-  }
-});
+const running: CliProcess[] = killAfterEach();
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 interface SessionRow {
