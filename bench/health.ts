@@ -4,8 +4,10 @@
  *
  *   npx node bench/health.ts [--connections=32] [--seconds=4] [--rounds=5]
  *
- * Target: host >= 0.85 of bare (multi mode, where the host router answers `/v1/health`). Single
- * mode, where the route goes through the agent's itty router, is measured for context.
+ * Target: host >= 0.85 of bare (multi mode, where the host router answers `/v1/health`). For
+ * context: single mode, where the route goes through the agent's itty router, and a second bare
+ * handler that does the minimum any router does per request (an async handler that parses
+ * `request.url` and serializes its JSON answer) instead of returning a constant synchronously.
  *
  * Two ratios are reported, each the median of per-round ratios (the subjects of one round run back
  * to back, so a round's ratio is less exposed to the load of a shared machine than its rates):
@@ -48,7 +50,7 @@ const connections = option("connections", 32);
 const seconds = option("seconds", 4);
 const rounds = option("rounds", 5);
 
-const subjects = ["bare srvx", "host (multi)", "host (single)"] as const;
+const subjects = ["bare srvx", "bare srvx + URL/JSON", "host (multi)", "host (single)"] as const;
 type Subject = (typeof subjects)[number];
 
 const hosts: AgentHost[] = [];
@@ -67,6 +69,12 @@ const servers: Record<Subject, LoopbackServer> = {
   "bare srvx": await serveLoopback(() => {
     served++;
     return new Response(bareBody, { headers: bareHeaders });
+  }),
+  "bare srvx + URL/JSON": await serveLoopback(async (request) => {
+    served++;
+    const { pathname } = new URL(request.url);
+    if (pathname !== "/v1/health") return new Response(null, { status: 404 });
+    return new Response(JSON.stringify({ ok: true, agents: 1 }), { headers: bareHeaders });
   }),
   "host (multi)": await bindHost(newHost("multi")),
   "host (single)": await bindHost(newHost("single")),
@@ -127,6 +135,8 @@ printTable(
 );
 const rateRatio = median(rateRatios("host (multi)"));
 const cpuRatio = median(cpuRatios("host (multi)"));
+const routed = median(results["host (multi)"].map((r, round) => r.rps / results["bare srvx + URL/JSON"][round]!.rps));
+console.log(`host (multi) / (bare srvx + URL/JSON): req/s ratio ${routed.toFixed(3)}`);
 const met = [rateRatio, cpuRatio].filter((value) => value >= 0.85).length;
 console.log(
   `host (multi) / bare: req/s ratio ${rateRatio.toFixed(3)}, CPU-per-request ratio ${cpuRatio.toFixed(3)}; target >= 0.85 ${met === 2 ? "met by both" : met === 1 ? "met by one of the two" : "MISSED by both"}`,

@@ -3,7 +3,7 @@
  * the fs driver, over real loopback HTTP, reading every byte. The baseline serves the very same
  * NDJSON file with a bare srvx handler streaming it from disk, in the same run.
  *
- *   npx node bench/replay.ts [--events=100000] [--rounds=5]
+ *   npx node bench/replay.ts [--events=100000] [--rounds=7]
  *
  * The session is written straight through the fs driver (no turns run): event lines shaped as
  * the host writes them, with contiguous indexes from 0, plus its `sessions/<id>/record`. Every
@@ -39,7 +39,7 @@ interface Download {
 }
 
 const total = option("events", 100_000);
-const rounds = option("rounds", 5);
+const rounds = option("rounds", 7);
 const sessionId = "ses_benchReplay000000001";
 const dir = await tempDir("replay");
 

@@ -5,6 +5,7 @@
 import type { AuthPolicy } from "./http/auth-types.ts";
 import type { LanguageModelPort, ModelResolver } from "./model/types.ts";
 import type { ProjectDefinition } from "./project/types.ts";
+import type { RuntimePort } from "./runtime/types.ts";
 import type { SendOptions, SendResult } from "./sessions/session-service.ts";
 import type { StorageDriver } from "./storage/types.ts";
 
@@ -15,6 +16,8 @@ export interface AgentMount {
   project: ProjectDefinition;
   /** Where this agent's sessions and streams live. @default an in-memory driver */
   storage?: StorageDriver;
+  /** Workspaces and script execution for tools. @default none: tools get no workspace directory */
+  runtime?: RuntimePort;
 }
 
 export interface HostLogger {

@@ -3,6 +3,9 @@
  * filesystem; adapters load a project directory into a `ProjectDefinition` (DESIGN.md §2).
  * @module
  */
+import type { ArtifactsDefinition } from "../artifacts/types.ts";
+import type { HookDefinition } from "../hooks/types.ts";
+import type { ToolDefinition } from "../tools/types.ts";
 
 export interface ModelParam {
   id: string;
@@ -62,4 +65,10 @@ export interface ProjectDefinition {
   instructions: string;
   /** Problems found while loading; `serve` refuses to start when any has severity `error`. */
   diagnostics: Diagnostic[];
+  /** `bot/tools/<name>.ts`: the file name is the model-facing tool name. */
+  tools?: Record<string, ToolDefinition>;
+  /** `bot/hooks/**\/<name>.ts`: the path below `hooks/` without extension is the hook name. */
+  hooks?: Record<string, HookDefinition>;
+  /** `bot/artifacts.ts`. */
+  artifacts?: ArtifactsDefinition;
 }

@@ -1,0 +1,61 @@
+/**
+ * Server tools (SPEC "Server tool"): typed actions the model calls, also callable over HTTP.
+ * @module
+ */
+import type { StandardSchema } from "../_validate.ts";
+import type { ArtifactsFacade } from "../artifacts/types.ts";
+import type { AuthContext } from "../http/auth-types.ts";
+import type { SendOptions, SendResult, SessionSummary } from "../sessions/session-service.ts";
+
+/** A JSON Schema object, passed to the model as is and never validated (SPEC). */
+export type JsonSchemaObject = Record<string, unknown>;
+
+export interface ToolDefinition<Input = unknown> {
+  /** Written for the model. */
+  description: string;
+  /** A Standard Schema validator (validated and transformed before execution) or plain JSON Schema. */
+  inputSchema?: StandardSchema<Input> | JsonSchemaObject;
+  /** `server` runs in-process on the host; `agent` runs `script` where the agent runs. @default "server" */
+  execution?: "server" | "agent";
+  /** Shell script of an agent tool: JSON arguments on stdin, the result on stdout. */
+  script?: string;
+  /** Park the call for human approval (local runtime only). @default false */
+  needsApproval?: boolean | ((input: Input) => boolean | Promise<boolean>);
+  /** The tool body of a server tool. */
+  execute?: (input: Input, context: ToolContext) => unknown;
+}
+
+/** The read-only view of the session a tool runs in. */
+export interface ToolSessionView {
+  id: string;
+  channel: string;
+  mode: "chat" | "task";
+  auth: AuthContext;
+  purpose?: string;
+}
+
+export interface ToolContext {
+  /** Matches the `actions.requested` / `action.result` events; `tool_<name>_<id>` for direct calls. */
+  toolCallId: string;
+  /** Undefined for a direct call without `sessionId`. */
+  session: ToolSessionView | undefined;
+  /** The session workspace, or the ephemeral scratch directory of a session-less direct call. */
+  workspaceDir: string | undefined;
+  stateRoot: string | undefined;
+  /** Host services that exist so far. */
+  host: Record<string, unknown>;
+  /** Starts or continues a session through a channel of this agent. */
+  send(channelId: string, message: string, options?: SendOptions): Promise<SendResult>;
+  /** A session of this agent, or null. */
+  getSession(channelId: string, sessionId: string): Promise<SessionSummary | null>;
+  /** Bound to the current session (fills sessionId and turnId). */
+  artifacts: ArtifactsFacade;
+  /** Aborted when the turn is stopped or preempted. */
+  signal: AbortSignal;
+}
+
+/** `{content, isError?}`: the envelope form of a tool result. */
+export interface ToolResultEnvelope {
+  content: Array<Record<string, unknown>>;
+  isError?: boolean;
+}
