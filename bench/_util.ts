@@ -56,8 +56,12 @@ export function runClient<T>(args: readonly (string | number)[], onMark?: (mark:
     });
     child.on("error", reject);
     child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`bench client exited with ${code}: ${stderr.trim()}`));
-      else resolve(JSON.parse(stdout) as T);
+      if (code !== 0) return reject(new Error(`bench client exited with ${code}: ${stderr.trim()}`));
+      try {
+        resolve(JSON.parse(stdout) as T);
+      } catch {
+        reject(new Error(`bench client printed no JSON result: ${stdout.slice(0, 200)}`));
+      }
     });
   });
 }

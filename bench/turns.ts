@@ -36,6 +36,7 @@ const rounds = option("rounds", 3);
 const clientCounts = (process.argv.find((arg) => arg.startsWith("--clients="))?.slice("--clients=".length) ?? "1,50")
   .split(",")
   .map(Number);
+if (clientCounts.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error("turns: --clients must list positive integers, e.g. 1,50");
 
 const drivers = ["memory", "fs (fsync always)"] as const;
 type Driver = (typeof drivers)[number];

@@ -8,6 +8,7 @@ import { createFsStorage } from "../drivers/fs/index.ts";
 import { resolveCredentials } from "../loader/credentials.ts";
 import type { CredentialProvider } from "../loader/credentials.ts";
 import { discoverProjects } from "../loader/discover.ts";
+import { createLocalRuntime } from "../loader/runtime.ts";
 import type { DiscoveredProject } from "../loader/discover.ts";
 import { createHost } from "../src/host.ts";
 import type { Diagnostic } from "../src/project/types.ts";
@@ -57,11 +58,10 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     io.stderr.write(`agent-serve: not starting: ${errors} error${errors === 1 ? "" : "s"} in the project\n`);
     return undefined;
   }
-  const agents: AgentMount[] = discovery.projects.map(({ slug, dir, project }) => ({
-    slug,
-    project,
-    storage: createFsStorage({ root: stateRootFor({ mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd: io.cwd }) }),
-  }));
+  const agents: AgentMount[] = discovery.projects.map(({ slug, dir, project }) => {
+    const root = stateRootFor({ mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd: io.cwd });
+    return { slug, project, storage: createFsStorage({ root }), runtime: createLocalRuntime({ stateRoot: root }) };
+  });
   const credentials = resolveCredentials({
     apiKey: options.apiKey,
     provider: apiKeyProvider(discovery.projects),

@@ -19,3 +19,27 @@ export function waitForStop(signal?: AbortSignal): Promise<string> {
     process.on("SIGTERM", onSignal);
   });
 }
+
+/**
+ * An AbortSignal that aborts on `signal` (when given) or else on the first SIGINT or SIGTERM;
+ * `dispose` removes the process handlers again.
+ */
+export function stopSignal(signal?: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  if (signal) {
+    const onAbort = (): void => controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    return { signal: controller.signal, dispose: () => signal.removeEventListener("abort", onAbort) };
+  }
+  const onSignal = (name: NodeJS.Signals): void => controller.abort(new Error(name));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}

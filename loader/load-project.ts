@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import type { AgentConfig, Diagnostic, ProjectDefinition } from "../src/project/types.ts";
 import { importProjectModule } from "./import-module.ts";
+import { loadDefinitions } from "./load-definitions.ts";
 import { validateAgentConfig } from "./validate-config.ts";
 
 /** `bot/` is the layout's root; `agent/` is the legacy name, still accepted. */
@@ -43,6 +44,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
   const agent = rootName === undefined ? {} : await loadAgentConfig(root, rootName, diagnostics);
   diagnostics.push(...validateAgentConfig(agent, `${rootName ?? "bot"}/agent.ts`));
   const instructions = await loadInstructions(botDir, rootName ?? "bot", agent, diagnostics);
+  const definitions = rootName === undefined ? {} : await loadDefinitions(root, rootName, diagnostics);
   return {
     name: stringOr(agent.name) ?? pkg.name ?? basename(root),
     description: stringOr(agent.description) ?? pkg.description,
@@ -50,6 +52,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
     agent,
     instructions,
     diagnostics,
+    ...definitions,
   };
 }
 

@@ -7,6 +7,9 @@ const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url
 const expected: Record<string, string[]> = {
   ".": ["HTTPError", "createHost", "defineAgent", "prompt"],
   "./testing": ["createScriptedModel"],
+  "./tools": ["defineTool"],
+  "./hooks": ["defineHook"],
+  "./artifacts": ["defineArtifacts"],
   "./channels": ["allowAll", "bearerAuth", "localDev", "localDevStrict", "loopbackOnly"],
   "./storage": ["LogConflictError", "assertKey", "assertPrefix", "createMemoryStorage"],
   "./storage/fs": ["createFsStorage"],

@@ -187,6 +187,17 @@ export class SessionService {
     return record;
   }
 
+  /** The summary of a session, or null when it does not exist (host code, tool contexts). */
+  async find(sessionId: string): Promise<SessionSummary | null> {
+    const record = await this.#store.get(sessionId);
+    return record ? this.#summary(record) : null;
+  }
+
+  /** The record of a session the principal owns (actions such as session-bound tool calls). */
+  owned(sessionId: string, auth: AuthContext): Promise<SessionRecord> {
+    return this.#owned(sessionId, auth);
+  }
+
   async list(viewer: Viewer): Promise<SessionSummary[]> {
     const records = await this.#store.list();
     return records

@@ -114,6 +114,23 @@ export class TurnController {
     }
   }
 
+  /**
+   * Runs `work` with the session held busy: it serializes with model turns, so it is refused with
+   * 409 session_busy while a turn is running or pending, and follow-ups are refused while it runs.
+   */
+  runExclusive<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    if (this.#closing) return Promise.reject(shuttingDown());
+    const live = this.#session(sessionId);
+    if (live.turn || live.admitting || live.coalesced) return Promise.reject(busy());
+    live.admitting = true;
+    return this.#track(
+      work().finally(() => {
+        live.admitting = false;
+        this.#forgetIfIdle(sessionId, live);
+      }),
+    );
+  }
+
   /** Interrupts the in-flight turn (and drops pending coalesced messages into the history). */
   async stop(sessionId: string): Promise<boolean> {
     const live = this.#live.get(sessionId);
@@ -216,14 +233,15 @@ export class TurnController {
         r.status = "running";
       });
       await this.#emit(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} });
+      const emit = (draft: EventDraft): Promise<unknown> => this.#emit(sessionId, draft);
       outcome = await runTurn({
-        ...this.#deps.runner.prepare(record),
+        ...this.#deps.runner.prepare(record, { turnId: turn.turnId, emit, signal }),
         sessionId,
         turnId: turn.turnId,
         userText: text,
         conversation: this.#deps.conversation,
         signal,
-        emit: (draft) => this.#emit(sessionId, draft),
+        emit,
       });
     } catch (error) {
       outcome = signal.aborted ? { status: "interrupted" } : { status: "failed", message: describe(error) };

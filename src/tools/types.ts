@@ -20,10 +20,16 @@ export interface ToolDefinition<Input = unknown> {
   /** Shell script of an agent tool: JSON arguments on stdin, the result on stdout. */
   script?: string;
   /** Park the call for human approval (local runtime only). @default false */
-  needsApproval?: boolean | ((input: Input) => boolean | Promise<boolean>);
+  needsApproval?: boolean | Bivariant<[input: Input], boolean | Promise<boolean>>;
   /** The tool body of a server tool. */
-  execute?: (input: Input, context: ToolContext) => unknown;
+  execute?(input: Input, context: ToolContext): unknown;
 }
+
+/**
+ * A function type checked like a method (bivariantly in its parameters), so a tool typed by its
+ * schema stays assignable to `ToolDefinition` in `Record<string, ToolDefinition>`.
+ */
+type Bivariant<Args extends unknown[], Result> = { bivariant(...args: Args): Result }["bivariant"];
 
 /** The read-only view of the session a tool runs in. */
 export interface ToolSessionView {

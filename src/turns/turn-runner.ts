@@ -4,6 +4,13 @@ import type { TurnInput } from "./run-turn.ts";
 /** What an agent contributes to each of its turns: model, instructions, tools. */
 export type TurnSetup = Pick<TurnInput, "system" | "params" | "model" | "tools" | "maxSteps">;
 
+/** The turn a setup is prepared for (tools need its id, its event sink and its signal). */
+export interface TurnHandle {
+  turnId: string;
+  emit: TurnInput["emit"];
+  signal: AbortSignal;
+}
+
 export interface TurnRunner {
-  prepare(record: SessionRecord): TurnSetup;
+  prepare(record: SessionRecord, turn: TurnHandle): TurnSetup;
 }

@@ -1,4 +1,7 @@
 import type { RouteDefinition } from "../route.ts";
+import { listApprovals, resolveApproval } from "./approvals.ts";
+import { artifactContent, listArtifacts } from "./artifacts.ts";
+import { callTool } from "./tools.ts";
 import { agentHealth, sessionCost } from "./meta.ts";
 import { createSession, followUp, listSessions, stopSession } from "./sessions.ts";
 import { sessionEvents, streamSession } from "./streams.ts";
@@ -12,5 +15,10 @@ export const agentRoutes: readonly RouteDefinition[] = [
   sessionEvents,
   sessionCost,
   stopSession,
+  listApprovals,
+  resolveApproval,
   followUp,
+  callTool,
+  listArtifacts,
+  artifactContent,
 ];

@@ -1,0 +1,46 @@
+/**
+ * Reading a session's recorded events (`/events`, one shot) and following its live stream
+ * (`/stream?startIndex=N`), as parsed envelopes or raw lines.
+ * @module
+ */
+import { sessionPath } from "./api-client.ts";
+import type { ApiClient } from "./api-client.ts";
+
+/** The event envelope (DESIGN.md §4): `{type, index, sessionId, turnId?, at, data}`. */
+export interface CliEvent {
+  type: string;
+  index: number;
+  sessionId: string;
+  turnId?: string;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/** Every recorded event of a session. */
+export async function readEvents(client: ApiClient, sessionId: string): Promise<CliEvent[]> {
+  const events: CliEvent[] = [];
+  for await (const line of client.lines(sessionPath(sessionId, "/events"))) events.push(parseEvent(line));
+  return events;
+}
+
+/** The live stream from `startIndex`: replays, then follows until `signal` aborts or the server ends it. */
+export async function* followEvents(client: ApiClient, sessionId: string, startIndex: number, signal: AbortSignal): AsyncGenerator<CliEvent> {
+  for await (const line of followLines(client, sessionId, startIndex, signal)) yield parseEvent(line);
+}
+
+/** Like {@link followEvents}, as the raw NDJSON lines. */
+export function followLines(client: ApiClient, sessionId: string, startIndex: number, signal: AbortSignal): AsyncGenerator<string> {
+  return client.lines(sessionPath(sessionId, `/stream?startIndex=${startIndex}`), signal);
+}
+
+export function parseEvent(line: string): CliEvent {
+  const value: unknown = JSON.parse(line);
+  // SAFETY: the host writes event envelopes only; `data` is defaulted for robustness.
+  const event = value as CliEvent;
+  return { ...event, data: event.data ?? {} };
+}
+
+/** The event that ends a turn's activity: the session is idle (or over) again. */
+export function isSettled(event: CliEvent): boolean {
+  return event.type === "session.waiting" || event.type === "session.completed" || event.type === "session.failed";
+}

@@ -1,0 +1,155 @@
+/**
+ * Loads the definition files of a project: `tools/<name>.ts`, `hooks/**\/<name>.ts` and
+ * `artifacts.ts` below the definition root. Import failures and invalid definitions become
+ * diagnostics with the file; only valid definitions reach the `ProjectDefinition`.
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { TAG_ARTIFACT_TOOL, validateArtifactsDefinition } from "../src/artifacts/tag-tool.ts";
+import type { ArtifactsDefinition } from "../src/artifacts/types.ts";
+import type { HookDefinition } from "../src/hooks/types.ts";
+import type { Diagnostic } from "../src/project/types.ts";
+import type { ToolDefinition } from "../src/tools/types.ts";
+import { validateHooks, validateTools } from "../src/tools/validate-tools.ts";
+import { importProjectModule } from "./import-module.ts";
+
+const EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
+
+export interface Definitions {
+  tools?: Record<string, ToolDefinition>;
+  hooks?: Record<string, HookDefinition>;
+  artifacts?: ArtifactsDefinition;
+}
+
+/**
+ * Loads the definitions under `<root>/<rootName>/`. Diagnostics are pushed onto `diagnostics`
+ * with project-relative files.
+ */
+export async function loadDefinitions(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<Definitions> {
+  const definitions: Definitions = {};
+  const tools = await loadFolder(root, `${rootName}/tools`, false, "tool", diagnostics);
+  if (tools) definitions.tools = keepValid(tools, validateTools(tools.defs, { files: tools.files }), diagnostics) as Record<string, ToolDefinition>;
+  const hooks = await loadFolder(root, `${rootName}/hooks`, true, "hook", diagnostics);
+  if (hooks) definitions.hooks = keepValid(hooks, validateHooks(hooks.defs, { files: hooks.files }), diagnostics) as Record<string, HookDefinition>;
+  const artifacts = await loadArtifacts(root, rootName, diagnostics);
+  if (artifacts) definitions.artifacts = artifacts;
+  const shadowing = definitions.tools?.[TAG_ARTIFACT_TOOL];
+  if (shadowing && artifacts?.agentTool === true) {
+    diagnostics.push({
+      severity: "warning",
+      code: "tool_shadows_builtin",
+      message: `tool ${TAG_ARTIFACT_TOOL} replaces the built-in ${TAG_ARTIFACT_TOOL} of artifacts agentTool; the authored tool wins`,
+      file: tools?.files[TAG_ARTIFACT_TOOL],
+    });
+  }
+  return definitions;
+}
+
+// --- internals ---
+
+interface Loaded {
+  /** Name to default export, as imported (not yet validated). */
+  defs: Record<string, unknown>;
+  /** Name to project-relative file. */
+  files: Record<string, string>;
+}
+
+/** Imports every definition file of a folder; `undefined` when the folder does not exist. */
+async function loadFolder(
+  root: string,
+  folder: string,
+  nested: boolean,
+  what: "tool" | "hook",
+  diagnostics: Diagnostic[],
+): Promise<Loaded | undefined> {
+  if (!existsSync(join(root, folder))) return undefined;
+  const loaded: Loaded = { defs: Object.create(null) as Record<string, unknown>, files: Object.create(null) as Record<string, string> };
+  let relatives: string[];
+  try {
+    relatives = await definitionFiles(join(root, folder), nested);
+  } catch (error) {
+    diagnostics.push({ severity: "error", code: `${what}s_unreadable`, message: `cannot read ${folder}/: ${messageOf(error)}`, file: `${folder}/` });
+    return loaded;
+  }
+  for (const relative of relatives) {
+    const file = `${folder}/${relative}`;
+    const name = stripExtension(relative);
+    const previous = loaded.files[name];
+    if (previous !== undefined) {
+      diagnostics.push({ severity: "error", code: `duplicate_${what}`, message: `${what} ${name} is defined twice: ${previous} and ${file}`, file });
+      continue;
+    }
+    loaded.files[name] = file;
+    try {
+      loaded.defs[name] = (await importProjectModule(join(root, file))).default;
+    } catch (error) {
+      diagnostics.push({ severity: "error", code: `${what}_import_failed`, message: `cannot load ${file}: ${messageOf(error)}`, file });
+    }
+  }
+  return loaded;
+}
+
+/** The definitions without an error diagnostic; every diagnostic is passed on. */
+function keepValid(loaded: Loaded, found: Diagnostic[], diagnostics: Diagnostic[]): Record<string, unknown> {
+  diagnostics.push(...found);
+  const broken = new Set(found.filter((d) => d.severity === "error").map((d) => d.file));
+  const valid: Record<string, unknown> = {};
+  for (const [name, def] of Object.entries(loaded.defs)) {
+    if (!broken.has(loaded.files[name])) valid[name] = def;
+  }
+  return valid;
+}
+
+async function loadArtifacts(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<ArtifactsDefinition | undefined> {
+  const fileName = EXTENSIONS.map((ext) => `artifacts${ext}`).find((name) => existsSync(join(root, rootName, name)));
+  if (fileName === undefined) return undefined;
+  const file = `${rootName}/${fileName}`;
+  let def: unknown;
+  try {
+    def = (await importProjectModule(join(root, file))).default;
+  } catch (error) {
+    diagnostics.push({ severity: "error", code: "artifacts_import_failed", message: `cannot load ${file}: ${messageOf(error)}`, file });
+    return undefined;
+  }
+  if (typeof def !== "object" || def === null || Array.isArray(def)) {
+    diagnostics.push({ severity: "error", code: "invalid_artifacts", message: `${file} must export default defineArtifacts({...}) (an object)`, file });
+    return undefined;
+  }
+  const definition = def as ArtifactsDefinition; // SAFETY: an object; its fields are checked next
+  const found = validateArtifactsDefinition(definition, file);
+  diagnostics.push(...found);
+  return found.some((d) => d.severity === "error") ? undefined : definition;
+}
+
+/**
+ * Definition files below `dir` (relative, `/`-separated, sorted). Names starting with `_` or `.`,
+ * declaration files and colocated tests are helpers, not definitions.
+ */
+async function definitionFiles(dir: string, nested: boolean, prefix = ""): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name.startsWith("_") || entry.name.startsWith(".") || entry.name === "node_modules") continue;
+    if (entry.isDirectory()) {
+      if (nested) files.push(...(await definitionFiles(join(dir, entry.name), true, `${prefix}${entry.name}/`)));
+    } else if (isDefinitionFile(entry.name)) {
+      files.push(`${prefix}${entry.name}`);
+    }
+  }
+  return files;
+}
+
+function isDefinitionFile(name: string): boolean {
+  if (!EXTENSIONS.some((ext) => name.endsWith(ext))) return false;
+  return !/\.d\.m?ts$/.test(name) && !/\.(test|spec)\.m?[jt]s$/.test(name);
+}
+
+function stripExtension(file: string): string {
+  return file.replace(/\.m?[jt]s$/, "");
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,65 @@
+/**
+ * Runs hooks after each event is recorded, for every session of the agent. A hook's handlers run
+ * in event order; a throwing handler is logged and skipped, and never affects the turn.
+ * @module
+ */
+import type { ArtifactsFacade } from "../artifacts/types.ts";
+import type { SessionEvent } from "../sessions/events.ts";
+import type { SessionRecord } from "../sessions/session-store.ts";
+import { sessionView } from "../turns/tool-context.ts";
+import type { HostLogger } from "../types.ts";
+import type { HookDefinition, HookHandler } from "./types.ts";
+
+export interface HookDispatchDeps {
+  hooks: Record<string, HookDefinition>;
+  /** Reads the record of the event's session (cached here, since events come in bursts). */
+  record(sessionId: string): Promise<SessionRecord | undefined>;
+  artifacts(bound: { sessionId: string; turnId?: string }): ArtifactsFacade;
+  logger: HostLogger;
+}
+
+const RECORD_CACHE = 256;
+
+/** Returns the event listener to register on the event log, or undefined with no hooks. */
+export function createHookDispatcher(deps: HookDispatchDeps): ((event: SessionEvent) => void) | undefined {
+  const hooks = Object.entries(deps.hooks);
+  if (hooks.length === 0) return undefined;
+  const queues = new Map<string, Promise<void>>();
+  const records = new Map<string, Promise<SessionRecord | undefined>>();
+
+  const recordOf = (sessionId: string): Promise<SessionRecord | undefined> => {
+    let record = records.get(sessionId);
+    if (!record) {
+      record = deps.record(sessionId);
+      records.set(sessionId, record);
+      if (records.size > RECORD_CACHE) records.delete(records.keys().next().value as string);
+    }
+    return record;
+  };
+
+  return (event) => {
+    for (const [name, hook] of hooks) {
+      const handler: HookHandler | undefined = hook.events[event.type] ?? hook.events["*"];
+      if (typeof handler !== "function") continue;
+      const previous = queues.get(name) ?? Promise.resolve();
+      const next = previous.then(() => run(name, handler, event));
+      queues.set(name, next);
+    }
+  };
+
+  async function run(name: string, handler: HookHandler, event: SessionEvent): Promise<void> {
+    try {
+      const record = await recordOf(event.sessionId);
+      if (!record) return;
+      await handler(Object.freeze({ ...event, data: Object.freeze({ ...event.data }) }), {
+        session: sessionView(record),
+        channel: { id: record.channel },
+        host: {},
+        artifacts: deps.artifacts({ sessionId: event.sessionId, ...(event.turnId ? { turnId: event.turnId } : {}) }),
+        logger: deps.logger,
+      });
+    } catch (error) {
+      deps.logger.error(`hook ${name} failed on ${event.type} of ${event.sessionId}; skipped`, error);
+    }
+  }
+}

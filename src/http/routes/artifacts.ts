@@ -1,0 +1,94 @@
+/**
+ * Artifact routes (SPEC "Artifact routes"): the list, newest-updated first, and the payload as an
+ * attachment. A caller sees the artifacts of the sessions they may read (the rules of
+ * `/v1/sessions`); anything else answers as if it did not exist.
+ */
+import * as v from "valibot";
+import { validate } from "../../_validate.ts";
+import { safeFilename } from "../../artifacts/content.ts";
+import { isArtifactId } from "../../artifacts/store.ts";
+import type { ArtifactRecord } from "../../artifacts/types.ts";
+import { HTTPError, notFound } from "../../errors.ts";
+import { json } from "../responses.ts";
+import { type RouteContext, defineRoute } from "../route.ts";
+import { viewer } from "./sessions.ts";
+
+const listQuery = v.object({
+  kind: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
+  sessionId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
+  limit: v.optional(v.pipe(v.string(), v.regex(/^[1-9]\d{0,8}$/, "limit must be a positive integer"), v.transform(Number))),
+});
+
+export const listArtifacts = defineRoute({
+  method: "GET",
+  path: "/v1/artifacts",
+  auth: "agent",
+  summary: "Artifacts of the sessions the caller may read, newest-updated first",
+  async handler(context) {
+    const query = await validate(Object.fromEntries(context.url.searchParams), listQuery, "query");
+    const candidates = await context.agent.artifacts.list({
+      ...(query.kind === undefined ? {} : { kind: query.kind }),
+      ...(query.sessionId === undefined ? {} : { sessionId: query.sessionId }),
+    });
+    // The limit applies to what the caller may see, so ownership is checked before counting.
+    const limit = query.limit ?? Number.POSITIVE_INFINITY;
+    const readable = readableSessions(context);
+    const artifacts: ArtifactRecord[] = [];
+    for (const record of candidates) {
+      if (artifacts.length >= limit) break;
+      if (await readable(record.sessionId)) artifacts.push(record);
+    }
+    return json({ artifacts });
+  },
+});
+
+export const artifactContent = defineRoute({
+  method: "GET",
+  path: "/v1/artifacts/:id/content",
+  auth: "agent",
+  summary: "An artifact's payload, as an attachment",
+  async handler(context) {
+    const id = context.params["id"] ?? "";
+    const record = isArtifactId(id) ? await context.agent.artifacts.get(id) : undefined;
+    if (!record || !(await readableSessions(context)(record.sessionId))) throw artifactNotFound();
+    const content = await context.agent.artifacts.content(id);
+    if (!content) throw artifactNotFound("the artifact has no content");
+    return new Response(content.body, {
+      headers: {
+        "content-type": content.contentType,
+        // Never inline (SPEC): payloads are whatever host code or the model wrote.
+        "content-disposition": `attachment; filename="${safeFilename(record.key, record.id)}"`,
+        "x-content-type-options": "nosniff",
+        "content-security-policy": "default-src 'none'; sandbox",
+        "cache-control": "private, no-store",
+      },
+    });
+  },
+});
+
+// --- internals ---
+
+const artifactNotFound = (message = "no such artifact"): HTTPError => notFound("artifact_not_found", message);
+
+/**
+ * Whether the caller may read a session, remembered for one request. Wide callers read every
+ * session; others only their own, and a removed session is readable by nobody but them.
+ */
+function readableSessions(context: RouteContext): (sessionId: string) => Promise<boolean> {
+  if (context.wide) return async () => true;
+  const known = new Map<string, Promise<boolean>>();
+  return (sessionId) => {
+    let answer = known.get(sessionId);
+    if (!answer) {
+      answer = context.agent.sessions.readable(sessionId, viewer(context)).then(
+        () => true,
+        (error: unknown) => {
+          if (HTTPError.isError(error) && (error.status === 403 || error.status === 404)) return false;
+          throw error;
+        },
+      );
+      known.set(sessionId, answer);
+    }
+    return answer;
+  };
+}

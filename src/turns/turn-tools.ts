@@ -1,0 +1,110 @@
+/**
+ * The tools of one model turn: the agent's server and agent tools, `tag_artifact`, and the
+ * approval gate (SPEC "Approval": a parked call keeps the turn running until a human decides).
+ * @module
+ */
+import type { ApprovalRegistry } from "../approvals/registry.ts";
+import type { ModelToolSpec } from "../model/types.ts";
+import type { RuntimePort } from "../runtime/types.ts";
+import type { EventDraft } from "../sessions/events.ts";
+import type { SessionRecord } from "../sessions/session-store.ts";
+import { runAgentTool, runServerTool } from "../tools/run-tool.ts";
+import { toolInputJsonSchema, validateToolInput } from "../tools/schema.ts";
+import type { ToolDefinition } from "../tools/types.ts";
+import { type ToolContextServices, createToolContext } from "./tool-context.ts";
+import type { ToolCall, ToolExecutor, ToolOutcome } from "./tool-executor.ts";
+
+/** An extra model-facing tool that is not an authored definition (e.g. `tag_artifact`). */
+export interface BuiltinTool {
+  spec: ModelToolSpec;
+  execute(input: unknown, scope: { sessionId: string; turnId: string }): Promise<ToolOutcome>;
+}
+
+export interface TurnToolsOptions {
+  tools: Record<string, ToolDefinition>;
+  builtins: BuiltinTool[];
+  approvals: ApprovalRegistry;
+  services: ToolContextServices;
+  runtime: RuntimePort | undefined;
+  /** Longest an agent tool script may run. */
+  scriptTimeoutMs: number;
+  now: () => number;
+}
+
+/** The model-facing specs, computed once per agent: authored tools win over built-ins of the same name. */
+export function toolSpecs(options: Pick<TurnToolsOptions, "tools" | "builtins">): ModelToolSpec[] {
+  const authored = Object.entries(options.tools).map(([name, def]) => ({
+    name,
+    description: def.description,
+    inputSchema: toolInputJsonSchema(def),
+  }));
+  const names = new Set(authored.map((spec) => spec.name));
+  return [...authored, ...options.builtins.map((tool) => tool.spec).filter((spec) => !names.has(spec.name))];
+}
+
+export function createTurnTools(
+  options: TurnToolsOptions,
+  specs: ModelToolSpec[],
+  turn: { record: SessionRecord; turnId: string; emit: (draft: EventDraft) => Promise<unknown> },
+): ToolExecutor {
+  const { sessionId } = turn.record;
+  let workspace: Promise<string> | undefined;
+  const workspaceDir = (): Promise<string | undefined> =>
+    options.runtime ? (workspace ??= options.runtime.sessionWorkspace(sessionId)) : Promise.resolve(undefined);
+
+  return {
+    specs,
+    async execute(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+      const def = options.tools[call.toolName];
+      if (!def) {
+        const builtin = options.builtins.find((tool) => tool.spec.name === call.toolName);
+        if (builtin) return builtin.execute(call.input, { sessionId, turnId: turn.turnId });
+        return { output: `unknown tool: ${call.toolName}`, isError: true };
+      }
+      let input: unknown;
+      try {
+        input = await validateToolInput(def, call.input);
+      } catch (error) {
+        return { output: error instanceof Error ? error.message : String(error), isError: true };
+      }
+      const cwd = await workspaceDir();
+      if (def.execution === "agent") {
+        if (!options.runtime || cwd === undefined) return { output: "agent tools need a local runtime to run scripts", isError: true };
+        const outcome = await runAgentTool(def, input, options.runtime, { cwd, signal, timeoutMs: options.scriptTimeoutMs });
+        return { output: outcome.result, isError: outcome.isError };
+      }
+      if (await needsApproval(def, input)) {
+        const decision = await park(call, input, signal);
+        if (decision === "deny") return { output: "denied", isError: true };
+      }
+      const context = createToolContext(options.services, {
+        toolCallId: call.toolCallId,
+        record: turn.record,
+        turnId: turn.turnId,
+        workspaceDir: cwd,
+        signal,
+      });
+      const outcome = await runServerTool(def, input, context);
+      return { output: outcome.result, isError: outcome.isError };
+    },
+  };
+
+  async function park(call: ToolCall, input: unknown, signal: AbortSignal): Promise<"approve" | "deny"> {
+    const view = {
+      callId: call.toolCallId,
+      toolName: call.toolName,
+      input,
+      turnId: turn.turnId,
+      requestedAt: new Date(options.now()).toISOString(),
+    };
+    await turn.emit({ type: "action.approval_requested", turnId: turn.turnId, data: { callId: view.callId, toolName: view.toolName, input } });
+    const decision = await options.approvals.park(sessionId, view, signal);
+    await turn.emit({ type: "action.approval_resolved", turnId: turn.turnId, data: { callId: view.callId, decision } });
+    return decision;
+  }
+}
+
+async function needsApproval(def: ToolDefinition, input: unknown): Promise<boolean> {
+  const gate = def.needsApproval;
+  return typeof gate === "function" ? Boolean(await gate(input)) : gate === true;
+}
