@@ -47,7 +47,6 @@ export async function chatCommand(args: ChatArgs, io: CliIo): Promise<number> {
     return EXIT_OK;
   } finally {
     reader.close();
-    await chat.stopRunningTurn();
     await target.close();
   }
 }
@@ -115,7 +114,7 @@ class Chat {
   }
 
   async stopRunningTurn(): Promise<void> {
-    if (!this.#turn || this.sessionId === undefined) return;
+    if (this.sessionId === undefined) return;
     try {
       await this.#client.postJson(sessionPath(this.sessionId, "/stop"), {});
     } catch {
@@ -155,6 +154,7 @@ class Chat {
       agentLabel: this.#target.agent.slug,
       beforeWrite: () => this.#progress.stop(),
     });
+    let settled = false;
     try {
       for await (const event of followEvents(this.#client, sessionId, this.#nextIndex, turn.signal)) {
         this.#nextIndex = event.index + 1;
@@ -165,7 +165,10 @@ class Chat {
           continue;
         }
         renderer.render(event);
-        if (isSettled(event)) return;
+        if (isSettled(event)) {
+          settled = true;
+          return;
+        }
       }
       throw new CommandError("the event stream ended before the turn finished");
     } finally {
@@ -173,6 +176,8 @@ class Chat {
       renderer.endLine();
       this.#turn = undefined;
       turn.abort();
+      // Leaving early (an error): do not leave the turn running behind us.
+      if (!settled) await this.stopRunningTurn();
     }
   }
 
@@ -180,7 +185,7 @@ class Chat {
     const { callId, toolName, input } = event.data;
     const question = `${this.#style.yellow("?")} ${String(toolName)} ${brief(input, 160)} — approve? [y/N] `;
     // On a pipe there is no prompt: say what is asked before reading the answer.
-    if (this.#io.stdin?.isTTY !== true || this.#io.stdout.isTTY !== true) this.#io.stdout.write(`${question}\n`);
+    if (!this.#reader.terminal) this.#io.stdout.write(`${question}\n`);
     const answer = await this.#reader.next(question);
     const decision = /^y(es)?$/i.test(answer?.trim() ?? "") ? "approve" : "deny";
     if (answer === undefined) this.#io.stdout.write(this.#style.dim("(no answer: denying)\n"));

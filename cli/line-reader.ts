@@ -7,6 +7,8 @@ import { createInterface } from "node:readline";
 import type { CliIo } from "./io.ts";
 
 export interface LineReader {
+  /** Whether input and output are a terminal (prompts are drawn, input is edited and echoed). */
+  readonly terminal: boolean;
   /** The next line, or undefined once input has ended (Ctrl-D, end of a pipe, `close()`). */
   next(prompt: string): Promise<string | undefined>;
   /** Called on Ctrl-C at a terminal (instead of the default of killing the process). */
@@ -39,6 +41,7 @@ export function createLineReader(io: CliIo): LineReader {
     resolve?.(undefined);
   });
   return {
+    terminal,
     next(prompt) {
       if (queued.length > 0) return Promise.resolve(queued.shift());
       if (closed) return Promise.resolve(undefined);

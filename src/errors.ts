@@ -6,6 +6,7 @@
  * nothing.
  * @module
  */
+import { json } from "./http/responses.ts";
 
 export interface HTTPErrorInit {
   status: number;
@@ -54,18 +55,10 @@ export interface ErrorLogger {
 /** Renders any thrown value as the spec's `{ok: false, error, message?}` envelope. */
 export function toErrorResponse(error: unknown, logger?: ErrorLogger): Response {
   if (HTTPError.isError(error)) {
-    const body = { ...error.data, ok: false, error: error.code, message: error.message };
-    return new Response(JSON.stringify(body), {
-      status: error.status,
-      headers: { "content-type": "application/json; charset=utf-8", ...error.headers },
-    });
+    return json({ ...error.data, ok: false, error: error.code, message: error.message }, error.status, error.headers);
   }
   logger?.error("[agent-serve] unhandled error", error);
-  const body = { ok: false, error: "internal_error", message: "internal error" };
-  return new Response(JSON.stringify(body), {
-    status: 500,
-    headers: { "content-type": "application/json; charset=utf-8" },
-  });
+  return json({ ok: false, error: "internal_error", message: "internal error" }, 500);
 }
 
 /** An internal (non-HTTP) error with the component named, as in `[agent-serve] [fs] ...`. */

@@ -40,14 +40,18 @@ export function createHost(options: AgentHostOptions): AgentHost {
   const handle = createHostHandler(agents, services, { mode: config.mode, playground: true });
 
   let ready: Promise<void> | undefined;
+  let isReady = false;
   let closed: Promise<void> | undefined;
   const whenReady = (): Promise<void> =>
-    (ready ??= Promise.all(agents.map((agent) => agent.recover())).then(() => undefined));
+    (ready ??= Promise.all(agents.map((agent) => agent.recover())).then(() => {
+      isReady = true;
+    }));
 
   const host: AgentHost = {
     async fetch(request: Request, context?: RequestContext): Promise<Response> {
       try {
-        await whenReady();
+        // Skipping the await once ready saves a promise hop on every request.
+        if (!isReady) await whenReady();
         return await handle(request, context?.ip ?? peerAddress(request));
       } catch (error) {
         return toErrorResponse(error, logger);

@@ -17,7 +17,11 @@ const asTarget = (host: AgentHost): HostUnderTest => ({ kind: "in-process", host
 
 async function chat(host: AgentHost, message: string): Promise<{ sessionId: string; continuationToken: string }> {
   const created = (await (await host.request(`${base}/v1/session`, postJson({ message }))).json()) as { sessionId: string; continuationToken: string };
-  await eventually(async () => ((await allEvents(asTarget(host), base, created.sessionId)).some((e) => e.type === "session.waiting") ? true : undefined));
+  // Idle in the listing: the record writes that follow session.waiting have landed too.
+  await eventually(async () => {
+    const { sessions } = (await (await host.request(`${base}/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; status: string }> };
+    return sessions.find((s) => s.sessionId === created.sessionId)?.status === "idle" ? true : undefined;
+  });
   return created;
 }
 

@@ -1,9 +1,13 @@
 /** JSON and NDJSON response helpers: one content type decision each. */
+import { FastResponse } from "srvx";
+
+// srvx's FastResponse is the standard Response on every runtime except Node, where srvx writes its
+// string body straight to the socket instead of through a web stream (about twice as fast).
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
+  return new FastResponse(JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
 }
 
 export const NDJSON_HEADERS: Record<string, string> = {
@@ -13,5 +17,5 @@ export const NDJSON_HEADERS: Record<string, string> = {
 };
 
 export function html(body: string, status = 200): Response {
-  return new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8" } });
+  return new FastResponse(body, { status, headers: { "content-type": "text/html; charset=utf-8" } });
 }
