@@ -15,6 +15,7 @@
  * the CPU disturb far less. At saturation the server is CPU-bound, so both estimate the same thing.
  * @module
  */
+import { FastResponse } from "srvx";
 import { serveNode } from "../adapters/node.ts";
 import { createHost } from "../src/index.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
@@ -62,19 +63,20 @@ const newHost = (mode: "multi" | "single"): AgentHost => {
 
 // Requests answered by whichever server is under load; every subject pays the same increment.
 let served = 0;
-// The bare handler answers exactly the bytes and headers of the host's multi-mode health route.
+// The bare handler answers exactly the bytes and headers of the host's multi-mode health route,
+// with the same srvx FastResponse the host uses, so the comparison is of routing and host work only.
 const bareBody = JSON.stringify({ ok: true, agents: 1 });
 const bareHeaders = { "content-type": "application/json; charset=utf-8" };
 const servers: Record<Subject, LoopbackServer> = {
   "bare srvx": await serveLoopback(() => {
     served++;
-    return new Response(bareBody, { headers: bareHeaders });
+    return new FastResponse(bareBody, { headers: bareHeaders });
   }),
   "bare srvx + URL/JSON": await serveLoopback(async (request) => {
     served++;
     const { pathname } = new URL(request.url);
-    if (pathname !== "/v1/health") return new Response(null, { status: 404 });
-    return new Response(JSON.stringify({ ok: true, agents: 1 }), { headers: bareHeaders });
+    if (pathname !== "/v1/health") return new FastResponse(null, { status: 404 });
+    return new FastResponse(JSON.stringify({ ok: true, agents: 1 }), { headers: bareHeaders });
   }),
   "host (multi)": await bindHost(newHost("multi")),
   "host (single)": await bindHost(newHost("single")),

@@ -6,7 +6,7 @@
 import type { AgentRuntime } from "../agent-runtime.ts";
 import { notFound } from "../errors.ts";
 import { type AgentApp, createAgentApp } from "./agent-app.ts";
-import { html, json } from "./responses.ts";
+import { html, json, rawJson } from "./responses.ts";
 import type { HostServices } from "./route.ts";
 import { agentRoutes } from "./routes/index.ts";
 
@@ -25,10 +25,11 @@ export function createHostHandler(
   }
 
   const apps = new Map<string, AgentApp>(agents.map((agent) => [agent.slug, createAgentApp(agent, agentRoutes, services)]));
+  const health = JSON.stringify({ ok: true, agents: agents.length });
   return async (request, ip) => {
-    const { pathname } = new URL(request.url);
+    const pathname = pathnameOf(request.url);
     if (request.method === "GET" || request.method === "HEAD") {
-      if (pathname === "/v1/health") return json({ ok: true, agents: agents.length });
+      if (pathname === "/v1/health") return rawJson(health);
       if (options.playground && pathname === "/v1/agents") return json({ agents: agents.map((agent) => describe(agent, request)) });
       if (options.playground && pathname === "/") return html(indexPage(agents));
     }
@@ -41,6 +42,21 @@ export function createHostHandler(
 }
 
 // --- internals ---
+
+/**
+ * The path of an absolute URL without a full URL parse: this runs on every request. Percent
+ * escapes stay encoded, so a slug can only match as written.
+ */
+function pathnameOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  let end = url.length;
+  for (const mark of ["?", "#"]) {
+    const at = url.indexOf(mark, start);
+    if (at !== -1 && at < end) end = at;
+  }
+  return url.slice(start, end);
+}
 
 function describe(agent: AgentRuntime, request: Request) {
   const origin = new URL(request.url).origin;

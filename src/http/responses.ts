@@ -10,6 +10,11 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
   return new FastResponse(JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
 }
 
+/** A JSON response from an already serialized body (bodies computed once, such as health). */
+export function rawJson(body: string): Response {
+  return new FastResponse(body, { headers: JSON_HEADERS });
+}
+
 export const NDJSON_HEADERS: Record<string, string> = {
   "content-type": "application/x-ndjson",
   "cache-control": "no-store",
