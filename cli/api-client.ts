@@ -17,7 +17,8 @@ export class ApiError extends CommandError {
     const fields = isRecord(body) ? body : {};
     const code = typeof fields.error === "string" ? fields.error : undefined;
     const detail = typeof fields.message === "string" ? fields.message : undefined;
-    super(`${what} answered ${status}${code ? ` ${code}` : ""}${detail ? `: ${detail}` : ""}`);
+    const hint = status === 401 ? " (pass --bearer-token <secret>)" : "";
+    super(`${what} answered ${status}${code ? ` ${code}` : ""}${detail ? `: ${detail}` : ""}${hint}`);
     this.status = status;
     this.code = code;
     this.body = body;
@@ -93,6 +94,11 @@ export function createApiClient(baseUrl: string, bearerToken?: string): ApiClien
       }
     },
   };
+}
+
+/** `session_not_found` as the plain "no session" failure a person reads; other errors unchanged. */
+export function explainSessionError(error: unknown, sessionId: string): unknown {
+  return error instanceof ApiError && error.code === "session_not_found" ? new CommandError(`no session ${sessionId} here`) : error;
 }
 
 /** `/v1/session/<id>` with the id escaped. */

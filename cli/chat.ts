@@ -36,12 +36,13 @@ export async function chatCommand(args: ChatArgs, io: CliIo): Promise<number> {
   const chat = new Chat(target, io, style, reader, progress);
   reader.onInterrupt(() => chat.interrupt());
   try {
-    io.stdout.write(`${style.bold(`chat with ${target.agent.name}`)} ${style.dim(`(${target.client.baseUrl})`)}\n`);
+    const where = target.kind === "local" ? `local server at ${target.client.baseUrl}` : target.client.baseUrl;
+    io.stdout.write(`${style.bold(`chat with ${target.agent.name}`)} ${style.dim(`(${where})`)}\n`);
     if (args.resume !== undefined) await chat.resume(args.resume);
     else io.stdout.write(style.dim("the session starts with your first message; /exit or Ctrl-D quits\n"));
     await chat.loop();
     if (chat.sessionId !== undefined) {
-      const where = target.kind === "remote" ? ` --url ${target.client.baseUrl}` : "";
+      const where = target.kind === "remote" ? ` --url ${target.client.baseUrl}` : localFlags(args);
       io.stdout.write(style.dim(`resume with: agent-serve resume ${chat.sessionId}${where}\n`));
     }
     return EXIT_OK;
@@ -53,11 +54,30 @@ export async function chatCommand(args: ChatArgs, io: CliIo): Promise<number> {
 
 // --- internals ---
 
+/** The flags that reach the same local sessions again. */
+function localFlags(args: ChatArgs): string {
+  const flags = [
+    args.dir === undefined ? "" : ` --dir ${quote(args.dir)}`,
+    args.slug === undefined ? "" : ` --slug ${quote(args.slug)}`,
+    args.mode === "single" ? " --mode single" : "",
+    args.stateRoot === undefined ? "" : ` --state-root ${quote(args.stateRoot)}`,
+  ];
+  return flags.join("");
+}
+
+function quote(value: string): string {
+  return /^[\w./@:=-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+}
+
 class Chat {
   sessionId: string | undefined;
   #token: string | undefined;
   #nextIndex = 0;
   #turn: AbortController | undefined;
+  /** From sending a message until the session is idle again. */
+  #busy = false;
+  /** Ctrl-C came before the stream was followed: stop as soon as there is a turn to stop. */
+  #stopRequested = false;
   readonly #client: ApiClient;
   readonly #target: Target;
   readonly #io: CliIo;
@@ -88,32 +108,56 @@ class Chat {
       else if (event.type === "message.completed" && event.data.text) out.write(this.#style.dim(`${this.#target.agent.slug}› ${brief(event.data.text, 300)}\n`));
     }
     // A turn still in flight: show the rest of it before the first prompt.
-    if (summary.status === "running" || summary.status === "queued") await this.#follow();
+    if (summary.status === "running" || summary.status === "queued") await this.#whileBusy(() => this.#follow());
   }
 
   async loop(): Promise<void> {
     for (;;) {
       const line = await this.#reader.next(this.#style.green("you› "));
-      if (line === undefined) return;
+      if (line === undefined) {
+        // Ctrl-D leaves the cursor after the prompt.
+        if (this.#reader.terminal) this.#io.stdout.write("\n");
+        return;
+      }
       const message = line.trim();
       if (!message) continue;
       if (message === "/exit" || message === "/quit") return;
-      await this.#send(message);
-      await this.#follow();
+      try {
+        await this.#whileBusy(async () => {
+          await this.#send(message);
+          await this.#follow();
+        });
+      } catch (error) {
+        // One failed exchange (session busy elsewhere, a dropped stream) does not end the chat.
+        if (!(error instanceof CommandError)) throw error;
+        this.#io.stderr.write(`agent-serve: ${error.message}\n`);
+      }
+    }
+  }
+
+  async #whileBusy(work: () => Promise<void>): Promise<void> {
+    this.#busy = true;
+    try {
+      await work();
+    } finally {
+      this.#busy = false;
+      this.#stopRequested = false;
     }
   }
 
   /** Ctrl-C: stops the turn in flight; at the prompt it ends the chat. */
   interrupt(): void {
-    if (this.#turn) {
+    if (this.#busy) {
+      this.#progress.stop();
       this.#io.stdout.write(this.#style.dim("\n(stopping the turn)\n"));
-      void this.stopRunningTurn();
+      if (this.#turn) void this.#stopTurn();
+      else this.#stopRequested = true;
     } else {
       this.#reader.close();
     }
   }
 
-  async stopRunningTurn(): Promise<void> {
+  async #stopTurn(): Promise<void> {
     if (this.sessionId === undefined) return;
     try {
       await this.#client.postJson(sessionPath(this.sessionId, "/stop"), {});
@@ -148,6 +192,7 @@ class Chat {
     if (sessionId === undefined) return;
     const turn = new AbortController();
     this.#turn = turn;
+    if (this.#stopRequested) void this.#stopTurn();
     const spinning = this.#io.stderr.isTTY === true;
     if (spinning) this.#progress.start("waiting for the reply");
     const renderer = createChatRenderer(this.#io.stdout, this.#style, {
@@ -177,7 +222,7 @@ class Chat {
       this.#turn = undefined;
       turn.abort();
       // Leaving early (an error): do not leave the turn running behind us.
-      if (!settled) await this.stopRunningTurn();
+      if (!settled) await this.#stopTurn();
     }
   }
 

@@ -2,8 +2,8 @@
  * `agent-serve cost <sessionId>`: token usage and estimated cost, in total and per turn.
  * @module
  */
-import { ApiError, sessionPath } from "./api-client.ts";
-import { CommandError, EXIT_OK } from "./io.ts";
+import { explainSessionError, sessionPath } from "./api-client.ts";
+import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { createProgress } from "./progress.ts";
 import { createStyle } from "./style.ts";
@@ -38,8 +38,7 @@ export async function costCommand(args: CostArgs, io: CliIo): Promise<number> {
     try {
       report = await client.getJson<CostReport>(sessionPath(args.sessionId, "/cost"));
     } catch (error) {
-      if (error instanceof ApiError && error.code === "session_not_found") throw new CommandError(`no session ${args.sessionId} here`);
-      throw error;
+      throw explainSessionError(error, args.sessionId);
     }
     if (args.json) {
       io.stdout.write(`${JSON.stringify(report)}\n`);

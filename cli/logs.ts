@@ -4,9 +4,9 @@
  * (or until the server ends it, as for a finished task session).
  * @module
  */
-import { ApiError, sessionPath } from "./api-client.ts";
+import { explainSessionError, sessionPath } from "./api-client.ts";
 import { followLines, parseEvent } from "./events.ts";
-import { CommandError, EXIT_OK } from "./io.ts";
+import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { createProgress } from "./progress.ts";
 import { renderEvent } from "./render-event.ts";
@@ -53,8 +53,7 @@ export async function logsCommand(args: LogsArgs, io: CliIo): Promise<number> {
       }
       return EXIT_OK;
     } catch (error) {
-      if (error instanceof ApiError && error.code === "session_not_found") throw new CommandError(`no session ${args.sessionId} here`);
-      throw error;
+      throw explainSessionError(error, args.sessionId);
     }
   });
 }

@@ -1,15 +1,18 @@
 /**
- * The `agent-serve` command line: cac wiring only; each command is a function of (args, io).
+ * The `agent-serve` command line: cac wiring only; each command is a function of (args, io) in
+ * its own file, loaded on use so `version` and `--help` stay fast.
  * @example
  * const code = await main({ argv: ["version"], stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
  * @module
  */
 import { cac } from "cac";
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./io.ts";
+import { hostOptions, nonNegativeInteger, port, positiveInteger, targetArgs, withHostOptions, withTargetOptions } from "./flags.ts";
+import type { Flags } from "./flags.ts";
+import { HelpRequested, helpCommand } from "./help.ts";
+import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { rawOption } from "./raw-option.ts";
 import type { ServeArgs } from "./serve.ts";
-import type { StartHostOptions } from "./start-host.ts";
 import { versionCommand } from "./version.ts";
 
 export interface MainOptions extends CliIo {
@@ -17,7 +20,8 @@ export interface MainOptions extends CliIo {
   argv: string[];
 }
 
-type Flags = Record<string, unknown>;
+/** Commands after which a newer version is announced (on a terminal, at most daily). */
+const UPDATE_NOTICE = new Set(["chat", "resume", "init", "login", "whoami", "version"]);
 
 /** Runs one command line and resolves with the process exit code. */
 export async function main(options: MainOptions): Promise<number> {
@@ -25,6 +29,7 @@ export async function main(options: MainOptions): Promise<number> {
   // A fresh instance per call: cac keeps the matched command between parses.
   const cli = cac("agent-serve");
   let command: (() => Promise<number> | number) | undefined;
+  const json = (flags: Flags): boolean => flags.json === true;
 
   for (const [name, dev] of [["serve", false], ["dev", true]] as const) {
     withHostOptions(cli.command(`${name} [dir]`, dev ? "Serve with --dev" : "Serve agent projects over HTTP"))
@@ -35,7 +40,6 @@ export async function main(options: MainOptions): Promise<number> {
       .option("--allow-anonymous", "Admit every caller as an anonymous principal")
       .action((dir: unknown, flags: Flags) => {
         const args = toServeArgs(dir, flags, argv, dev);
-        // Loaded on use so `version` and `--help` stay fast.
         command = async () => (await import("./serve.ts")).serveCommand(args, io);
       });
   }
@@ -52,13 +56,111 @@ export async function main(options: MainOptions): Promise<number> {
         message,
         slug: rawOption(argv, "slug"),
         timeoutMs: flags.timeoutMs === undefined ? undefined : positiveInteger(flags.timeoutMs, "--timeout-ms"),
-        json: flags.json === true,
+        json: json(flags),
       };
       command = async () => (await import("./run.ts")).runCommand(args, io);
+    });
+
+  withTargetOptions(cli.command("chat [dir]", "Chat with an agent in the terminal (/exit or Ctrl-D quits)"), false).action(
+    (dir: unknown, flags: Flags) => {
+      const args = targetArgs(dir, flags, argv);
+      command = async () => (await import("./chat.ts")).chatCommand(args, io);
+    },
+  );
+  withTargetOptions(cli.command("resume <sessionId>", "Continue a chat session in the terminal"), true).action(
+    (sessionId: string, flags: Flags) => {
+      const args = { ...targetArgs(undefined, flags, argv), resume: sessionId };
+      command = async () => (await import("./chat.ts")).chatCommand(args, io);
+    },
+  );
+  withTargetOptions(cli.command("sessions [dir]", "List sessions (--json includes continuation tokens)"), false)
+    .option("--json", "Print {sessions} as JSON")
+    .action((dir: unknown, flags: Flags) => {
+      const args = { ...targetArgs(dir, flags, argv), json: json(flags) };
+      command = async () => (await import("./sessions.ts")).sessionsCommand(args, io);
+    });
+  withTargetOptions(cli.command("session <sessionId>", "A session's summary and its latest events"), true)
+    .option("--events <n>", "How many of the latest events to show (default: 10)")
+    .option("--json", "Print {session, eventCount, events} as JSON")
+    .action((sessionId: string, flags: Flags) => {
+      const events = flags.events === undefined ? undefined : positiveInteger(flags.events, "--events");
+      const args = { ...targetArgs(undefined, flags, argv), sessionId, events, json: json(flags) };
+      command = async () => (await import("./session.ts")).sessionCommand(args, io);
+    });
+  withTargetOptions(cli.command("logs <sessionId>", "A session's events for people (raw NDJSON with --json)"), true)
+    .option("--follow", "Keep following the live stream (Ctrl-C stops)")
+    .option("--from <index>", "First event index (default: 0)")
+    .option("--json", "Print the raw NDJSON lines")
+    .action((sessionId: string, flags: Flags) => {
+      const from = flags.from === undefined ? undefined : nonNegativeInteger(flags.from, "--from");
+      const args = { ...targetArgs(undefined, flags, argv), sessionId, from, follow: flags.follow === true, json: json(flags) };
+      command = async () => (await import("./logs.ts")).logsCommand(args, io);
+    });
+  withTargetOptions(cli.command("cost <sessionId>", "Token usage and estimated cost of a session"), true)
+    .option("--json", "Print the cost report as JSON")
+    .action((sessionId: string, flags: Flags) => {
+      const args = { ...targetArgs(undefined, flags, argv), sessionId, json: json(flags) };
+      command = async () => (await import("./cost.ts")).costCommand(args, io);
+    });
+  withTargetOptions(cli.command("trajectory <sessionId>", "Tool calls paired with results, durations and totals"), true)
+    .option("--json", "Print the trajectory as JSON")
+    .action((sessionId: string, flags: Flags) => {
+      const args = { ...targetArgs(undefined, flags, argv), sessionId, json: json(flags) };
+      command = async () => (await import("./trajectory.ts")).trajectoryCommand(args, io);
+    });
+  withTargetOptions(cli.command("call <tool>", "Call a server tool directly (POST /v1/tools/:tool)"), true)
+    .option("--input <json>", "The tool input as JSON (default: {})")
+    .option("--session <sessionId>", "Run the call inside this session")
+    .option("--json", "Print the whole response as JSON")
+    .action((toolName: string, flags: Flags) => {
+      const args = { ...targetArgs(undefined, flags, argv), toolName, input: rawOption(argv, "input"), sessionId: rawOption(argv, "session"), json: json(flags) };
+      command = async () => (await import("./call.ts")).callCommand(args, io);
+    });
+  cli
+    .command("init [dir]", "Scaffold an agent project")
+    .option("--template <name>", "Project template: basic (default: basic)")
+    .option("--json", "Print {ok, dir, template, files} as JSON")
+    .action((dir: unknown, flags: Flags) => {
+      const args = { dir: dir === undefined ? undefined : String(dir), template: rawOption(argv, "template"), json: json(flags) };
+      command = async () => (await import("./init.ts")).initCommand(args, io);
+    });
+  cli
+    .command("login", "Store a model credential (from stdin, or a hidden prompt on a terminal)")
+    .option("--provider <name>", "openai, anthropic or openai-compatible (default: openai)")
+    .option("--json", "Print {ok, provider, path, masked} as JSON")
+    .action((flags: Flags) => {
+      const args = { provider: rawOption(argv, "provider"), json: json(flags) };
+      command = async () => (await import("./login.ts")).loginCommand(args, io);
+    });
+  cli
+    .command("logout", "Remove the stored login file")
+    .option("--json", "Print {ok, removed, path} as JSON")
+    .action((flags: Flags) => {
+      command = async () => (await import("./logout.ts")).logoutCommand({ json: json(flags) }, io);
+    });
+  cli
+    .command("whoami", "Which credentials are stored or set (masked)")
+    .option("--json", "Print {credentialsFile, providers} as JSON")
+    .action((flags: Flags) => {
+      command = async () => (await import("./whoami.ts")).whoamiCommand({ json: json(flags) }, io);
+    });
+  cli
+    .command("update", "Check the registry for a newer agent-serve")
+    .option("--json", "Print {current, latest, updateAvailable, checkedAt, cached} as JSON")
+    .action((flags: Flags) => {
+      command = async () => (await import("./update.ts")).updateCommand({ json: json(flags) }, io);
     });
   cli.command("version", "Print the version").action(() => {
     command = () => versionCommand(io);
   });
+  cli
+    .command("help [command]", "Help for one command, or for all with --all")
+    .option("--all", "Every command's help")
+    .option("--json", "Arguments and flags as JSON")
+    .action((name: unknown, flags: Flags) => {
+      const args = { command: name === undefined ? undefined : String(name), all: flags.all === true, json: json(flags) };
+      command = () => helpCommand(args, cli, io);
+    });
   cli.option("-v, --version", "Print the version");
   cli.help((sections) => {
     // cac prints help with console.info; hand the text to our stdout instead and stop there.
@@ -76,7 +178,11 @@ export async function main(options: MainOptions): Promise<number> {
     }
     await cli.runMatchedCommand();
     if (!command) return EXIT_OK;
-    return await command();
+    const code = await command();
+    if (code === EXIT_OK && UPDATE_NOTICE.has(cli.matchedCommand.name)) {
+      await (await import("./update.ts")).maybeNotifyUpdate(io, { json: parsed.options.json === true });
+    }
+    return code;
   } catch (error) {
     if (error instanceof HelpRequested) {
       io.stdout.write(`${error.message}\n`);
@@ -86,39 +192,16 @@ export async function main(options: MainOptions): Promise<number> {
       io.stderr.write(`agent-serve: ${error.message}\n`);
       return EXIT_USAGE;
     }
+    if (error instanceof CommandError) {
+      io.stderr.write(`agent-serve: ${error.message}\n`);
+      return EXIT_FAILURE;
+    }
     io.stderr.write(`agent-serve: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return EXIT_FAILURE;
   }
 }
 
 // --- internals ---
-
-class HelpRequested extends Error {
-  override readonly name = "HelpRequested";
-}
-
-interface CommandLike {
-  option(rawName: string, description: string): CommandLike;
-}
-
-function withHostOptions<T extends CommandLike>(command: T): T {
-  command
-    .option("--mode <mode>", "Route layout: multi or single (default: multi)")
-    .option("--api-key <key>", "Model credential (else the provider's environment variable, else the stored login)")
-    .option("--state-root <dir>", "Directory for sessions and streams (default: <project>/.agent-serve[/<slug>])");
-  return command;
-}
-
-function hostOptions(dir: unknown, argv: string[]): StartHostOptions {
-  const mode = rawOption(argv, "mode") ?? "multi";
-  if (mode !== "multi" && mode !== "single") throw new UsageError(`--mode must be multi or single (got "${mode}")`);
-  return {
-    dir: dir === undefined ? undefined : String(dir),
-    mode,
-    apiKey: rawOption(argv, "api-key"),
-    stateRoot: rawOption(argv, "state-root"),
-  };
-}
 
 function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): ServeArgs {
   const bearerToken = rawOption(argv, "bearer-token");
@@ -135,16 +218,4 @@ function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): 
     bearerToken,
     allowAnonymous,
   };
-}
-
-function port(value: unknown): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new UsageError(`--port must be an integer from 0 to 65535 (got "${String(value)}")`);
-  return n;
-}
-
-function positiveInteger(value: unknown, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive integer (got "${String(value)}")`);
-  return n;
 }

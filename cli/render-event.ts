@@ -11,7 +11,7 @@ export function renderEvent(event: CliEvent, style: Style): string | undefined {
   if (event.type === "message.appended" || event.type === "reasoning.appended") return undefined;
   const head = `${style.dim(`#${event.index}`.padStart(5))} ${style.dim(clock(event.at))} ${label(event, style)}`;
   const detail = describe(event, style);
-  return detail ? `${head}  ${indentRest(detail, 8)}` : head;
+  return detail ? `${head}  ${indentRest(detail, 8)}` : head.trimEnd();
 }
 
 /** A value on one line, cut to `max` characters. */

@@ -2,9 +2,9 @@
  * `agent-serve session <sessionId>`: the session's summary and its last events.
  * @module
  */
-import { ApiError } from "./api-client.ts";
+import { explainSessionError } from "./api-client.ts";
 import { readEvents } from "./events.ts";
-import { CommandError, EXIT_OK } from "./io.ts";
+import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { createProgress } from "./progress.ts";
 import { renderEvent } from "./render-event.ts";
@@ -30,8 +30,7 @@ export async function sessionCommand(args: SessionArgs, io: CliIo): Promise<numb
     try {
       events = await readEvents(client, args.sessionId);
     } catch (error) {
-      if (error instanceof ApiError && error.code === "session_not_found") throw new CommandError(`no session ${args.sessionId} here`);
-      throw error;
+      throw explainSessionError(error, args.sessionId);
     }
     const { sessions } = await client.getJson<{ sessions: SessionSummary[] }>("/v1/sessions");
     // Readable but not listed happens under --dev for sessions of other principals.

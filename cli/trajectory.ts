@@ -3,11 +3,11 @@
  * with durations and totals, from the recorded events.
  * @module
  */
-import { ApiError } from "./api-client.ts";
+import { explainSessionError } from "./api-client.ts";
 import { readEvents } from "./events.ts";
 import { foldTrajectory } from "./fold-trajectory.ts";
 import type { Trajectory } from "./fold-trajectory.ts";
-import { CommandError, EXIT_OK } from "./io.ts";
+import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { createProgress } from "./progress.ts";
 import { brief } from "./render-event.ts";
@@ -30,8 +30,7 @@ export async function trajectoryCommand(args: TrajectoryArgs, io: CliIo): Promis
     try {
       events = await readEvents(client, args.sessionId);
     } catch (error) {
-      if (error instanceof ApiError && error.code === "session_not_found") throw new CommandError(`no session ${args.sessionId} here`);
-      throw error;
+      throw explainSessionError(error, args.sessionId);
     }
     const trajectory = foldTrajectory(args.sessionId, events);
     io.stdout.write(args.json ? `${JSON.stringify(trajectory)}\n` : render(trajectory, createStyle(io.stdout, io.env)));
@@ -40,6 +39,8 @@ export async function trajectoryCommand(args: TrajectoryArgs, io: CliIo): Promis
 }
 
 // --- internals ---
+
+const APPROVAL: Record<string, string> = { approve: "approved", deny: "denied" };
 
 function render(t: Trajectory, style: Style): string {
   const lines = [`session ${t.sessionId}`];
@@ -51,7 +52,7 @@ function render(t: Trajectory, style: Style): string {
       call.toolName,
       call.status === "ok" ? style.green("ok") : call.status === "error" ? style.red("error") : style.yellow("pending"),
       call.durationMs === null ? "—" : `${call.durationMs} ms`,
-      call.approval ? `approval ${call.approval.decision ?? "pending"}` : "",
+      call.approval ? (APPROVAL[call.approval.decision ?? ""] ?? "awaiting approval") : "",
       `${brief(call.input, 60)} → ${call.status === "pending" ? "…" : brief(call.output, 80)}`,
     ]);
     lines.push(...table([["#", "TOOL", "STATUS", "DURATION", "APPROVAL", "INPUT → OUTPUT"].map(style.bold), ...rows]));

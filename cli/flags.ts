@@ -1,0 +1,86 @@
+/**
+ * Option groups shared by several commands and the conversions from cac's parsed flags to each
+ * command's arguments. String values are read raw from argv (see `raw-option.ts`).
+ * @module
+ */
+import { UsageError } from "./io.ts";
+import { rawOption } from "./raw-option.ts";
+import type { StartHostOptions } from "./start-host.ts";
+import type { TargetArgs } from "./target.ts";
+
+export type Flags = Record<string, unknown>;
+
+interface CommandLike {
+  option(rawName: string, description: string): CommandLike;
+}
+
+/** Options of every command that loads projects locally (`serve`, `run`, the ephemeral target). */
+export function withHostOptions<T extends CommandLike>(command: T): T {
+  command
+    .option("--mode <mode>", "Route layout: multi or single (default: multi)")
+    .option("--api-key <key>", "Model credential (else the provider's environment variable, else the stored login)")
+    .option("--state-root <dir>", "Directory for sessions and streams (default: <project>/.agent-serve[/<slug>])");
+  return command;
+}
+
+/** Options of request-sending commands; `dirFlag` adds `--dir` where no `[dir]` argument exists. */
+export function withTargetOptions<T extends CommandLike>(command: T, dirFlag: boolean): T {
+  command
+    .option("--url <baseUrl>", "A running server's agent URL (in multi mode with the slug: http://host:port/<slug>)")
+    .option("--bearer-token <secret>", "Sent as Authorization: Bearer <secret> to the --url server")
+    .option("--slug <slug>", "Local server: the agent to use when the directory holds several");
+  if (dirFlag) command.option("--dir <dir>", "Local server: the project directory (default: .)");
+  return withHostOptions(command);
+}
+
+export function hostOptions(dir: unknown, argv: string[]): StartHostOptions {
+  const mode = rawOption(argv, "mode") ?? "multi";
+  if (mode !== "multi" && mode !== "single") throw new UsageError(`--mode must be multi or single (got "${mode}")`);
+  return {
+    dir: dir === undefined ? undefined : String(dir),
+    mode,
+    apiKey: rawOption(argv, "api-key"),
+    stateRoot: rawOption(argv, "state-root"),
+  };
+}
+
+/** Target arguments; the project directory is the `[dir]` argument or else `--dir`. */
+export function targetArgs(dir: unknown, flags: Flags, argv: string[]): TargetArgs {
+  for (const name of ["url", "bearer-token", "slug", "dir"]) {
+    if (flags[camel(name)] !== undefined && rawOption(argv, name) === undefined) throw new UsageError(`--${name} needs a value`);
+  }
+  const { mode, apiKey, stateRoot, dir: projectDir } = hostOptions(dir ?? rawOption(argv, "dir"), argv);
+  return {
+    dir: projectDir,
+    mode,
+    apiKey,
+    stateRoot,
+    url: rawOption(argv, "url"),
+    bearerToken: rawOption(argv, "bearer-token"),
+    slug: rawOption(argv, "slug"),
+  };
+}
+
+export function port(value: unknown): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new UsageError(`--port must be an integer from 0 to 65535 (got "${String(value)}")`);
+  return n;
+}
+
+export function positiveInteger(value: unknown, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive integer (got "${String(value)}")`);
+  return n;
+}
+
+export function nonNegativeInteger(value: unknown, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a non-negative integer (got "${String(value)}")`);
+  return n;
+}
+
+// --- internals ---
+
+function camel(name: string): string {
+  return name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+}

@@ -1,0 +1,67 @@
+/** `init`: the scaffolded project is served by a spawned `serve` and answers with the scripted model. */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { killAfterEach, startServe } from "./_cli.ts";
+import type { CliProcess } from "./_cli.ts";
+import { run, scratchDir } from "./_cli-io.ts";
+
+const { dir: scratch, env } = scratchDir("cli-init");
+const running: CliProcess[] = killAfterEach();
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("init", () => {
+  it("scaffolds a project that serve accepts and answers", async () => {
+    const result = await run(["init", "my-agent"], { env, cwd: scratch });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("created my-agent (template basic)");
+    const dir = join(scratch, "my-agent");
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name: string; type: string };
+    expect(pkg).toMatchObject({ name: "my-agent", type: "module" });
+    expect(readFileSync(join(dir, "bot/agent.ts"), "utf8")).toContain('import { defineAgent } from "agent-serve";');
+    expect(readFileSync(join(dir, "bot/instructions.md"), "utf8")).toMatch(/\S/);
+    expect(readFileSync(join(dir, ".gitignore"), "utf8").split("\n")).toContain(".agent-serve/");
+
+    const server = await startServe([dir, "--port", "0"], env);
+    running.push(server);
+    expect(server.stdout()).toContain("(model scripted)");
+    const chat = await run(["chat", "--url", `${server.url}/my-agent`], { env, stdin: "hi\n" });
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toContain("my-agent› echo: hi\n");
+    // The sessions live in the project's .agent-serve/, which the scaffold ignores.
+    expect(existsSync(join(dir, ".agent-serve", "my-agent"))).toBe(true);
+  });
+
+  it("--json lists the files; an empty existing directory is fine", async () => {
+    mkdirSync(join(scratch, "empty"));
+    const result = await run(["init", "empty", "--template", "basic", "--json"], { env, cwd: scratch });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      ok: true,
+      dir: join(scratch, "empty"),
+      template: "basic",
+      files: ["package.json", "bot/agent.ts", "bot/instructions.md", ".gitignore"],
+    });
+  });
+
+  it("refuses a non-empty directory and overwrites nothing", async () => {
+    const dir = join(scratch, "taken");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "package.json"), "{}\n");
+    const result = await run(["init", dir], { env, cwd: scratch });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("is not empty (package.json)");
+    expect(readFileSync(join(dir, "package.json"), "utf8")).toBe("{}\n");
+    expect(existsSync(join(dir, "bot"))).toBe(false);
+  });
+
+  it("names the templates on an unknown one, and refuses a name that is no slug", async () => {
+    const unknown = await run(["init", "x1", "--template", "fancy"], { env, cwd: scratch });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown template "fancy"; templates: basic');
+    const badName = await run(["init", "docs"], { env, cwd: scratch });
+    expect(badName.code).toBe(2);
+    expect(badName.stderr).toContain('slug "docs" is reserved');
+    expect(existsSync(join(scratch, "x1")) || existsSync(join(scratch, "docs"))).toBe(false);
+  });
+});
