@@ -27,7 +27,7 @@ interface StreamEvent {
 }
 
 export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
-  const started = await startHost({ ...args, infoTo: "none" }, io);
+  const started = await startHost({ ...args, infoTo: "none", recover: false }, io);
   if (!started) return EXIT_FAILURE;
   const { host, projects, mode } = started;
   const mount = args.slug === undefined ? projects[0] : projects.find((p) => p.slug === args.slug);

@@ -27,6 +27,11 @@ export interface StartHostOptions {
   stateRoot?: string;
   bearerToken?: string;
   allowAnonymous?: boolean;
+  /**
+   * Recover crashed turns on start. Only long-running servers do: a short-lived command host may
+   * share the state root with a live `serve`, whose running turns are not crashed. @default true
+   */
+  recover?: boolean;
   /** Where the host's info lines go; warnings and errors always go to stderr. @default stdout */
   infoTo?: "stdout" | "stderr" | "none";
 }
@@ -74,6 +79,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     auth: { bearerToken: options.bearerToken, allowAnonymous: options.allowAnonymous },
     models: { credentials, openaiCompatibleBaseURL: io.env.AGENT_SERVE_OPENAI_BASE_URL || undefined },
     logger: createCliLogger(io, options.infoTo ?? "stdout"),
+    recoverOnStart: options.recover ?? true,
   });
   return { host, projects: discovery.projects, mode };
 }

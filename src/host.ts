@@ -43,7 +43,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
   let isReady = false;
   let closed: Promise<void> | undefined;
   const whenReady = (): Promise<void> =>
-    (ready ??= Promise.all(agents.map((agent) => agent.recover())).then(() => {
+    (ready ??= Promise.all(config.recoverOnStart === false ? [] : agents.map((agent) => agent.recover())).then(() => {
       isReady = true;
     }));
 

@@ -65,6 +65,12 @@ export interface AgentHostOptions {
   maxBodyBytes?: number;
   /** @default console-backed logger with an `[agent-serve]` prefix */
   logger?: HostLogger;
+  /**
+   * Recover turns interrupted by a crash before serving (DESIGN.md §6). Turn off for short-lived
+   * helper hosts that share a state root with a running server: recovery cannot tell a live
+   * server's turns from a crashed one's. @default true
+   */
+  recoverOnStart?: boolean;
   /** Extra time given to in-flight turns on `close()` before they are interrupted. @default 10000 */
   drainTimeoutMs?: number;
   /** Clock, for tests. @default Date.now */

@@ -117,6 +117,29 @@ describe("restart recovery", () => {
   });
 });
 
+describe("recoverOnStart: false", () => {
+  it("leaves another live server's running turns alone", async () => {
+    const storage = createMemoryStorage();
+    const live = hostOn(storage);
+    const s = (await (await live.request(`${base}/v1/session`, postJson({ message: "/sleep 300\nx" }))).json()) as { sessionId: string };
+    await eventually(async () => ((await allEvents(asTarget(live), base, s.sessionId)).some((e) => e.type === "step.started") ? true : undefined));
+    const helper = createHost({ agents: [{ slug: "hello", project: project(), storage }], logger: quietLogger, dev: true, recoverOnStart: false });
+    try {
+      await helper.ready();
+      const events = await allEvents(asTarget(helper), base, s.sessionId);
+      expect(events.some((e) => e.type === "turn.failed")).toBe(false);
+      const done = await eventually(async () => {
+        const all = await allEvents(asTarget(live), base, s.sessionId);
+        return all.some((e) => e.type === "session.waiting") ? all : undefined;
+      });
+      expect(done.filter((e) => e.type === "turn.completed")).toHaveLength(1);
+    } finally {
+      await helper.close();
+      await live.close();
+    }
+  });
+});
+
 describe("task sessions", () => {
   it("end in session.completed, refuse follow-ups with 409, and their stream ends", async () => {
     const host = hostOn(createMemoryStorage());
