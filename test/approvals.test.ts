@@ -251,7 +251,9 @@ describeHost("approvals", () => options(), (target) => {
     expect(failed).toMatchObject({ turnId, data: { message: "turn interrupted" } });
     expect(types(tail).slice(-2)).toEqual(["turn.failed", "session.waiting"]);
     // The call's request stays paired with an error result; the body never ran.
-    expect(tail.filter((e) => e.type === "action.result").map((e) => e.data)).toEqual([expect.objectContaining({ toolCallId: callId, isError: true })]);
+    expect(tail.filter((e) => e.type === "action.result").map((e) => e.data)).toEqual([
+      expect.objectContaining({ toolCallId: callId, isError: true, output: "turn interrupted" }),
+    ]);
     expect(types(tail)).not.toContain("turn.completed");
     expect(types(tail)).not.toContain("action.approval_resolved");
     expect(await h.list(sessionId)).toEqual([]);

@@ -39,11 +39,13 @@ export function createHookDispatcher(deps: HookDispatchDeps): ((event: SessionEv
 
   return (event) => {
     for (const [name, hook] of hooks) {
-      const handler: HookHandler | undefined = hook.events[event.type] ?? hook.events["*"];
-      if (typeof handler !== "function") continue;
-      const previous = queues.get(name) ?? Promise.resolve();
-      const next = previous.then(() => run(name, handler, event));
-      queues.set(name, next);
+      // The handler for the type, then the `*` handler: `*` sees every event.
+      for (const key of [event.type, "*"]) {
+        const handler: HookHandler | undefined = hook.events[key];
+        if (typeof handler !== "function") continue;
+        const previous = queues.get(name) ?? Promise.resolve();
+        queues.set(name, previous.then(() => run(name, handler, event)));
+      }
     }
   };
 

@@ -146,14 +146,16 @@ async function runTools(
   calls: ToolCallPart[],
   emit: (type: EventDraft["type"], data: Record<string, unknown>) => Promise<unknown>,
 ): Promise<ConversationMessage> {
+  const prepared = await Promise.all(calls.map(({ toolCallId, toolName, input: args }) => input.tools.prepare({ toolCallId, toolName, input: args })));
   await emit("actions.requested", {
-    actions: calls.map(({ toolCallId, toolName, input: args }) => ({ toolCallId, toolName, input: args })),
+    actions: prepared.map(({ toolCallId, toolName, input: args }) => ({ toolCallId, toolName, input: args })),
   });
   const content = [];
-  for (const call of calls) {
+  for (const call of prepared) {
     throwIfAborted(input.signal);
     const outcome = await input.tools.execute(call, input.signal).catch((error: unknown) => ({
-      output: errorMessage(error),
+      // An aborted call (stop, preempt, shutdown while parked) reads as the interruption it is.
+      output: input.signal.aborted ? "turn interrupted" : errorMessage(error),
       isError: true,
     }));
     await emit("action.result", {

@@ -12,16 +12,26 @@ export interface ToolOutcome {
   isError: boolean;
 }
 
+/**
+ * A call after input validation: `input` is the validated (and transformed) input, which is what
+ * `actions.requested` records (SPEC "Events": validated arguments), or the raw input with `error`.
+ */
+export interface PreparedCall extends ToolCall {
+  error?: string;
+}
+
 /** The tools one turn may call. Later capabilities (server tools, harness tools) plug in here. */
 export interface ToolExecutor {
   specs: ModelToolSpec[];
-  execute(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome>;
+  prepare(call: ToolCall): Promise<PreparedCall>;
+  execute(call: PreparedCall, signal: AbortSignal): Promise<ToolOutcome>;
 }
 
 /** A turn with no tools: any call the model makes gets an error result naming the problem. */
 export const noTools: ToolExecutor = {
   specs: [],
-  execute: async (call) => ({ output: `unknown tool: ${call.toolName}`, isError: true }),
+  prepare: async (call) => ({ ...call, error: `unknown tool: ${call.toolName}` }),
+  execute: async (call) => ({ output: call.error ?? `unknown tool: ${call.toolName}`, isError: true }),
 };
 
 /** Tool outcomes as the model reads them back. */

@@ -12,7 +12,7 @@ import { runAgentTool, runServerTool } from "../tools/run-tool.ts";
 import { toolInputJsonSchema, validateToolInput } from "../tools/schema.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { type ToolContextServices, createToolContext } from "./tool-context.ts";
-import type { ToolCall, ToolExecutor, ToolOutcome } from "./tool-executor.ts";
+import type { PreparedCall, ToolCall, ToolExecutor, ToolOutcome } from "./tool-executor.ts";
 
 /** An extra model-facing tool that is not an authored definition (e.g. `tag_artifact`). */
 export interface BuiltinTool {
@@ -54,19 +54,27 @@ export function createTurnTools(
 
   return {
     specs,
-    async execute(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+    async prepare(call: ToolCall): Promise<PreparedCall> {
+      const def = options.tools[call.toolName];
+      if (!def) {
+        const known = options.builtins.some((tool) => tool.spec.name === call.toolName);
+        return known ? call : { ...call, error: `unknown tool: ${call.toolName}` };
+      }
+      try {
+        return { ...call, input: await validateToolInput(def, call.input) };
+      } catch (error) {
+        return { ...call, error: error instanceof Error ? error.message : String(error) };
+      }
+    },
+    async execute(call: PreparedCall, signal: AbortSignal): Promise<ToolOutcome> {
+      if (call.error !== undefined) return { output: call.error, isError: true };
       const def = options.tools[call.toolName];
       if (!def) {
         const builtin = options.builtins.find((tool) => tool.spec.name === call.toolName);
         if (builtin) return builtin.execute(call.input, { sessionId, turnId: turn.turnId });
         return { output: `unknown tool: ${call.toolName}`, isError: true };
       }
-      let input: unknown;
-      try {
-        input = await validateToolInput(def, call.input);
-      } catch (error) {
-        return { output: error instanceof Error ? error.message : String(error), isError: true };
-      }
+      const { input } = call;
       const cwd = await workspaceDir();
       if (def.execution === "agent") {
         if (!options.runtime || cwd === undefined) return { output: "agent tools need a local runtime to run scripts", isError: true };
@@ -76,6 +84,8 @@ export function createTurnTools(
       if (await needsApproval(def, input)) {
         const decision = await park(call, input, signal);
         if (decision === "deny") return { output: "denied", isError: true };
+        // A stop that lands right after the approval wins: the tool does not run.
+        if (signal.aborted) throw new DOMException("turn interrupted", "AbortError");
       }
       const context = createToolContext(options.services, {
         toolCallId: call.toolCallId,
