@@ -4,7 +4,9 @@
  * @module
  */
 import { createAgentRuntime, type AgentRuntime } from "./agent-runtime.ts";
+import { VERSION } from "./discovery/version.ts";
 import { toErrorResponse } from "./errors.ts";
+import { defaultPolicies } from "./http/auth-chain.ts";
 import { createHostHandler } from "./http/host-router.ts";
 import type { HostServices } from "./http/route.ts";
 import { createHostLogger, createLogBuffer } from "./logger.ts";
@@ -36,6 +38,10 @@ export function createHost(options: AgentHostOptions): AgentHost {
         return () => closeListeners.delete(listener);
       },
     },
+    logs: buffer,
+    version: VERSION,
+    logger,
+    hostPolicies: defaultPolicies(options.auth),
   };
   const handle = createHostHandler(agents, services, { mode: config.mode, playground: true });
 

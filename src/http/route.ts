@@ -1,5 +1,6 @@
 import type { AgentRuntime } from "../agent-runtime.ts";
-import type { AuthContext } from "./auth-types.ts";
+import type { HostLogger, LogBuffer } from "../types.ts";
+import type { AuthContext, AuthPolicy } from "./auth-types.ts";
 
 export interface RouteContext {
   request: Request;
@@ -21,6 +22,16 @@ export interface HostServices {
   dev: boolean;
   maxBodyBytes: number;
   closing: { subscribe(listener: () => void): () => void };
+  /** Recent server log lines (`GET /v1/logs`). */
+  logs: LogBuffer;
+  /** The package version (`GET /v1/meta`). */
+  version: string;
+  logger: HostLogger;
+  /**
+   * The host-level chain of the start-up flags (loopback, bearer or anonymous), never an
+   * authored channel chain: what `/v1/mcp/tools` runs.
+   */
+  hostPolicies: readonly AuthPolicy[];
 }
 
 /** A route declared as data, so docs and the playground can list endpoints from the same table. */

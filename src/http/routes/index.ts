@@ -1,6 +1,8 @@
 import type { RouteDefinition } from "../route.ts";
 import { listApprovals, resolveApproval } from "./approvals.ts";
 import { artifactContent, listArtifacts } from "./artifacts.ts";
+import { infoRoute, logs, meta } from "./discovery.ts";
+import { mcpEndpoint, mcpToolsEndpoint } from "./mcp.ts";
 import { callTool } from "./tools.ts";
 import { agentHealth, sessionCost } from "./meta.ts";
 import { createSession, followUp, listSessions, stopSession } from "./sessions.ts";
@@ -21,4 +23,9 @@ export const agentRoutes: readonly RouteDefinition[] = [
   callTool,
   listArtifacts,
   artifactContent,
+  infoRoute(() => agentRoutes),
+  meta,
+  logs,
+  mcpEndpoint,
+  mcpToolsEndpoint,
 ];

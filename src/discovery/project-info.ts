@@ -1,0 +1,123 @@
+/**
+ * The project-info object of `GET /v1/info` (SPEC "Discovery and meta routes"): what the agent is
+ * made of and how to reach it, with diagnostics. Plain data, so the CLI's `info` command and the
+ * playground can read the same object.
+ * @module
+ */
+import type { AgentRuntime } from "../agent-runtime.ts";
+import { DEFAULT_MAX_ARTIFACTS } from "../artifacts/store.ts";
+import type { Diagnostic, ProjectDefinition } from "../project/types.ts";
+import { toolInputJsonSchema } from "../tools/schema.ts";
+import type { JsonSchemaObject, ToolDefinition } from "../tools/types.ts";
+
+export interface RouteInfo {
+  method: string;
+  /** Full path, base path included (`/<slug>/v1/...` in multi mode). */
+  path: string;
+  summary: string;
+}
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+  execution: "server" | "agent";
+  /** `"predicate"` when a function decides per call. */
+  needsApproval: boolean | "predicate";
+  inputSchema: JsonSchemaObject;
+}
+
+export interface ProjectInfo {
+  name: string;
+  slug: string;
+  description: string | null;
+  model: { id: string; params: Record<string, string>; notice?: string };
+  tools: ToolInfo[];
+  skills: unknown[];
+  mcpConnections: unknown[];
+  subagents: unknown[];
+  channels: Array<{ id: string; routes: RouteInfo[] }>;
+  schedules: Array<{ id: string; [key: string]: unknown }>;
+  hooks: string[];
+  artifacts: { kinds: Array<{ name: string; description: string }>; agentTool: boolean; max: number } | null;
+  abs: unknown[];
+  diagnostics: Diagnostic[];
+}
+
+/** Diagnostic code of the notice that turns run on the offline scripted model for lack of a credential. */
+export const SCRIPTED_FALLBACK_CODE = "scripted_model_fallback";
+
+export function projectInfo(
+  agent: Pick<AgentRuntime, "slug" | "project" | "basePath" | "model">,
+  routes: ReadonlyArray<{ method: string; path: string; summary: string }>,
+): ProjectInfo {
+  const { project } = agent;
+  const diagnostics = [...project.diagnostics];
+  if (agent.model.notice) diagnostics.push({ severity: "warning", code: SCRIPTED_FALLBACK_CODE, message: agent.model.notice });
+  return {
+    name: project.name,
+    slug: agent.slug,
+    description: project.description ?? null,
+    model: { id: agent.model.spec.id, params: agent.model.spec.params, ...(agent.model.notice ? { notice: agent.model.notice } : {}) },
+    tools: Object.entries(project.tools ?? {})
+      .map(([name, definition]) => toolInfo(name, definition))
+      .sort(byName),
+    // Skills, MCP connections, subagents and A/B experiments are not loaded by this host yet.
+    skills: [],
+    mcpConnections: [],
+    subagents: [],
+    channels: [
+      {
+        id: "http",
+        routes: routes.map(({ method, path, summary }) => ({ method, path: `${agent.basePath}${path}`, summary })),
+      },
+    ],
+    schedules: scheduleEntries(project),
+    hooks: Object.keys(project.hooks ?? {}).sort(),
+    artifacts: project.artifacts
+      ? {
+          kinds: Object.entries(project.artifacts.kinds ?? {}).map(([name, kind]) => ({ name, description: kind.description })),
+          agentTool: project.artifacts.agentTool === true,
+          max: project.artifacts.max ?? DEFAULT_MAX_ARTIFACTS,
+        }
+      : null,
+    abs: [],
+    diagnostics,
+  };
+}
+
+// --- internals ---
+
+function toolInfo(name: string, definition: ToolDefinition): ToolInfo {
+  const approval = definition.needsApproval;
+  return {
+    name,
+    description: definition.description,
+    execution: definition.execution ?? "server",
+    needsApproval: typeof approval === "function" ? "predicate" : approval === true,
+    inputSchema: toolInputJsonSchema(definition),
+  };
+}
+
+/**
+ * Schedules, when the loaded project declares them (a record keyed by schedule id): the id plus
+ * the JSON-safe scalar members of each declaration (cron, timezone and the like).
+ */
+function scheduleEntries(project: ProjectDefinition): ProjectInfo["schedules"] {
+  const declared: unknown = "schedules" in project ? project.schedules : undefined;
+  if (typeof declared !== "object" || declared === null || Array.isArray(declared)) return [];
+  return Object.entries(declared)
+    .map(([id, schedule]: [string, unknown]) => ({ id, ...scalars(schedule) }))
+    .sort(byId);
+}
+
+function scalars(value: unknown): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  if (typeof value !== "object" || value === null) return out;
+  for (const [key, member] of Object.entries(value)) {
+    if (typeof member === "string" || typeof member === "number" || typeof member === "boolean") out[key] = member;
+  }
+  return out;
+}
+
+const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

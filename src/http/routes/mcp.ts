@@ -1,0 +1,47 @@
+/**
+ * The MCP endpoints (SPEC "MCP routes"). Both are stateless Streamable HTTP and carry the protocol
+ * in POST only; GET and DELETE get the router's 405 with `Allow: POST`, which the MCP transport
+ * spec allows for a server that offers no standalone SSE stream and no session termination.
+ * @module
+ */
+import { authenticate } from "../auth-chain.ts";
+import { agentMcpTools } from "../../mcp/agent-tools.ts";
+import { serverToolsAsMcp } from "../../mcp/server-tools.ts";
+import { handleMcpRequest } from "../../mcp/stateless.ts";
+import { defineRoute } from "../route.ts";
+
+export const mcpEndpoint = defineRoute({
+  method: "POST",
+  path: "/v1/mcp",
+  auth: "agent",
+  summary: "MCP over streamable HTTP (stateless): tools ask, check and call_tool",
+  handler({ request, agent, auth, wide, host }) {
+    return handleMcpRequest(request, {
+      name: agent.project.name,
+      version: host.version,
+      ...(agent.project.description ? { instructions: agent.project.description } : {}),
+      tools: agentMcpTools({ agent, auth, wide, closing: host.closing }),
+      maxBodyBytes: host.maxBodyBytes,
+      logger: host.logger,
+    });
+  },
+});
+
+export const mcpToolsEndpoint = defineRoute({
+  method: "POST",
+  path: "/v1/mcp/tools",
+  // Not the agent's chain: the host-level chain of the start-up flags runs in the handler, so an
+  // authored channel chain never decides who may call the server tools.
+  auth: "none",
+  summary: "MCP endpoint exposing each server tool under its own name (host-level auth)",
+  async handler({ request, agent, ip, host }) {
+    const auth = await authenticate(host.hostPolicies, request, ip === undefined ? {} : { ip });
+    return handleMcpRequest(request, {
+      name: `${agent.project.name} tools`,
+      version: host.version,
+      tools: serverToolsAsMcp(agent, auth),
+      maxBodyBytes: host.maxBodyBytes,
+      logger: host.logger,
+    });
+  },
+});
