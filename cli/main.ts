@@ -8,6 +8,7 @@
 import { cac } from "cac";
 import { hostOptions, nonNegativeInteger, port, positiveInteger, targetArgs, withHostOptions, withTargetOptions } from "./flags.ts";
 import type { Flags } from "./flags.ts";
+import { evalArgs } from "./eval-args.ts";
 import { HelpRequested, helpCommand } from "./help.ts";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
@@ -38,6 +39,8 @@ export async function main(options: MainOptions): Promise<number> {
       .option("--dev", "Development mode: dev routes, no automatic schedules")
       .option("--bearer-token <secret>", "Require Authorization: Bearer <secret> instead of loopback-only access")
       .option("--allow-anonymous", "Admit every caller as an anonymous principal")
+      .option("--no-playground", "Remove the playground and the / and /v1/agents index routes")
+      .option("--no-docs", "Remove the /docs site (none is mounted yet)")
       .action((dir: unknown, flags: Flags) => {
         const args = toServeArgs(dir, flags, argv, dev);
         command = async () => (await import("./serve.ts")).serveCommand(args, io);
@@ -116,6 +119,16 @@ export async function main(options: MainOptions): Promise<number> {
       const args = { ...targetArgs(undefined, flags, argv), toolName, input: rawOption(argv, "input"), sessionId: rawOption(argv, "session"), json: json(flags) };
       command = async () => (await import("./call.ts")).callCommand(args, io);
     });
+  withTargetOptions(cli.command("eval [dir]", "Run the project's evals (evals/**/*.eval.ts); exits 1 when a case fails"), true)
+    .option("--list", "List the evals instead of running them")
+    .option("--tag <tag>", "Only evals with this tag (repeatable: any of them)")
+    .option("--filter <id>", "Only this eval id and the ids below it (repeatable: any of them)")
+    .option("--timeout-ms <ms>", "Case time limit unless the case sets its own (default: the config's, else 180000)")
+    .option("--json", "Print the final run snapshot (or the list) as JSON")
+    .action((dir: unknown, flags: Flags) => {
+      const args = evalArgs(dir, flags, argv);
+      command = async () => (await import("./eval.ts")).evalCommand(args, io);
+    });
   cli
     .command("init [dir]", "Scaffold an agent project")
     .option("--template <name>", "Project template: basic (default: basic)")
@@ -150,6 +163,25 @@ export async function main(options: MainOptions): Promise<number> {
     .action((flags: Flags) => {
       command = async () => (await import("./update.ts")).updateCommand({ json: json(flags) }, io);
     });
+  cli
+    .command("info [dir]", "The project surface without starting a server: model, tools, hooks, experiments, diagnostics")
+    .option("--mode <mode>", "Route layout: multi or single (default: multi)")
+    .option("--api-key <key>", "Model credential, only to tell which default model a server would use")
+    .option("--json", "Print {projects, diagnostics}: per project the GET /v1/info object plus its dir")
+    .action((dir: unknown, flags: Flags) => {
+      const { dir: projectDir, mode, apiKey } = hostOptions(dir, argv);
+      const args = { dir: projectDir, mode, apiKey, json: json(flags) };
+      command = async () => (await import("./info.ts")).infoCommand(args, io);
+    });
+  cli
+    .command("validate [dir]", "Print the project's diagnostics; exit 1 on any error")
+    .option("--mode <mode>", "Route layout: multi or single (default: multi)")
+    .option("--json", "Print {ok, errors, warnings, projects, diagnostics} as JSON")
+    .action((dir: unknown, flags: Flags) => {
+      const { dir: projectDir, mode } = hostOptions(dir, argv);
+      const args = { dir: projectDir, mode, json: json(flags) };
+      command = async () => (await import("./validate.ts")).validateCommand(args, io);
+    });
   cli.command("version", "Print the version").action(() => {
     command = () => versionCommand(io);
   });
@@ -165,7 +197,8 @@ export async function main(options: MainOptions): Promise<number> {
   cli.help((sections) => {
     // cac prints help with console.info; hand the text to our stdout instead and stop there.
     const text = sections.map((s) => (s.title ? `${s.title}:\n${s.body}` : s.body)).join("\n\n");
-    throw new HelpRequested(text.replace(/ +$/gm, ""));
+    // cac labels every `--no-x` flag "(default: true)", which reads as if the flag were on.
+    throw new HelpRequested(text.replace(/^(\s+--no-.*?) \(default: true\)$/gm, "$1").replace(/ +$/gm, ""));
   });
 
   try {
@@ -217,5 +250,7 @@ function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): 
     host: rawOption(argv, "host") ?? "127.0.0.1",
     bearerToken,
     allowAnonymous,
+    playground: flags.playground !== false,
+    docs: flags.docs !== false,
   };
 }

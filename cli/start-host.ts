@@ -34,6 +34,10 @@ export interface StartHostOptions {
   recover?: boolean;
   /** Where the host's info lines go; warnings and errors always go to stderr. @default stdout */
   infoTo?: "stdout" | "stderr" | "none";
+  /** `--no-playground` sets false: no playground, no `/` and `/v1/agents` index. @default true */
+  playground?: boolean;
+  /** `--no-docs` sets false (no docs site is mounted yet, so nothing changes). @default true */
+  docs?: boolean;
 }
 
 export interface StartedHost {
@@ -80,6 +84,8 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     models: { credentials, openaiCompatibleBaseURL: io.env.AGENT_SERVE_OPENAI_BASE_URL || undefined },
     logger: createCliLogger(io, options.infoTo ?? "stdout"),
     recoverOnStart: options.recover ?? true,
+    playground: options.playground ?? true,
+    docs: options.docs ?? true,
   });
   return { host, projects: discovery.projects, mode };
 }

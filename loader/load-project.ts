@@ -9,6 +9,8 @@ import { basename, join, resolve } from "node:path";
 import type { AgentConfig, Diagnostic, ProjectDefinition } from "../src/project/types.ts";
 import { importProjectModule } from "./import-module.ts";
 import { loadDefinitions } from "./load-definitions.ts";
+import { loadEvals } from "./load-evals.ts";
+import { loadSchedules } from "./load-schedules.ts";
 import { validateAgentConfig } from "./validate-config.ts";
 
 /** `bot/` is the layout's root; `agent/` is the legacy name, still accepted. */
@@ -45,6 +47,9 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
   diagnostics.push(...validateAgentConfig(agent, `${rootName ?? "bot"}/agent.ts`));
   const instructions = await loadInstructions(botDir, rootName ?? "bot", agent, diagnostics);
   const definitions = rootName === undefined ? {} : await loadDefinitions(root, rootName, diagnostics);
+  const schedules = rootName === undefined ? undefined : await loadSchedules(root, rootName, diagnostics);
+  // evals/ sits at the project root, next to bot/.
+  const evals = rootName === undefined ? {} : await loadEvals(root, diagnostics);
   return {
     name: stringOr(agent.name) ?? pkg.name ?? basename(root),
     description: stringOr(agent.description) ?? pkg.description,
@@ -53,6 +58,8 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
     instructions,
     diagnostics,
     ...definitions,
+    ...(schedules === undefined ? {} : { schedules }),
+    ...evals,
   };
 }
 

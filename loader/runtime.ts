@@ -1,34 +1,46 @@
 /**
- * The local runtime port on Node: session workspaces under the state root, scratch directories
- * for session-less direct tool calls, and agent tool scripts run with `sh -c`.
+ * The local runtime port on Node: session workspaces (under the state root, or where the agent's
+ * local options place them), scratch directories for session-less direct tool calls, agent tool
+ * scripts run with `sh -c`, workspace preparation, the harness tools and MCP client connections.
  * @module
  */
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { constants, tmpdir } from "node:os";
-import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { createError } from "../src/errors.ts";
-import type { RuntimePort, ScriptResult } from "../src/runtime/types.ts";
+import type { RuntimePort, WorkspacePlacement } from "../src/runtime/types.ts";
+import { createHarnessPort } from "./workspace/harness.ts";
+import { createMcpPort } from "./workspace/mcp-client.ts";
+import { createWorkspacePreparer } from "./workspace/prepare.ts";
+import { runScript } from "./workspace/process.ts";
+import { sandboxArgv } from "./workspace/shell.ts";
 
 export interface LocalRuntimeOptions {
-  /** The agent's state root; session workspaces live in `<stateRoot>/workspaces/<sessionId>`. */
+  /** The agent's state root; session workspaces live in `<stateRoot>/workspaces/<sessionId>` by default. */
   stateRoot: string;
-  /** Bytes of stdout and of stderr kept per script run; the rest is dropped. @default 1048576 */
+  /** Bytes of stdout and of stderr kept per agent-tool script run; the rest is dropped. @default 1048576 */
   maxOutputBytes?: number;
+  /** Bytes of stdout and of stderr the `shell` tool returns to the model per command. @default 65536 */
+  shellOutputBytes?: number;
   /** After the timeout or abort, how long the process group has after SIGTERM before SIGKILL. @default 1000 */
   killGraceMs?: number;
+  /** The bubblewrap binary used under `local.sandbox` (a bare name is looked up on PATH). @default "bwrap" */
+  sandboxCommand?: string;
+  /** Environment `${NAME}` templates of MCP connections read from. @default process.env */
+  env?: Record<string, string | undefined>;
 }
 
 export function createLocalRuntime(options: LocalRuntimeOptions): RuntimePort {
   const { stateRoot } = options;
   const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
   const killGraceMs = options.killGraceMs ?? 1000;
+  const sandboxCommand = options.sandboxCommand ?? "bwrap";
   return {
     stateRoot,
-    async sessionWorkspace(sessionId) {
-      // Ids are validated upstream; refusing separators here keeps the path inside the state root anyway.
+    async sessionWorkspace(sessionId, placement) {
+      // Ids are validated upstream; refusing separators here keeps the path inside its parent anyway.
       if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) throw createError("runtime", `not a session id: ${JSON.stringify(sessionId)}`);
-      const dir = join(stateRoot, "workspaces", sessionId);
+      const dir = placeWorkspace(stateRoot, sessionId, placement);
       await mkdir(dir, { recursive: true });
       return dir;
     },
@@ -36,119 +48,22 @@ export function createLocalRuntime(options: LocalRuntimeOptions): RuntimePort {
       const path = await mkdtemp(join(tmpdir(), "agent-serve-scratch-"));
       return { path, remove: () => rm(path, { recursive: true, force: true }) };
     },
-    runScript: (script, run) => runScript(script, { ...run, maxOutputBytes, killGraceMs }),
+    async runScript(script, run) {
+      const argv = await sandboxArgv({ cwd: run.cwd, sandbox: run.sandbox === true }, sandboxCommand);
+      if (typeof argv === "string") throw createError("runtime", argv);
+      return runScript(script, { ...run, maxOutputBytes, killGraceMs, ...(argv ? { argv } : {}) });
+    },
+    prepareWorkspace: createWorkspacePreparer(),
+    harness: createHarnessPort({ maxOutputBytes: options.shellOutputBytes ?? 64 * 1024, killGraceMs, sandboxCommand }),
+    mcp: createMcpPort(options.env ? { env: options.env } : {}),
   };
 }
 
 // --- internals ---
 
-interface RunOptions {
-  cwd: string;
-  stdin: string;
-  timeoutMs: number;
-  signal: AbortSignal;
-  maxOutputBytes: number;
-  killGraceMs: number;
-}
-
-/** After the shell exits, how long a background child may keep the output pipes open. */
-const PIPE_DRAIN_MS = 250;
-
-function runScript(script: string, options: RunOptions): Promise<ScriptResult> {
-  if (options.signal.aborted) return Promise.resolve({ exitCode: 128 + constants.signals.SIGTERM, stdout: "", stderr: "", killed: true });
-  return new Promise((resolve, reject) => {
-    // The input goes to stdin only, never into the command line, so it cannot inject shell syntax.
-    // `detached` gives the script its own process group, so a kill reaches its children too.
-    const child = spawn("sh", ["-c", script], { cwd: options.cwd, detached: true, stdio: ["pipe", "pipe", "pipe"] });
-    const stdout = collector(options.maxOutputBytes);
-    const stderr = collector(options.maxOutputBytes);
-    child.stdout.on("data", stdout.push);
-    child.stderr.on("data", stderr.push);
-    // A script that exits without reading its stdin makes the write fail with EPIPE: not an error.
-    child.stdin.on("error", () => {});
-    child.stdin.end(options.stdin);
-
-    let killed = false;
-    let exitCode: number | undefined;
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
-    let drainTimer: ReturnType<typeof setTimeout> | undefined;
-    const kill = (): void => {
-      if (killed || exitCode !== undefined) return;
-      killed = true;
-      signalGroup(child.pid, "SIGTERM");
-      graceTimer = setTimeout(() => signalGroup(child.pid, "SIGKILL"), options.killGraceMs);
-    };
-    const timeout = Number.isFinite(options.timeoutMs) && options.timeoutMs > 0 ? setTimeout(kill, options.timeoutMs) : undefined;
-    options.signal.addEventListener("abort", kill, { once: true });
-
-    const cleanup = (): void => {
-      clearTimeout(timeout);
-      clearTimeout(graceTimer);
-      clearTimeout(drainTimer);
-      options.signal.removeEventListener("abort", kill);
-    };
-    let settled = false;
-    const finish = (): void => {
-      if (settled) return;
-      settled = true;
-      cleanup();
-      // Whatever of a killed script's group survived SIGTERM (or ignored it) goes now.
-      if (killed) signalGroup(child.pid, "SIGKILL");
-      resolve({ exitCode: exitCode ?? -1, stdout: stdout.text(), stderr: stderr.text(), killed });
-    };
-    child.on("error", (error) => {
-      if (settled) return;
-      settled = true;
-      cleanup();
-      reject(createError("runtime", `cannot run the script: ${error.message}`, error));
-    });
-    child.on("exit", (code, signal) => {
-      exitCode = code ?? 128 + (signal ? constants.signals[signal] : 0);
-      // A background process the script started may hold the pipes open; do not wait for it forever.
-      drainTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        finish();
-      }, PIPE_DRAIN_MS);
-    });
-    child.on("close", finish);
-  });
-}
-
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
-
-interface Collector {
-  push: (chunk: Buffer) => void;
-  text: () => string;
-}
-
-/** Keeps the first `max` bytes of a stream and notes how much it dropped. */
-function collector(max: number): Collector {
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  let dropped = 0;
-  return {
-    push(chunk) {
-      const room = max - kept;
-      if (room <= 0) {
-        dropped += chunk.length;
-        return;
-      }
-      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-      chunks.push(part);
-      kept += part.length;
-      dropped += chunk.length - part.length;
-    },
-    text() {
-      const text = new TextDecoder().decode(Buffer.concat(chunks));
-      return dropped > 0 ? `${text}\n[output truncated: ${dropped} more bytes]` : text;
-    },
-  };
+function placeWorkspace(stateRoot: string, sessionId: string, placement: WorkspacePlacement | undefined): string {
+  const base = placement?.base ?? process.cwd();
+  if (placement?.dir) return resolve(base, placement.dir);
+  if (placement?.parent) return join(resolve(base, placement.parent), sessionId);
+  return join(stateRoot, "workspaces", sessionId);
 }

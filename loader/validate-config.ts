@@ -1,3 +1,4 @@
+import { validateExperiments } from "../src/experiments/validate.ts";
 import { validateModelId } from "../src/model/resolve.ts";
 import type { AgentConfig, Diagnostic } from "../src/project/types.ts";
 
@@ -30,5 +31,6 @@ export function validateAgentConfig(agent: AgentConfig, file: string): Diagnosti
       if (problem) diagnostics.push({ severity: "error", code: "invalid_model", message: problem, file });
     }
   }
+  diagnostics.push(...validateExperiments(agent.experiments, file));
   return diagnostics;
 }

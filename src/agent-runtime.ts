@@ -6,13 +6,21 @@
 import { ApprovalRegistry } from "./approvals/registry.ts";
 import { ArtifactStore } from "./artifacts/store.ts";
 import { tagArtifactTool } from "./artifacts/tag-tool.ts";
+import { EvalService } from "./evals/service.ts";
+import { ExperimentService } from "./experiments/service.ts";
+import { cachedModels, turnVariant } from "./experiments/variant.ts";
 import { createHookDispatcher } from "./hooks/dispatch.ts";
 import { defaultPolicies } from "./http/auth-chain.ts";
 import type { AuthPolicy } from "./http/auth-types.ts";
 import { createModelResolver, defaultModelId, normalizeModelSpec } from "./model/resolve.ts";
-import type { LanguageModelPort, ModelResolver, ModelSpec } from "./model/types.ts";
+import type { ModelResolver, ModelSpec } from "./model/types.ts";
 import type { ProjectDefinition } from "./project/types.ts";
+import { ReminderService } from "./reminders/service.ts";
+import { REMINDER_TOOLS, reminderTools } from "./reminders/tools.ts";
+import type { RemindersFacade } from "./reminders/types.ts";
 import type { RuntimePort } from "./runtime/types.ts";
+import { dispatchSchedule } from "./schedules/dispatch.ts";
+import { ScheduleRunner } from "./schedules/runner.ts";
 import { EventLog } from "./sessions/event-log.ts";
 import { recoverSessions } from "./sessions/recovery.ts";
 import { SessionService } from "./sessions/session-service.ts";
@@ -21,6 +29,10 @@ import { TurnController } from "./sessions/turn-controller.ts";
 import { TurnSlots } from "./sessions/turn-slots.ts";
 import { createMemoryStorage } from "./storage/memory.ts";
 import type { StorageDriver } from "./storage/types.ts";
+import { createExclusive } from "./timers/exclusive.ts";
+import { TimedWork } from "./timers/timed-work.ts";
+import type { TimerPort } from "./timers/types.ts";
+import type { ToolDefinition } from "./tools/types.ts";
 import { ConversationLog } from "./turns/conversation.ts";
 import type { ToolContextServices } from "./turns/tool-context.ts";
 import type { TurnRunner } from "./turns/turn-runner.ts";
@@ -47,21 +59,53 @@ export interface AgentRuntime {
   toolServices: ToolContextServices;
   policies: AuthPolicy[];
   model: { spec: ModelSpec; notice?: string };
+  /** Schedules and reminders. */
+  timed: TimedWork;
+  /** A/B experiments: sticky arm assignment and live totals. */
+  experiments: ExperimentService;
+  /** Eval runs over this agent's sessions (purpose `eval`). */
+  evals: EvalService;
+  /** Recovers interrupted turns, then loads timed work and arms the timer port. */
   recover(): Promise<void>;
+}
+
+/** Host-wide facts the agent's timed work needs. */
+export interface AgentTimersContext {
+  timers: TimerPort;
+  /** This host instance, as lease owner. */
+  owner: string;
+  /** Whether slots fire from `tick` (off under `--no-schedules`). */
+  automaticSchedules: boolean;
+  /** `--no-control-plane`: the internal fire routes are mounted. */
+  internalRoutes: boolean;
 }
 
 export function createAgentRuntime(
   mount: AgentMount,
   options: AgentHostOptions,
-  context: { logger: HostLogger; now: () => number; mode: "multi" | "single" },
+  context: { logger: HostLogger; now: () => number; mode: "multi" | "single"; timers: AgentTimersContext },
 ): AgentRuntime {
-  const { project } = mount;
   const { logger, now } = context;
   const storage = mount.storage ?? createMemoryStorage();
   const log = new EventLog(storage, now);
   const store = new SessionStore(storage, now);
   const conversation = new ConversationLog(storage);
   const approvals = new ApprovalRegistry();
+  const reminders = new ReminderService({
+    storage,
+    exclusive: createExclusive(storage, context.timers.owner),
+    get sessions() {
+      return sessions;
+    },
+    store,
+    timers: context.timers.timers,
+    keyPrefix: mount.slug,
+    now,
+    logger,
+    cancelTool: mount.project.agent.builtinTools?.reminders === true,
+  });
+  // Tools see the host's services as `ctx.host`.
+  const project = withToolHostServices(mount.project, { reminders: reminders.facade });
   const artifacts = new ArtifactStore({ storage, ...(project.artifacts ? { definition: project.artifacts } : {}), log, now, logger });
   const toolServices: ToolContextServices = {
     send: (channelId, message, sendOptions) => sessions.send(channelId, message, sendOptions),
@@ -71,13 +115,14 @@ export function createAgentRuntime(
   };
   const tools: TurnToolsOptions = {
     tools: project.tools ?? {},
-    builtins: builtinTools(project, artifacts),
+    builtins: builtinTools(project, artifacts, { reminders, store, logger }),
     approvals,
     services: toolServices,
     runtime: mount.runtime,
     scriptTimeoutMs: SCRIPT_TIMEOUT_MS,
     now,
   };
+  const experiments = new ExperimentService({ definitions: project.agent.experiments, log, store });
   const model = chooseModel(project, options);
   const runner = createRunner(project, model.spec, options.models?.resolve ?? createModelResolver(options.models), tools);
   const controller = new TurnController({
@@ -88,7 +133,7 @@ export function createAgentRuntime(
     runner,
     logger,
   });
-  const sessions = new SessionService({ store, log, controller, now });
+  const sessions = new SessionService({ store, log, controller, now, enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose) });
   const dispatch = createHookDispatcher({
     hooks: project.hooks ?? {},
     record: (sessionId) => store.get(sessionId),
@@ -96,6 +141,46 @@ export function createAgentRuntime(
     logger,
   });
   if (dispatch) log.onEvent(dispatch);
+  const timed: TimedWork = new TimedWork({
+    reminders,
+    internalRoutes: context.timers.internalRoutes,
+    now,
+    schedules: new ScheduleRunner({
+      schedules: project.schedules ?? {},
+      storage,
+      exclusive: createExclusive(storage, context.timers.owner),
+      timers: context.timers.timers,
+      keyPrefix: mount.slug,
+      now,
+      logger,
+      automatic: context.timers.automaticSchedules,
+      dispatch: (id, definition, slot) =>
+        dispatchSchedule(
+          {
+            sessions,
+            tools: project.tools ?? {},
+            toolServices,
+            runtime: mount.runtime,
+            reminders: reminders.facade,
+            logger,
+            waitUntil: (promise) => timed.waitUntil(promise),
+          },
+          id,
+          definition,
+          slot,
+        ),
+    }),
+  });
+  const evals = new EvalService({
+    storage,
+    log,
+    sessions,
+    stop: (sessionId) => controller.stop(sessionId),
+    ...(project.evals ? { evals: project.evals } : {}),
+    ...(project.evalConfig ? { config: project.evalConfig } : {}),
+    now,
+    logger,
+  });
   return {
     slug: mount.slug,
     project,
@@ -110,8 +195,13 @@ export function createAgentRuntime(
     toolServices,
     policies: defaultPolicies(options.auth),
     model,
+    timed,
+    experiments,
+    evals,
     async recover() {
       await recoverSessions({ store, log, logger });
+      await evals.recover();
+      await timed.start();
     },
   };
 }
@@ -127,8 +217,20 @@ function chooseModel(project: ProjectDefinition, options: AgentHostOptions): { s
 }
 
 /** Built-in model-facing tools; an authored tool of the same name wins (the loader warns). */
-function builtinTools(project: ProjectDefinition, artifacts: ArtifactStore): BuiltinTool[] {
+function builtinTools(
+  project: ProjectDefinition,
+  artifacts: ArtifactStore,
+  timed: { reminders: ReminderService; store: SessionStore; logger: HostLogger },
+): BuiltinTool[] {
   const builtins: BuiltinTool[] = [];
+  if (project.agent.builtinTools?.reminders === true) {
+    for (const name of REMINDER_TOOLS) {
+      if (project.tools && Object.hasOwn(project.tools, name)) {
+        timed.logger.warn(`tool ${name} replaces the built-in ${name} of builtinTools.reminders; the authored tool wins`);
+      }
+    }
+    builtins.push(...reminderTools(timed.reminders, timed.store));
+  }
   const tag = project.artifacts ? tagArtifactTool(project.artifacts) : undefined;
   if (tag) {
     builtins.push({
@@ -146,24 +248,37 @@ function builtinTools(project: ProjectDefinition, artifacts: ArtifactStore): Bui
   return builtins;
 }
 
+/**
+ * The project with each server tool's `execute` given the host services as `ctx.host`; every
+ * other member of a definition is kept as authored.
+ */
+function withToolHostServices(project: ProjectDefinition, services: { reminders: RemindersFacade }): ProjectDefinition {
+  if (!project.tools) return project;
+  const tools: Record<string, ToolDefinition> = {};
+  for (const [name, definition] of Object.entries(project.tools)) {
+    const execute = definition.execute;
+    tools[name] =
+      typeof execute === "function"
+        ? { ...definition, execute: (input, toolContext) => execute.call(definition, input, { ...toolContext, host: { ...toolContext.host, ...services } }) }
+        : definition;
+  }
+  return { ...project, tools };
+}
+
 function createRunner(project: ProjectDefinition, spec: ModelSpec, resolve: ModelResolver, tools: TurnToolsOptions): TurnRunner {
-  let resolved: LanguageModelPort | { error: string } | undefined;
+  // Resolved on first use so a missing credential fails turns with a clear message instead of
+  // failing start-up; each distinct model (the agent's, an A/B arm's) is resolved once.
+  const models = cachedModels(resolve);
+  const base = { spec, system: project.instructions };
+  const experiments = project.agent.experiments ?? [];
   const specs = toolSpecs(tools);
   return {
     prepare(record, turn) {
-      // Resolved on first use so a missing credential fails turns with a clear message instead of
-      // failing start-up; the result is reused for every later turn.
-      if (!resolved) {
-        try {
-          resolved = resolve(spec);
-        } catch (error) {
-          resolved = { error: error instanceof Error ? error.message : String(error) };
-        }
-      }
+      const variant = turnVariant(base, experiments, record.ab);
       return {
-        system: project.instructions,
-        params: spec.params,
-        model: resolved,
+        system: variant.system,
+        params: variant.spec.params,
+        model: models(variant.spec),
         tools: createTurnTools(tools, specs, { record, turnId: turn.turnId, emit: turn.emit }),
         maxSteps: MAX_STEPS,
       };

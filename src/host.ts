@@ -9,7 +9,10 @@ import { toErrorResponse } from "./errors.ts";
 import { defaultPolicies } from "./http/auth-chain.ts";
 import { createHostHandler } from "./http/host-router.ts";
 import type { HostServices } from "./http/route.ts";
+import { randomId } from "./ids.ts";
 import { createHostLogger, createLogBuffer } from "./logger.ts";
+import { createClock } from "./timers/clock.ts";
+import { type TimerPort, noTimers } from "./timers/types.ts";
 import type { AgentHost, AgentHostOptions, RequestContext } from "./types.ts";
 
 const DEFAULTS = {
@@ -24,8 +27,15 @@ export function createHost(options: AgentHostOptions): AgentHost {
   const now = options.now ?? Date.now;
   const buffer = createLogBuffer();
   const logger = createHostLogger(options.logger, buffer);
+  const timers = chooseTimers(options, now, () => void host.tick().catch((error: unknown) => logger.error("timed work failed", error)));
+  const timersContext = {
+    timers,
+    owner: `host_${randomId(16)}`,
+    automaticSchedules: options.schedules !== false || config.dev,
+    internalRoutes: options.controlPlane === false,
+  };
   const agents: AgentRuntime[] = options.agents.map((mount) =>
-    createAgentRuntime(mount, options, { logger, now, mode: config.mode }),
+    createAgentRuntime(mount, options, { logger, now, mode: config.mode, timers: timersContext }),
   );
 
   const closeListeners = new Set<() => void>();
@@ -43,7 +53,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
     logger,
     hostPolicies: defaultPolicies(options.auth),
   };
-  const handle = createHostHandler(agents, services, { mode: config.mode, playground: true });
+  const handle = createHostHandler(agents, services, { mode: config.mode, playground: options.playground !== false });
 
   let ready: Promise<void> | undefined;
   let isReady = false;
@@ -71,6 +81,10 @@ export function createHost(options: AgentHostOptions): AgentHost {
     close() {
       closed ??= (async () => {
         await whenReady().catch(() => {});
+        timers.close();
+        await Promise.all(agents.map((agent) => agent.timed.close(config.drainTimeoutMs)));
+        // A run still going ends as failed, its turns stopped, before turns drain.
+        await Promise.all(agents.map((agent) => agent.evals.close()));
         await Promise.all(agents.map((agent) => agent.controller.drain(config.drainTimeoutMs)));
         for (const listener of closeListeners) listener();
         await Promise.all(agents.map((agent) => agent.storage.close()));
@@ -84,6 +98,13 @@ export function createHost(options: AgentHostOptions): AgentHost {
       if (!agent) throw new Error(`[agent-serve] [host] no agent mounted as ${JSON.stringify(slug)}`);
       return agent.sessions.send(channel, message, sendOptions);
     },
+    async tick(at) {
+      if (closed) return [];
+      await whenReady();
+      const time = at ?? now();
+      const ticks = await Promise.all(agents.map((agent) => agent.timed.tick(time)));
+      return ticks.map((tick, i) => ({ slug: agents[i]!.slug, ...tick }));
+    },
     describeModels() {
       return agents.map((agent) => ({
         slug: agent.slug,
@@ -93,10 +114,24 @@ export function createHost(options: AgentHostOptions): AgentHost {
     },
     logs: buffer,
   };
+  // Nothing else would load the armed work before the first request; a clock must not wait for one.
+  if (timers !== noTimers) void whenReady().catch((error: unknown) => logger.error("start-up failed", error));
   return host;
 }
 
 // --- internals ---
+
+/**
+ * Who wakes the host for timed work: nobody under `dev` (nothing fires automatically), the
+ * caller's port when given, nobody under `controlPlane: false` (a platform calls the internal
+ * routes), else the built-in clock.
+ */
+function chooseTimers(options: AgentHostOptions, now: () => number, onDue: () => void): TimerPort {
+  if (options.dev) return noTimers;
+  if (options.timers) return options.timers;
+  if (options.controlPlane === false) return noTimers;
+  return createClock({ onDue, now });
+}
 
 /** srvx's `ServerRequest` carries the TCP peer as `ip`; a plain `Request` has none. */
 function peerAddress(request: Request): string | undefined {

@@ -19,7 +19,11 @@ export type {
   RequestContext,
   SendOptions,
   SendResult,
+  TickReport,
 } from "./types.ts";
+export type { TimerPort } from "./timers/types.ts";
+export type { ReminderInput, ReminderRecord, RemindersFacade } from "./reminders/types.ts";
+export type { ScheduleDefinition } from "./schedules/types.ts";
 export type { AgentConfig, Diagnostic, ModelPrice, ProjectDefinition } from "./project/types.ts";
 export type { AuthContext, AuthPolicy } from "./http/auth-types.ts";
 export type { SessionEvent, EventType } from "./sessions/events.ts";

@@ -8,6 +8,8 @@ import type { ProjectDefinition } from "./project/types.ts";
 import type { RuntimePort } from "./runtime/types.ts";
 import type { SendOptions, SendResult } from "./sessions/session-service.ts";
 import type { StorageDriver } from "./storage/types.ts";
+import type { SlotFiring } from "./schedules/runner.ts";
+import type { TimerPort } from "./timers/types.ts";
 
 /** One agent project mounted on the host. */
 export interface AgentMount {
@@ -63,6 +65,17 @@ export interface AgentHostOptions {
   models?: ModelOptions;
   /** Request bodies larger than this get 413 `payload_too_large`. @default 1 MiB */
   maxBodyBytes?: number;
+  /**
+   * The playground and the host's two index routes, `GET /` and `GET /v1/agents` (multi mode).
+   * `--no-playground` sets false and removes them. @default true
+   */
+  playground?: boolean;
+  /**
+   * The static documentation site under `/docs` (`--no-docs` sets false). Accepted for the
+   * start-up contract; this host does not mount a docs site yet, so false removes nothing.
+   * @default true
+   */
+  docs?: boolean;
   /** @default console-backed logger with an `[agent-serve]` prefix */
   logger?: HostLogger;
   /**
@@ -75,6 +88,27 @@ export interface AgentHostOptions {
   drainTimeoutMs?: number;
   /** Clock, for tests. @default Date.now */
   now?: () => number;
+  /**
+   * The cron runner (`--no-schedules` sets false): when false, schedules do not fire from the
+   * clock or `tick()` outside dev mode. The dev and internal fire routes still dispatch them.
+   * @default true
+   */
+  schedules?: boolean;
+  /**
+   * The bundled schedule and reminder clock (`--no-control-plane` sets false). When false there is
+   * no clock and `POST /v1/internal/{schedules,reminders}/:id/fire` are mounted, admitting only
+   * requests with the `x-agent-serve-timed-work` header. Security: only run this behind a proxy
+   * that strips that header from external traffic.
+   * @default true
+   */
+  controlPlane?: boolean;
+  /**
+   * Replaces the built-in clock (outside dev mode): receives every due time of every schedule and
+   * reminder as `arm("<slug>/schedules/<id>" | "<slug>/reminders/<id>", at)` and must wake the
+   * host then, by calling `host.tick()` or the internal fire route the key names.
+   * @default the built-in clock (a single unref'd setTimeout)
+   */
+  timers?: TimerPort;
 }
 
 /** Runtime context the adapter attaches to a request (srvx's `ServerRequest` fields). */
@@ -100,9 +134,23 @@ export interface AgentHost {
    * `slug` (optional when one agent is mounted) through `channel` (default the HTTP channel).
    */
   send(message: string, options?: SendOptions & { slug?: string; channel?: string }): Promise<SendResult>;
+  /**
+   * Fires the schedules and reminders due at `now` (default: the host's clock) for every agent and
+   * resolves with what fired. The built-in clock calls this; Workers-style platforms call it from
+   * their scheduled event. Nothing fires twice: state lives in storage.
+   */
+  tick(now?: number): Promise<TickReport[]>;
   /** Resolved model per agent slug, for start-up notices. */
   describeModels(): Array<{ slug: string; model: string; notice?: string }>;
   readonly logs: LogBuffer;
+}
+
+/** What one `tick` fired for one agent. */
+export interface TickReport {
+  slug: string;
+  schedules: SlotFiring[];
+  /** Ids of the reminders that fired. */
+  reminders: string[];
 }
 
 export interface LogLine {

@@ -10,6 +10,8 @@ const expected: Record<string, string[]> = {
   "./tools": ["defineTool"],
   "./hooks": ["defineHook"],
   "./artifacts": ["defineArtifacts"],
+  "./schedules": ["defineSchedule"],
+  "./evals": ["defineEval", "defineEvalConfig", "includes", "matches", "satisfies"],
   "./channels": ["allowAll", "bearerAuth", "localDev", "localDevStrict", "loopbackOnly"],
   "./storage": ["LogConflictError", "assertKey", "assertPrefix", "createMemoryStorage"],
   "./storage/fs": ["createFsStorage"],

@@ -6,6 +6,9 @@
  */
 import type { AgentRuntime } from "../agent-runtime.ts";
 import { DEFAULT_MAX_ARTIFACTS } from "../artifacts/store.ts";
+import type { ExperimentDefinition } from "../experiments/types.ts";
+import { paramRecord } from "../experiments/variant.ts";
+import { normalizeModelSpec } from "../model/resolve.ts";
 import type { Diagnostic, ProjectDefinition } from "../project/types.ts";
 import { toolInputJsonSchema } from "../tools/schema.ts";
 import type { JsonSchemaObject, ToolDefinition } from "../tools/types.ts";
@@ -39,8 +42,23 @@ export interface ProjectInfo {
   schedules: Array<{ id: string; [key: string]: unknown }>;
   hooks: string[];
   artifacts: { kinds: Array<{ name: string; description: string }>; agentTool: boolean; max: number } | null;
-  abs: unknown[];
+  abs: ExperimentInfo[];
   diagnostics: Diagnostic[];
+}
+
+/** An A/B experiment as declared; live totals are on `GET /v1/abs`. */
+export interface ExperimentInfo {
+  id: string;
+  arms: Array<{
+    id: string;
+    weight: number;
+    /** The arm's model, or null when it keeps the agent's. */
+    model: { id: string; params: Record<string, string> } | null;
+    /** Params merged over the model's. */
+    params: Record<string, string>;
+    /** Whether the arm replaces the agent's instructions. */
+    replacesInstructions: boolean;
+  }>;
 }
 
 /** Diagnostic code of the notice that turns run on the offline scripted model for lack of a credential. */
@@ -61,7 +79,7 @@ export function projectInfo(
     tools: Object.entries(project.tools ?? {})
       .map(([name, definition]) => toolInfo(name, definition))
       .sort(byName),
-    // Skills, MCP connections, subagents and A/B experiments are not loaded by this host yet.
+    // Skills, MCP connections and subagents are not loaded by this host yet.
     skills: [],
     mcpConnections: [],
     subagents: [],
@@ -80,12 +98,25 @@ export function projectInfo(
           max: project.artifacts.max ?? DEFAULT_MAX_ARTIFACTS,
         }
       : null,
-    abs: [],
+    abs: (project.agent.experiments ?? []).map(experimentInfo),
     diagnostics,
   };
 }
 
 // --- internals ---
+
+function experimentInfo(experiment: ExperimentDefinition): ExperimentInfo {
+  return {
+    id: experiment.id,
+    arms: experiment.arms.map((arm) => ({
+      id: arm.id,
+      weight: arm.weight,
+      model: normalizeModelSpec(arm.model) ?? null,
+      params: paramRecord(arm.params ?? []),
+      replacesInstructions: arm.instructions !== undefined,
+    })),
+  };
+}
 
 function toolInfo(name: string, definition: ToolDefinition): ToolInfo {
   const approval = definition.needsApproval;

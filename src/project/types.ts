@@ -4,7 +4,11 @@
  * @module
  */
 import type { ArtifactsDefinition } from "../artifacts/types.ts";
+import type { EvalConfig, EvalDefinition } from "../evals/types.ts";
+import type { ExperimentDefinition } from "../experiments/types.ts";
+import type { ConnectionDefinition, ProjectSkill, SubagentDefinition, WorkspaceSeed } from "../harness/types.ts";
 import type { HookDefinition } from "../hooks/types.ts";
+import type { ScheduleDefinition } from "../schedules/types.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
 export interface ModelParam {
@@ -34,6 +38,12 @@ export interface AgentConfig {
   tools?: string[];
   /** Per-model price overrides in USD per million tokens (merged over the built-in table). */
   prices?: Record<string, ModelPrice>;
+  /**
+   * A/B experiments: each new session (eval traffic excepted) draws one arm per experiment by
+   * weight and keeps it for every turn; an arm may replace the model, merge model params or
+   * replace the instructions.
+   */
+  experiments?: ExperimentDefinition[];
 }
 
 /** USD per million tokens. */
@@ -71,4 +81,21 @@ export interface ProjectDefinition {
   hooks?: Record<string, HookDefinition>;
   /** `bot/artifacts.ts`. */
   artifacts?: ArtifactsDefinition;
+  /** `bot/schedules/<name>.md` and `<name>.ts`: the file name is the schedule id. */
+  schedules?: Record<string, ScheduleDefinition>;
+  /** `bot/skills/`: `<name>.md`, `<name>/SKILL.md` (+ sibling files) or `<name>.ts` (defineSkill). */
+  skills?: Record<string, ProjectSkill>;
+  /** `bot/subagents/<id>/`: delegates the `task` harness tool runs. */
+  subagents?: Record<string, SubagentDefinition>;
+  /** `bot/mcp-connections/<name>.ts`: MCP servers the `mcp` harness tool calls. */
+  connections?: Record<string, ConnectionDefinition>;
+  /** `bot/sandbox/workspace/`: seed files copied into each new session workspace. */
+  workspaceSeed?: WorkspaceSeed;
+  /**
+   * `evals/**\/*.eval.ts` at the project root, by eval id (`readiness`, `builds`, `sql/0000`);
+   * a definition with `cases` adds `/<case id>` per case.
+   */
+  evals?: Record<string, EvalDefinition>;
+  /** `evals/evals.config.ts`. */
+  evalConfig?: EvalConfig;
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { HTTPError, conflict, notFound } from "../errors.ts";
+import type { AbAssignment } from "../experiments/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import { newHttpToken, newSessionId } from "../ids.ts";
 import type { EventLog } from "./event-log.ts";
@@ -54,6 +55,12 @@ export interface SendResult {
   created: boolean;
 }
 
+/**
+ * Draws the sticky A/B arms of a session being created (none for eval traffic); runs before the
+ * session's first event.
+ */
+export type Enroll = (sessionId: string, purpose: string | undefined) => AbAssignment[];
+
 /** Who may see sessions beyond their own (dev loopback callers, anonymous deployments). */
 export interface Viewer {
   auth: AuthContext;
@@ -78,19 +85,23 @@ export class SessionService {
   readonly #log: EventLog;
   readonly #controller: TurnController;
   readonly #now: () => number;
+  readonly #enroll: Enroll | undefined;
 
-  constructor(deps: { store: SessionStore; log: EventLog; controller: TurnController; now: () => number }) {
+  constructor(deps: { store: SessionStore; log: EventLog; controller: TurnController; now: () => number; enroll?: Enroll }) {
     this.#store = deps.store;
     this.#log = deps.log;
     this.#controller = deps.controller;
     this.#now = deps.now;
+    this.#enroll = deps.enroll;
   }
 
   async create(input: CreateSessionInput): Promise<SessionRecord> {
     const at = new Date(this.#now()).toISOString();
     const channel = input.channel ?? "http";
+    const sessionId = newSessionId();
+    const ab = this.#enroll?.(sessionId, input.purpose) ?? [];
     const record: SessionRecord = {
-      sessionId: newSessionId(),
+      sessionId,
       channel,
       mode: input.mode ?? "chat",
       ...(input.title === undefined ? {} : { title: input.title }),
@@ -102,12 +113,13 @@ export class SessionService {
       updatedAt: at,
       ...(input.state === undefined ? {} : { state: input.state }),
       ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
+      ...(ab.length === 0 ? {} : { ab }),
     };
-    const { sessionId } = record;
     await this.#store.put(record);
     await this.#store.bindToken(channel, record.continuationToken, sessionId);
     await this.#log.append(sessionId, [
       { type: "session.started", data: { mode: record.mode, channel, ...(record.title ? { title: record.title } : {}) } },
+      ...ab.map((assignment) => ({ type: "ab.assigned" as const, data: { experimentId: assignment.experimentId, armId: assignment.armId } })),
     ]);
     await this.#controller.admit(record, input.message, "preempt", (turnId) => this.#received(sessionId, turnId, input.message));
     return record;

@@ -5,6 +5,7 @@
  * data takes effect at once (SPEC "Session": it leaves listings and answers 404).
  * @module
  */
+import type { AbAssignment } from "../experiments/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import type { StorageDriver } from "../storage/types.ts";
 import { KeyedLock } from "./keyed-lock.ts";
@@ -26,6 +27,8 @@ export interface SessionRecord {
   state?: Record<string, unknown>;
   /** `eval` traffic is marked so hooks and A/B enrollment can skip it. */
   purpose?: string;
+  /** Sticky A/B arms drawn at creation, one per experiment; every turn of the session uses them. */
+  ab?: AbAssignment[];
 }
 
 const recordKey = (sessionId: string): string => `sessions/${sessionId}/record`;

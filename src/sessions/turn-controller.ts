@@ -235,7 +235,7 @@ export class TurnController {
       await this.#emit(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} });
       const emit = (draft: EventDraft): Promise<unknown> => this.#emit(sessionId, draft);
       outcome = await runTurn({
-        ...this.#deps.runner.prepare(record, { turnId: turn.turnId, emit, signal }),
+        ...(await this.#deps.runner.prepare(record, { turnId: turn.turnId, emit, signal })),
         sessionId,
         turnId: turn.turnId,
         userText: text,

@@ -5,6 +5,7 @@
 import type { StandardSchema } from "../_validate.ts";
 import type { ArtifactsFacade } from "../artifacts/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
+import type { RemindersFacade } from "../reminders/types.ts";
 import type { SendOptions, SendResult, SessionSummary } from "../sessions/session-service.ts";
 
 /** A JSON Schema object, passed to the model as is and never validated (SPEC). */
@@ -48,8 +49,8 @@ export interface ToolContext {
   /** The session workspace, or the ephemeral scratch directory of a session-less direct call. */
   workspaceDir: string | undefined;
   stateRoot: string | undefined;
-  /** Host services that exist so far. */
-  host: Record<string, unknown>;
+  /** Host services (SPEC "Server tool": execution context). */
+  host: ToolHostServices;
   /** Starts or continues a session through a channel of this agent. */
   send(channelId: string, message: string, options?: SendOptions): Promise<SendResult>;
   /** A session of this agent, or null. */
@@ -58,6 +59,13 @@ export interface ToolContext {
   artifacts: ArtifactsFacade;
   /** Aborted when the turn is stopped or preempted. */
   signal: AbortSignal;
+}
+
+/** The host services a tool may use; more join as the host grows them. */
+export interface ToolHostServices {
+  /** Reminders of this agent (`create` needs the conversation's channel id and continuation key). */
+  reminders?: RemindersFacade;
+  [service: string]: unknown;
 }
 
 /** `{content, isError?}`: the envelope form of a tool result. */

@@ -12,5 +12,6 @@ export interface TurnHandle {
 }
 
 export interface TurnRunner {
-  prepare(record: SessionRecord, turn: TurnHandle): TurnSetup;
+  /** May prepare asynchronously (the local workspace); failures belong in `model: {error}`, not in a rejection. */
+  prepare(record: SessionRecord, turn: TurnHandle): TurnSetup | Promise<TurnSetup>;
 }

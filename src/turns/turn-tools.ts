@@ -17,7 +17,8 @@ import type { PreparedCall, ToolCall, ToolExecutor, ToolOutcome } from "./tool-e
 /** An extra model-facing tool that is not an authored definition (e.g. `tag_artifact`). */
 export interface BuiltinTool {
   spec: ModelToolSpec;
-  execute(input: unknown, scope: { sessionId: string; turnId: string }): Promise<ToolOutcome>;
+  /** `signal` aborts with the turn (stop, preempt, shutdown). */
+  execute(input: unknown, scope: { sessionId: string; turnId: string; signal?: AbortSignal }): Promise<ToolOutcome>;
 }
 
 export interface TurnToolsOptions {
@@ -71,7 +72,7 @@ export function createTurnTools(
       const def = options.tools[call.toolName];
       if (!def) {
         const builtin = options.builtins.find((tool) => tool.spec.name === call.toolName);
-        if (builtin) return builtin.execute(call.input, { sessionId, turnId: turn.turnId });
+        if (builtin) return builtin.execute(call.input, { sessionId, turnId: turn.turnId, signal });
         return { output: `unknown tool: ${call.toolName}`, isError: true };
       }
       const { input } = call;

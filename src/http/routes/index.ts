@@ -1,12 +1,15 @@
 import type { RouteDefinition } from "../route.ts";
 import { listApprovals, resolveApproval } from "./approvals.ts";
 import { artifactContent, listArtifacts } from "./artifacts.ts";
+import { abs } from "./abs.ts";
 import { infoRoute, logs, meta } from "./discovery.ts";
+import { cancelEvalRun, getEvalRun, listEvalRuns, listEvals, startEvalRun } from "./evals.ts";
 import { mcpEndpoint, mcpToolsEndpoint } from "./mcp.ts";
 import { callTool } from "./tools.ts";
 import { agentHealth, sessionCost } from "./meta.ts";
 import { createSession, followUp, listSessions, stopSession } from "./sessions.ts";
 import { sessionEvents, streamSession } from "./streams.ts";
+import { devFireReminder, devFireSchedule, devListReminders, internalFireReminder, internalFireSchedule } from "./timed-work.ts";
 
 /** Every agent route, in matching order (static segments before parameters). */
 export const agentRoutes: readonly RouteDefinition[] = [
@@ -23,9 +26,20 @@ export const agentRoutes: readonly RouteDefinition[] = [
   callTool,
   listArtifacts,
   artifactContent,
+  devFireSchedule,
+  devListReminders,
+  devFireReminder,
+  internalFireSchedule,
+  internalFireReminder,
+  listEvals,
+  listEvalRuns,
+  startEvalRun,
+  getEvalRun,
+  cancelEvalRun,
   infoRoute(() => agentRoutes),
   meta,
   logs,
+  abs,
   mcpEndpoint,
   mcpToolsEndpoint,
 ];

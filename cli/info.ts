@@ -1,0 +1,112 @@
+/**
+ * `agent-serve info [dir]`: the discovered project surface without starting a server, as the
+ * same project-info object `GET /v1/info` serves (model, tools with schemas, hooks, artifacts,
+ * schedules, A/B experiments, routes, diagnostics), one per project.
+ * @module
+ */
+import { resolve } from "node:path";
+import { resolveCredentials } from "../loader/credentials.ts";
+import { discoverProjects } from "../loader/discover.ts";
+import { type ProjectInfo, projectInfo } from "../src/discovery/project-info.ts";
+import { agentRoutes } from "../src/http/routes/index.ts";
+import { defaultModelId, normalizeModelSpec } from "../src/model/resolve.ts";
+import type { ModelSpec } from "../src/model/types.ts";
+import type { Diagnostic, ProjectDefinition } from "../src/project/types.ts";
+import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
+import type { CliIo } from "./io.ts";
+import { formatDiagnostic } from "./start-host.ts";
+import { createStyle } from "./style.ts";
+import type { Style } from "./style.ts";
+import { table } from "./table.ts";
+
+export interface InfoArgs {
+  /** @default "." */
+  dir?: string;
+  /** @default "multi" */
+  mode?: "multi" | "single";
+  /** Decides only whether the model notice says the scripted model would be used. */
+  apiKey?: string;
+  json?: boolean;
+}
+
+export interface InfoReport {
+  projects: Array<ProjectInfo & { dir: string }>;
+  /** Problems with the directory as a whole (no project found, too many for single mode). */
+  diagnostics: Diagnostic[];
+}
+
+/** Exits 1 only when no project could be read at all; a project's own errors are shown, not fatal. */
+export async function infoCommand(args: InfoArgs, io: CliIo): Promise<number> {
+  const mode = args.mode ?? "multi";
+  const discovery = await discoverProjects(resolve(io.cwd, args.dir ?? "."), { mode });
+  const report: InfoReport = {
+    projects: discovery.projects.map(({ slug, dir, project }) => ({
+      ...projectInfo({ slug, project, basePath: mode === "multi" ? `/${slug}` : "", model: modelOf(project, args.apiKey, io.env) }, agentRoutes),
+      dir,
+    })),
+    diagnostics: discovery.diagnostics,
+  };
+  const code = report.projects.length === 0 ? EXIT_FAILURE : EXIT_OK;
+  if (args.json) {
+    io.stdout.write(`${JSON.stringify(report)}\n`);
+    return code;
+  }
+  const style = createStyle(io.stdout, io.env);
+  const lines = report.diagnostics.map((diagnostic) => style.red(formatDiagnostic(diagnostic, "")));
+  for (const info of report.projects) lines.push(...describe(info, style), "");
+  io.stdout.write(`${lines.join("\n").trimEnd()}\n`);
+  return code;
+}
+
+// --- internals ---
+
+/** The model a served host would use: the configured one, else the credential-based default. */
+function modelOf(project: ProjectDefinition, apiKey: string | undefined, env: CliIo["env"]): { spec: ModelSpec; notice?: string } {
+  const configured = normalizeModelSpec(project.agent.model);
+  if (configured) return { spec: configured };
+  // No model configured: `--api-key` counts as an OpenAI key, as it does for `serve`.
+  const credentials = resolveCredentials({ apiKey, env });
+  const fallback = defaultModelId(credentials);
+  return { spec: { id: fallback.id, params: {} }, ...(fallback.notice ? { notice: fallback.notice } : {}) };
+}
+
+function describe(info: ProjectInfo & { dir: string }, style: Style): string[] {
+  const rows: string[][] = [];
+  const section = (label: string, values: string[]): void => {
+    values.forEach((value, i) => rows.push([i === 0 ? style.bold(label) : "", value]));
+  };
+  const params = Object.entries(info.model.params).map(([id, value]) => `${id}=${value}`);
+  section("model", [`${info.model.id}${params.length ? ` (${params.join(", ")})` : ""}`]);
+  if (info.description) section("description", [info.description]);
+  section(
+    "tools",
+    info.tools.length
+      ? info.tools.map((tool) => `${tool.name}  ${tool.description}${tool.execution === "agent" ? " [agent]" : ""}${tool.needsApproval ? " [approval]" : ""}`)
+      : [style.dim("none")],
+  );
+  if (info.hooks.length) section("hooks", [info.hooks.join(", ")]);
+  if (info.artifacts) {
+    const kinds = info.artifacts.kinds.map((kind) => kind.name);
+    section("artifacts", [`${kinds.length ? kinds.join(", ") : "any kind"} (max ${info.artifacts.max}${info.artifacts.agentTool ? ", tag tool" : ""})`]);
+  }
+  if (info.schedules.length) section("schedules", info.schedules.map((s) => `${s.id}${typeof s.cron === "string" ? `  ${s.cron}` : ""}`));
+  if (info.abs.length) {
+    section(
+      "experiments",
+      info.abs.map((experiment) => {
+        const arms = experiment.arms.map((arm) => {
+          const varies = [
+            arm.model ? `model ${arm.model.id}` : "",
+            Object.keys(arm.params).length ? `params ${Object.entries(arm.params).map(([id, value]) => `${id}=${value}`).join(",")}` : "",
+            arm.replacesInstructions ? "instructions" : "",
+          ].filter(Boolean);
+          return `${arm.id} (weight ${arm.weight}${varies.length ? `; ${varies.join("; ")}` : ""})`;
+        });
+        return `${experiment.id}: ${arms.join(", ")}`;
+      }),
+    );
+  }
+  const paint = { error: style.red, warning: style.yellow, info: style.dim } as const;
+  if (info.diagnostics.length) section("diagnostics", info.diagnostics.map((d) => paint[d.severity](formatDiagnostic(d, ""))));
+  return [`${style.bold(info.name)} ${style.dim(`(${info.slug}, ${info.dir})`)}`, ...table(rows).map((line) => `  ${line}`)];
+}

@@ -1,0 +1,50 @@
+/**
+ * `agent-serve validate [dir]`: loads the projects exactly as `serve` does and prints every
+ * diagnostic. Exits 1 on any error-severity diagnostic (the ones that stop `serve`), else 0.
+ * @module
+ */
+import { resolve } from "node:path";
+import { discoverProjects } from "../loader/discover.ts";
+import type { Diagnostic } from "../src/project/types.ts";
+import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
+import type { CliIo } from "./io.ts";
+import { formatDiagnostic } from "./start-host.ts";
+import { createStyle } from "./style.ts";
+
+export interface ValidateArgs {
+  /** @default "." */
+  dir?: string;
+  /** Slugs are only checked in multi mode. @default "multi" */
+  mode?: "multi" | "single";
+  json?: boolean;
+}
+
+export async function validateCommand(args: ValidateArgs, io: CliIo): Promise<number> {
+  const discovery = await discoverProjects(resolve(io.cwd, args.dir ?? "."), { mode: args.mode ?? "multi" });
+  const all: Array<{ slug: string; diagnostic: Diagnostic }> = [
+    ...discovery.diagnostics.map((diagnostic) => ({ slug: "", diagnostic })),
+    ...discovery.projects.flatMap(({ slug, project }) => project.diagnostics.map((diagnostic) => ({ slug, diagnostic }))),
+  ];
+  const errors = all.filter(({ diagnostic }) => diagnostic.severity === "error").length;
+  const warnings = all.filter(({ diagnostic }) => diagnostic.severity === "warning").length;
+  const code = errors > 0 ? EXIT_FAILURE : EXIT_OK;
+  if (args.json) {
+    const report = {
+      ok: errors === 0,
+      errors,
+      warnings,
+      projects: discovery.projects.map(({ slug, dir, project }) => ({ slug, dir, name: project.name, diagnostics: project.diagnostics })),
+      diagnostics: discovery.diagnostics,
+    };
+    io.stdout.write(`${JSON.stringify(report)}\n`);
+    return code;
+  }
+  const style = createStyle(io.stdout, io.env);
+  const paint = { error: style.red, warning: style.yellow, info: style.dim } as const;
+  const lines = all.map(({ slug, diagnostic }) => paint[diagnostic.severity](formatDiagnostic(diagnostic, slug)));
+  const projects = discovery.projects.length;
+  const summary = `${projects} project${projects === 1 ? "" : "s"}, ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}`;
+  lines.push(errors > 0 ? style.red(`invalid: ${summary}`) : style.green(`ok: ${summary}`));
+  io.stdout.write(`${lines.join("\n")}\n`);
+  return code;
+}

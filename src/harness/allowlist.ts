@@ -1,0 +1,40 @@
+/**
+ * The `tools` allowlist of SPEC "Agent configuration": which built-in harness tools a turn gets.
+ * Unset means all of them, an empty list none; `mcp` is always added to a configured list;
+ * unknown names fail the turn with a ConfigurationError.
+ * @module
+ */
+
+/** Public harness tool names, in the order the model sees them. */
+export const HARNESS_TOOL_NAMES = ["shell", "read", "edit", "grep", "glob", "ls", "task", "mcp"] as const;
+export type HarnessToolId = (typeof HARNESS_TOOL_NAMES)[number];
+
+export interface Allowlist {
+  /** The harness tools the turn may offer (before checking what the project has: subagents, connections). */
+  allowed: ReadonlySet<HarnessToolId>;
+  /** Names in the configured list that are not harness tools. */
+  unknown: string[];
+  /** Whether a list was configured at all. */
+  configured: boolean;
+}
+
+export function resolveAllowlist(tools: readonly unknown[] | undefined): Allowlist {
+  if (tools === undefined) return { allowed: new Set(HARNESS_TOOL_NAMES), unknown: [], configured: false };
+  const allowed = new Set<HarnessToolId>(["mcp"]);
+  const unknown: string[] = [];
+  for (const name of tools) {
+    if (isHarnessToolName(name)) allowed.add(name);
+    else unknown.push(typeof name === "string" ? name : JSON.stringify(name));
+  }
+  return { allowed, unknown, configured: true };
+}
+
+/** The message of the ConfigurationError that fails a turn of an agent with unknown names. */
+export function unknownToolsMessage(unknown: readonly string[], where = "tools"): string {
+  const names = unknown.map((name) => JSON.stringify(name)).join(", ");
+  return `ConfigurationError: ${where} lists unknown harness tool${unknown.length === 1 ? "" : "s"} ${names}; known names: ${HARNESS_TOOL_NAMES.join(", ")}`;
+}
+
+export function isHarnessToolName(name: unknown): name is HarnessToolId {
+  return typeof name === "string" && (HARNESS_TOOL_NAMES as readonly string[]).includes(name);
+}

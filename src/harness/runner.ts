@@ -1,0 +1,155 @@
+/**
+ * The turn runner of an agent: the model, the system prompt and the tools of each turn. On a
+ * local runtime it prepares the session workspace before the turn and adds the harness tools the
+ * allowlist grants; it fails the turns of a misconfigured agent (unknown allowlist names, a cloud
+ * runtime this host does not have) with a clear message.
+ * @module
+ */
+import { normalizeModelSpec } from "../model/resolve.ts";
+import type { LanguageModelPort, ModelResolver, ModelSpec } from "../model/types.ts";
+import type { ProjectDefinition } from "../project/types.ts";
+import type { SessionRecord } from "../sessions/session-store.ts";
+import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolExecutor } from "../turns/tool-executor.ts";
+import type { TurnHandle, TurnRunner, TurnSetup } from "../turns/turn-runner.ts";
+import { type BuiltinTool, type TurnToolsOptions, createTurnTools, toolSpecs } from "../turns/turn-tools.ts";
+import { type Allowlist, resolveAllowlist, unknownToolsMessage } from "./allowlist.ts";
+import { harnessTools } from "./harness-tools.ts";
+import type { PendingWorkspaceFiles } from "./pending-files.ts";
+import { runSubagentLoop } from "./subagent-loop.ts";
+import { planWorkspace } from "./workspace-plan.ts";
+
+/** Why turns of a cloud-runtime agent fail on this host. */
+export const NO_CLOUD_RUNTIME =
+  'this agent sets runtime: "cloud", and this host has no cloud runtime: remove runtime (or set it to "local") to run turns locally';
+
+export interface AgentRunnerOptions {
+  project: ProjectDefinition;
+  spec: ModelSpec;
+  resolve: ModelResolver;
+  /** The agent's tools; `runtime` is the agent-bound runtime (bindRuntime). */
+  tools: TurnToolsOptions;
+  /** Per-send workspace files waiting for the session's next turn. */
+  pendingFiles?: PendingWorkspaceFiles;
+  maxSteps: number;
+}
+
+export function createAgentRunner(options: AgentRunnerOptions): TurnRunner {
+  const { project, tools, maxSteps } = options;
+  const allowlist = resolveAllowlist(project.agent.tools);
+  const runtime = tools.runtime;
+  const local = Boolean(runtime && (runtime.harness || runtime.prepareWorkspace));
+  const planned = local ? planWorkspace(project) : undefined;
+  const sandbox = project.agent.local?.sandbox === true;
+  const baseSpecs = toolSpecs(tools);
+  const models = new Map<string, LanguageModelPort | { error: string }>();
+
+  /** Resolved on first use so a missing credential fails turns with a clear message instead of start-up. */
+  const model = (spec: ModelSpec): LanguageModelPort | { error: string } => {
+    const key = JSON.stringify(spec);
+    let resolved = models.get(key);
+    if (!resolved) {
+      try {
+        resolved = options.resolve(spec);
+      } catch (error) {
+        resolved = { error: messageOf(error) };
+      }
+      models.set(key, resolved);
+    }
+    return resolved;
+  };
+
+  return {
+    async prepare(record, turn) {
+      const setup: TurnSetup = {
+        system: project.instructions,
+        params: options.spec.params,
+        model: model(options.spec),
+        tools: createTurnTools(tools, baseSpecs, { record, turnId: turn.turnId, emit: turn.emit }),
+        maxSteps,
+      };
+      if (project.agent.runtime === "cloud") return { ...setup, model: { error: NO_CLOUD_RUNTIME } };
+      if (allowlist.unknown.length > 0) return { ...setup, model: { error: unknownToolsMessage(allowlist.unknown) } };
+      if (!runtime || !planned) return setup;
+
+      let cwd: string;
+      try {
+        cwd = await runtime.sessionWorkspace(record.sessionId);
+        const files = (await options.pendingFiles?.take(record.sessionId)) ?? {};
+        await runtime.prepareWorkspace?.(cwd, planned.plan, files);
+      } catch (error) {
+        return { ...setup, model: { error: `cannot prepare the session workspace: ${messageOf(error)}` } };
+      }
+      const toolset = (list: Allowlist, withTask: boolean): ToolExecutor => {
+        const harness = harnessTools({
+          runtime,
+          cwd,
+          sandbox,
+          allowed: list.allowed,
+          connections: project.connections ?? {},
+          projectRoot: project.root,
+          turnId: turn.turnId,
+          emit: turn.emit,
+          // Subagents never start subagents: their toolsets have no `task`.
+          ...(withTask ? { subagents: { list: subagentList(project), run: runSubagent } } : {}),
+        });
+        return turnTools(record, turn, runnableTools(tools.tools, list), harness);
+      };
+      const notes = planned.systemNotes;
+      const system = withNotes(project.instructions, notes, allowlist);
+      return { ...setup, system, tools: toolset(allowlist, true) };
+
+      async function runSubagent(id: string, prompt: string, signal: AbortSignal): Promise<{ text: string; usage: Record<string, number> }> {
+        const subagent = project.subagents?.[id];
+        if (!subagent) throw new Error(`no subagent ${id}`);
+        const own = resolveAllowlist(subagent.tools);
+        if (own.unknown.length > 0) throw new Error(unknownToolsMessage(own.unknown, `subagent ${id} tools`));
+        const spec = normalizeModelSpec(subagent.model) ?? options.spec;
+        const subModel = model(spec);
+        if ("error" in subModel) throw new Error(subModel.error);
+        const result = await runSubagentLoop({
+          model: subModel,
+          system: withNotes(subagent.instructions, notes, own),
+          params: spec.params,
+          prompt,
+          tools: toolset(own, false),
+          signal,
+          maxSteps,
+        });
+        return { text: result.text, usage: { ...result.usage } };
+      }
+    },
+  };
+
+  function turnTools(record: SessionRecord, turn: TurnHandle, authored: Record<string, ToolDefinition>, harness: BuiltinTool[]): ToolExecutor {
+    const turnOptions: TurnToolsOptions = { ...tools, tools: authored, builtins: [...tools.builtins, ...harness] };
+    return createTurnTools(turnOptions, toolSpecs(turnOptions), { record, turnId: turn.turnId, emit: turn.emit });
+  }
+}
+
+// --- internals ---
+
+/**
+ * The authored tools a turn may call: agent-execution tools need shell (SPEC "Agent
+ * configuration": `shell` grants the shell input they run with).
+ */
+function runnableTools(tools: Record<string, ToolDefinition>, list: Allowlist): Record<string, ToolDefinition> {
+  if (list.allowed.has("shell")) return tools;
+  return Object.fromEntries(Object.entries(tools).filter(([, def]) => def.execution !== "agent"));
+}
+
+function subagentList(project: ProjectDefinition): Array<{ id: string; description: string }> {
+  return Object.entries(project.subagents ?? {})
+    .map(([id, def]) => ({ id, description: def.description }))
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/** The skills index joins the system prompt when the model can read the skill files. */
+function withNotes(instructions: string, notes: string, list: Allowlist): string {
+  if (!notes || !(list.allowed.has("read") || list.allowed.has("shell"))) return instructions;
+  return [instructions, notes].filter(Boolean).join("\n\n");
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

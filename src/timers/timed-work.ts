@@ -1,0 +1,76 @@
+/**
+ * The timed work of one agent: its cron runner and its reminders, over the host's timer port.
+ * `tick(now)` fires whatever is due; the built-in clock calls it, and so can a platform
+ * (Workers' `scheduled()`), since all state is in storage.
+ * @module
+ */
+import type { ReminderService } from "../reminders/service.ts";
+import type { ScheduleRunner, SlotFiring } from "../schedules/runner.ts";
+
+export interface TimedWorkTick {
+  schedules: SlotFiring[];
+  /** Ids of the reminders that fired. */
+  reminders: string[];
+}
+
+export interface TimedWorkOptions {
+  schedules: ScheduleRunner;
+  reminders: ReminderService;
+  /** `--no-control-plane`: the internal fire routes are mounted. */
+  internalRoutes: boolean;
+  now: () => number;
+}
+
+export class TimedWork {
+  readonly schedules: ScheduleRunner;
+  readonly reminders: ReminderService;
+  readonly internalRoutes: boolean;
+  /** The host's clock. */
+  readonly now: () => number;
+  /** Run-handler background work (`waitUntil`), awaited on close. */
+  readonly #background = new Set<Promise<unknown>>();
+  readonly #ticks = new Set<Promise<unknown>>();
+  #closed = false;
+
+  constructor(options: TimedWorkOptions) {
+    this.schedules = options.schedules;
+    this.reminders = options.reminders;
+    this.internalRoutes = options.internalRoutes;
+    this.now = options.now;
+  }
+
+  async start(): Promise<void> {
+    await this.schedules.start();
+    await this.reminders.start();
+  }
+
+  tick(now: number): Promise<TimedWorkTick> {
+    if (this.#closed) return Promise.resolve({ schedules: [], reminders: [] });
+    const work = Promise.all([this.schedules.tick(now), this.reminders.tick(now)]).then(([schedules, reminders]) => ({ schedules, reminders }));
+    this.#hold(this.#ticks, work);
+    return work;
+  }
+
+  waitUntil(promise: Promise<unknown>): void {
+    this.#hold(this.#background, promise);
+  }
+
+  /** Stops firing; waits for ticks in flight, then up to `timeoutMs` for background work. */
+  async close(timeoutMs: number): Promise<void> {
+    this.#closed = true;
+    this.schedules.close();
+    await Promise.allSettled(this.#ticks);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.allSettled([...this.#background, this.reminders.close(timeoutMs)]), timeout]);
+    clearTimeout(timer);
+  }
+
+  // --- internals ---
+
+  #hold(set: Set<Promise<unknown>>, promise: Promise<unknown>): void {
+    set.add(promise);
+    const forget = (): void => void set.delete(promise);
+    promise.then(forget, forget);
+  }
+}
