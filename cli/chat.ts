@@ -125,7 +125,7 @@ class Chat {
       try {
         await this.#whileBusy(async () => {
           await this.#send(message);
-          await this.#follow();
+          await this.#follow(message);
         });
       } catch (error) {
         // One failed exchange (session busy elsewhere, a dropped stream) does not end the chat.
@@ -186,8 +186,12 @@ class Chat {
     }
   }
 
-  /** Follows the stream from the next unseen event until the session is idle again. */
-  async #follow(): Promise<void> {
+  /**
+   * Follows the stream from the next unseen event until the session is idle again. With `sent`,
+   * idleness only counts once this message was received: turns someone else started in between
+   * (another terminal, the playground) settle before ours runs.
+   */
+  async #follow(sent?: string): Promise<void> {
     const sessionId = this.sessionId;
     if (sessionId === undefined) return;
     const turn = new AbortController();
@@ -201,8 +205,10 @@ class Chat {
     });
     let settled = false;
     try {
+      let ours = sent === undefined;
       for await (const event of followEvents(this.#client, sessionId, this.#nextIndex, turn.signal)) {
         this.#nextIndex = event.index + 1;
+        if (event.type === "message.received" && event.data["text"] === sent) ours = true;
         if (event.type === "action.approval_requested") {
           this.#progress.stop();
           renderer.endLine();
@@ -210,7 +216,7 @@ class Chat {
           continue;
         }
         renderer.render(event);
-        if (isSettled(event)) {
+        if (ours && isSettled(event)) {
           settled = true;
           return;
         }
