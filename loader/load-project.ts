@@ -7,6 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import type { AgentConfig, Diagnostic, ProjectDefinition } from "../src/project/types.ts";
+import { checkHarness, loadHarness } from "./harness/load-harness.ts";
 import { importProjectModule } from "./import-module.ts";
 import { loadDefinitions } from "./load-definitions.ts";
 import { loadEvals } from "./load-evals.ts";
@@ -50,7 +51,8 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
   const schedules = rootName === undefined ? undefined : await loadSchedules(root, rootName, diagnostics);
   // evals/ sits at the project root, next to bot/.
   const evals = rootName === undefined ? {} : await loadEvals(root, diagnostics);
-  return {
+  const harness = rootName === undefined ? {} : await loadHarness(root, rootName, diagnostics);
+  const project: ProjectDefinition = {
     name: stringOr(agent.name) ?? pkg.name ?? basename(root),
     description: stringOr(agent.description) ?? pkg.description,
     root,
@@ -60,7 +62,10 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
     ...definitions,
     ...(schedules === undefined ? {} : { schedules }),
     ...evals,
+    ...harness,
   };
+  diagnostics.push(...(await checkHarness(project, `${rootName ?? "bot"}/agent.ts`)));
+  return project;
 }
 
 // --- internals ---

@@ -26,6 +26,8 @@ export interface LocalRuntimeOptions {
   killGraceMs?: number;
   /** The bubblewrap binary used under `local.sandbox` (a bare name is looked up on PATH). @default "bwrap" */
   sandboxCommand?: string;
+  /** How long one `grep` harness call may search before it is stopped. @default 30000 */
+  grepTimeoutMs?: number;
   /** Environment `${NAME}` templates of MCP connections read from. @default process.env */
   env?: Record<string, string | undefined>;
 }
@@ -54,7 +56,12 @@ export function createLocalRuntime(options: LocalRuntimeOptions): RuntimePort {
       return runScript(script, { ...run, maxOutputBytes, killGraceMs, ...(argv ? { argv } : {}) });
     },
     prepareWorkspace: createWorkspacePreparer(),
-    harness: createHarnessPort({ maxOutputBytes: options.shellOutputBytes ?? 64 * 1024, killGraceMs, sandboxCommand }),
+    harness: createHarnessPort({
+      maxOutputBytes: options.shellOutputBytes ?? 64 * 1024,
+      killGraceMs,
+      sandboxCommand,
+      grepTimeoutMs: options.grepTimeoutMs ?? 30_000,
+    }),
     mcp: createMcpPort(options.env ? { env: options.env } : {}),
   };
 }

@@ -9,6 +9,9 @@ import { tagArtifactTool } from "./artifacts/tag-tool.ts";
 import { EvalService } from "./evals/service.ts";
 import { ExperimentService } from "./experiments/service.ts";
 import { cachedModels, turnVariant } from "./experiments/variant.ts";
+import { bindRuntime } from "./harness/bind-runtime.ts";
+import { PendingWorkspaceFiles } from "./harness/pending-files.ts";
+import { withHarness } from "./harness/runner.ts";
 import { createHookDispatcher } from "./hooks/dispatch.ts";
 import { defaultPolicies } from "./http/auth-chain.ts";
 import type { AuthPolicy } from "./http/auth-types.ts";
@@ -106,25 +109,34 @@ export function createAgentRuntime(
   });
   // Tools see the host's services as `ctx.host`.
   const project = withToolHostServices(mount.project, { reminders: reminders.facade });
+  // The agent's local options bound into its runtime: every workspace lookup and script honours them.
+  const runtime = bindRuntime(mount.runtime, project, async (sessionId) => (await store.get(sessionId))?.workspaceDir);
+  const pendingFiles = runtime?.prepareWorkspace ? new PendingWorkspaceFiles(storage) : undefined;
   const artifacts = new ArtifactStore({ storage, ...(project.artifacts ? { definition: project.artifacts } : {}), log, now, logger });
   const toolServices: ToolContextServices = {
     send: (channelId, message, sendOptions) => sessions.send(channelId, message, sendOptions),
     find: (sessionId) => sessions.find(sessionId),
     artifacts: (bound) => artifacts.facade(bound),
-    runtime: mount.runtime,
+    runtime,
   };
   const tools: TurnToolsOptions = {
     tools: project.tools ?? {},
     builtins: builtinTools(project, artifacts, { reminders, store, logger }),
     approvals,
     services: toolServices,
-    runtime: mount.runtime,
+    runtime,
     scriptTimeoutMs: SCRIPT_TIMEOUT_MS,
     now,
   };
   const experiments = new ExperimentService({ definitions: project.agent.experiments, log, store });
   const model = chooseModel(project, options);
-  const runner = createRunner(project, model.spec, options.models?.resolve ?? createModelResolver(options.models), tools);
+  const resolve = options.models?.resolve ?? createModelResolver(options.models);
+  const runner = withHarness(createRunner(project, model.spec, resolve, tools), {
+    project,
+    tools,
+    models: cachedModels(resolve),
+    ...(pendingFiles ? { pendingFiles } : {}),
+  });
   const controller = new TurnController({
     log,
     store,
@@ -133,7 +145,14 @@ export function createAgentRuntime(
     runner,
     logger,
   });
-  const sessions = new SessionService({ store, log, controller, now, enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose) });
+  const sessions = new SessionService({
+    store,
+    log,
+    controller,
+    now,
+    enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose),
+    ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
+  });
   const dispatch = createHookDispatcher({
     hooks: project.hooks ?? {},
     record: (sessionId) => store.get(sessionId),
@@ -160,7 +179,7 @@ export function createAgentRuntime(
             sessions,
             tools: project.tools ?? {},
             toolServices,
-            runtime: mount.runtime,
+            runtime,
             reminders: reminders.facade,
             logger,
             waitUntil: (promise) => timed.waitUntil(promise),
@@ -186,7 +205,7 @@ export function createAgentRuntime(
     project,
     basePath: context.mode === "multi" ? `/${mount.slug}` : "",
     storage,
-    runtime: mount.runtime,
+    runtime,
     log,
     sessions,
     controller,

@@ -12,6 +12,8 @@ const expected: Record<string, string[]> = {
   "./artifacts": ["defineArtifacts"],
   "./schedules": ["defineSchedule"],
   "./evals": ["defineEval", "defineEvalConfig", "includes", "matches", "satisfies"],
+  "./skills": ["defineSkill"],
+  "./connections": ["defineConnection"],
   "./channels": ["allowAll", "bearerAuth", "localDev", "localDevStrict", "loopbackOnly"],
   "./storage": ["LogConflictError", "assertKey", "assertPrefix", "createMemoryStorage"],
   "./storage/fs": ["createFsStorage"],

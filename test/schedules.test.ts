@@ -468,3 +468,11 @@ describe("dev and internal schedule routes", () => {
     }
   });
 });
+
+describe("schedules defined in code", () => {
+  it("an invalid schedule fails createHost with the problem named", () => {
+    expect(() =>
+      createHost({ agents: [{ slug: "hello", project: project({ schedules: { bad: { cron: "61 * * * *", markdown: "x" } } }) }], logger: quietLogger, dev: true }),
+    ).toThrow(/\[agent-serve\] \[schedules\] schedule bad: invalid cron "61 \* \* \* \*"/);
+  });
+});

@@ -8,7 +8,12 @@ import { editTool, lsTool, readTool } from "./file-tools.ts";
 import { globTool, grepTool } from "./search.ts";
 import { type ShellOptions, shellTool } from "./shell.ts";
 
-export function createHarnessPort(options: ShellOptions): HarnessPort {
+export interface HarnessOptions extends ShellOptions {
+  /** How long one `grep` may search. */
+  grepTimeoutMs: number;
+}
+
+export function createHarnessPort(options: HarnessOptions): HarnessPort {
   return {
     async execute(name, input, context) {
       try {
@@ -22,7 +27,7 @@ export function createHarnessPort(options: ShellOptions): HarnessPort {
           case "edit":
             return await editTool(context.cwd, anyInput);
           case "grep":
-            return await grepTool(context.cwd, anyInput, context.signal);
+            return await grepTool(context.cwd, anyInput, context.signal, options.grepTimeoutMs);
           case "glob":
             return await globTool(context.cwd, anyInput);
           case "ls":

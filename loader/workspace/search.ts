@@ -14,8 +14,6 @@ import { globProblem, globToRegExp, walkFiles } from "./walk.ts";
 const MAX_GLOB_RESULTS = 1000;
 /** Entries a walk visits at most. */
 const MAX_WALK_ENTRIES = 100_000;
-/** How long one `grep` may search. */
-const GREP_TIMEOUT_MS = 30_000;
 
 export async function globTool(cwd: string, input: HarnessInputs["glob"]): Promise<HarnessOutcome> {
   const problem = globProblem(input.pattern);
@@ -30,7 +28,8 @@ export async function globTool(cwd: string, input: HarnessInputs["glob"]): Promi
   return ok(found.join("\n") + (complete ? "" : `\n[stopped after ${found.length} paths; narrow the pattern]`));
 }
 
-export async function grepTool(cwd: string, input: HarnessInputs["grep"], signal: AbortSignal): Promise<HarnessOutcome> {
+/** `timeoutMs`: how long one search may run before its worker is terminated. */
+export async function grepTool(cwd: string, input: HarnessInputs["grep"], signal: AbortSignal, timeoutMs: number): Promise<HarnessOutcome> {
   try {
     new RegExp(input.pattern);
   } catch (error) {
@@ -51,7 +50,7 @@ export async function grepTool(cwd: string, input: HarnessInputs["grep"], signal
     maxFileBytes: 2 * 1024 * 1024,
     maxLineChars: 300,
   };
-  const result = await inWorker(job, signal);
+  const result = await inWorker(job, signal, timeoutMs);
   if (typeof result === "string") return fail(`grep: ${result}`);
   if (result.lines.length === 0) return ok(`no matches (${result.filesSearched} files searched)`);
   return ok(result.lines.join("\n") + (result.truncated ? `\n[stopped after ${result.lines.length} matches; narrow the search]` : ""));
@@ -61,7 +60,7 @@ export async function grepTool(cwd: string, input: HarnessInputs["grep"], signal
 
 const WORKER_URL = new URL("./grep-worker.ts", import.meta.url);
 
-function inWorker(job: GrepJob, signal: AbortSignal): Promise<GrepResult | string> {
+function inWorker(job: GrepJob, signal: AbortSignal, timeoutMs: number): Promise<GrepResult | string> {
   return new Promise((resolve) => {
     const worker = new Worker(WORKER_URL, { workerData: job });
     let done = false;
@@ -73,7 +72,7 @@ function inWorker(job: GrepJob, signal: AbortSignal): Promise<GrepResult | strin
       void worker.terminate();
       resolve(value);
     };
-    const timer = setTimeout(() => finish(`the search took longer than ${GREP_TIMEOUT_MS / 1000} s and was stopped; narrow the path or simplify the pattern`), GREP_TIMEOUT_MS);
+    const timer = setTimeout(() => finish(`the search took longer than ${timeoutMs} ms and was stopped; narrow the path or simplify the pattern`), timeoutMs);
     const onAbort = (): void => finish("stopped");
     signal.addEventListener("abort", onAbort, { once: true });
     worker.once("message", (message: GrepResult) => finish(message));

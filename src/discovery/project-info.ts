@@ -79,10 +79,7 @@ export function projectInfo(
     tools: Object.entries(project.tools ?? {})
       .map(([name, definition]) => toolInfo(name, definition))
       .sort(byName),
-    // Skills, MCP connections and subagents are not loaded by this host yet.
-    skills: [],
-    mcpConnections: [],
-    subagents: [],
+    ...harnessInfo(project),
     channels: [
       {
         id: "http",
@@ -104,6 +101,26 @@ export function projectInfo(
 }
 
 // --- internals ---
+
+/** Skills, subagents and MCP connections; connection headers and env (credentials) are never shown. */
+function harnessInfo(project: ProjectDefinition): Pick<ProjectInfo, "skills" | "subagents" | "mcpConnections"> {
+  const sorted = <T>(record: Record<string, T> | undefined): Array<[string, T]> =>
+    Object.entries(record ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    skills: sorted(project.skills).map(([name, skill]) => ({ name, description: skill.description })),
+    subagents: sorted(project.subagents).map(([id, subagent]) => ({
+      id,
+      description: subagent.description,
+      model: typeof subagent.model === "string" ? subagent.model : (subagent.model?.id ?? null),
+      ...(subagent.tools ? { tools: subagent.tools } : {}),
+    })),
+    mcpConnections: sorted(project.connections).map(([name, connection]) =>
+      "url" in connection
+        ? { name, transport: "http", url: connection.url, description: connection.description ?? null }
+        : { name, transport: "stdio", command: connection.command, description: connection.description ?? null },
+    ),
+  };
+}
 
 function experimentInfo(experiment: ExperimentDefinition): ExperimentInfo {
   return {

@@ -102,6 +102,8 @@ export class EvalService {
       runId: `eval_${randomId(20)}`,
       status: "running",
       startedAt: new Date(this.#deps.now()).toISOString(),
+      // Holds its place in the key order of DESIGN.md §4; JSON leaves it out until it is set.
+      finishedAt: undefined,
       total: selected.length,
       passed: 0,
       failed: 0,
@@ -178,6 +180,11 @@ export class EvalService {
   async #execute(active: ActiveRun, selected: EvalCase[], options: StartRunOptions, auth: AuthContext): Promise<void> {
     const { snapshot, abort } = active;
     const { maxConcurrency, timeoutMs: configTimeout } = this.config();
+    // close() came while the first snapshot was being stored: nothing runs.
+    if (this.#closing) {
+      active.ending ??= { status: "failed", error: "the host closed before the run finished" };
+      abort.abort();
+    }
     const queue = selected.map((item, index) => ({ item, index }));
     const worker = async (): Promise<void> => {
       for (let next = queue.shift(); next && !abort.signal.aborted; next = queue.shift()) {

@@ -1,12 +1,12 @@
 /**
- * The turn runner of an agent: the model, the system prompt and the tools of each turn. On a
- * local runtime it prepares the session workspace before the turn and adds the harness tools the
- * allowlist grants; it fails the turns of a misconfigured agent (unknown allowlist names, a cloud
- * runtime this host does not have) with a clear message.
+ * The local harness around an agent's turn runner: before each turn on a local runtime it
+ * prepares the session workspace and gives the turn the harness tools the allowlist grants, with
+ * the skills index in the system prompt. It fails the turns of a misconfigured agent (unknown
+ * allowlist names, a cloud runtime this host does not have) with a clear message.
  * @module
  */
 import { normalizeModelSpec } from "../model/resolve.ts";
-import type { LanguageModelPort, ModelResolver, ModelSpec } from "../model/types.ts";
+import type { LanguageModelPort, ModelSpec } from "../model/types.ts";
 import type { ProjectDefinition } from "../project/types.ts";
 import type { SessionRecord } from "../sessions/session-store.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -23,51 +23,26 @@ import { planWorkspace } from "./workspace-plan.ts";
 export const NO_CLOUD_RUNTIME =
   'this agent sets runtime: "cloud", and this host has no cloud runtime: remove runtime (or set it to "local") to run turns locally';
 
-export interface AgentRunnerOptions {
+export interface HarnessOptions {
   project: ProjectDefinition;
-  spec: ModelSpec;
-  resolve: ModelResolver;
   /** The agent's tools; `runtime` is the agent-bound runtime (bindRuntime). */
   tools: TurnToolsOptions;
+  /** Resolves a subagent's own model (cached by the caller). */
+  models: (spec: ModelSpec) => LanguageModelPort | { error: string };
   /** Per-send workspace files waiting for the session's next turn. */
   pendingFiles?: PendingWorkspaceFiles;
-  maxSteps: number;
 }
 
-export function createAgentRunner(options: AgentRunnerOptions): TurnRunner {
-  const { project, tools, maxSteps } = options;
+export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRunner {
+  const { project, tools } = options;
   const allowlist = resolveAllowlist(project.agent.tools);
   const runtime = tools.runtime;
-  const local = Boolean(runtime && (runtime.harness || runtime.prepareWorkspace));
-  const planned = local ? planWorkspace(project) : undefined;
+  const planned = runtime && (runtime.harness || runtime.prepareWorkspace) ? planWorkspace(project) : undefined;
   const sandbox = project.agent.local?.sandbox === true;
-  const baseSpecs = toolSpecs(tools);
-  const models = new Map<string, LanguageModelPort | { error: string }>();
-
-  /** Resolved on first use so a missing credential fails turns with a clear message instead of start-up. */
-  const model = (spec: ModelSpec): LanguageModelPort | { error: string } => {
-    const key = JSON.stringify(spec);
-    let resolved = models.get(key);
-    if (!resolved) {
-      try {
-        resolved = options.resolve(spec);
-      } catch (error) {
-        resolved = { error: messageOf(error) };
-      }
-      models.set(key, resolved);
-    }
-    return resolved;
-  };
 
   return {
     async prepare(record, turn) {
-      const setup: TurnSetup = {
-        system: project.instructions,
-        params: options.spec.params,
-        model: model(options.spec),
-        tools: createTurnTools(tools, baseSpecs, { record, turnId: turn.turnId, emit: turn.emit }),
-        maxSteps,
-      };
+      const setup = await runner.prepare(record, turn);
       if (project.agent.runtime === "cloud") return { ...setup, model: { error: NO_CLOUD_RUNTIME } };
       if (allowlist.unknown.length > 0) return { ...setup, model: { error: unknownToolsMessage(allowlist.unknown) } };
       if (!runtime || !planned) return setup;
@@ -80,8 +55,9 @@ export function createAgentRunner(options: AgentRunnerOptions): TurnRunner {
       } catch (error) {
         return { ...setup, model: { error: `cannot prepare the session workspace: ${messageOf(error)}` } };
       }
-      const toolset = (list: Allowlist, withTask: boolean): ToolExecutor => {
-        const harness = harnessTools({
+      const notes = planned.systemNotes;
+      const toolset = (list: Allowlist, withTask: boolean): ToolExecutor =>
+        turnTools(record, turn, runnableTools(tools.tools, list), harnessTools({
           runtime,
           cwd,
           sandbox,
@@ -92,32 +68,30 @@ export function createAgentRunner(options: AgentRunnerOptions): TurnRunner {
           emit: turn.emit,
           // Subagents never start subagents: their toolsets have no `task`.
           ...(withTask ? { subagents: { list: subagentList(project), run: runSubagent } } : {}),
-        });
-        return turnTools(record, turn, runnableTools(tools.tools, list), harness);
-      };
-      const notes = planned.systemNotes;
-      const system = withNotes(project.instructions, notes, allowlist);
-      return { ...setup, system, tools: toolset(allowlist, true) };
+        }));
 
       async function runSubagent(id: string, prompt: string, signal: AbortSignal): Promise<{ text: string; usage: Record<string, number> }> {
         const subagent = project.subagents?.[id];
         if (!subagent) throw new Error(`no subagent ${id}`);
         const own = resolveAllowlist(subagent.tools);
         if (own.unknown.length > 0) throw new Error(unknownToolsMessage(own.unknown, `subagent ${id} tools`));
-        const spec = normalizeModelSpec(subagent.model) ?? options.spec;
-        const subModel = model(spec);
-        if ("error" in subModel) throw new Error(subModel.error);
+        // Omitted model: the parent's, as this turn runs it (A/B arms included).
+        const spec = normalizeModelSpec(subagent.model);
+        const model = spec ? options.models(spec) : setup.model;
+        if ("error" in model) throw new Error(model.error);
         const result = await runSubagentLoop({
-          model: subModel,
+          model,
           system: withNotes(subagent.instructions, notes, own),
-          params: spec.params,
+          params: spec ? spec.params : setup.params,
           prompt,
           tools: toolset(own, false),
           signal,
-          maxSteps,
+          maxSteps: setup.maxSteps,
         });
         return { text: result.text, usage: { ...result.usage } };
       }
+
+      return { ...setup, system: withNotes(setup.system, notes, allowlist), tools: toolset(allowlist, true) } satisfies TurnSetup;
     },
   };
 

@@ -19,18 +19,6 @@ export class DueIndex {
     return this.#due.size;
   }
 
-  has(id: string): boolean {
-    return this.#due.has(id);
-  }
-
-  get(id: string): number | undefined {
-    return this.#due.get(id);
-  }
-
-  ids(): IterableIterator<string> {
-    return this.#due.keys();
-  }
-
   set(id: string, at: number): void {
     if (this.#due.get(id) === at) return;
     this.#due.set(id, at);

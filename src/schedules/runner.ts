@@ -10,13 +10,14 @@
  * schedule sets `catchUp`, which fires once for the latest of them.
  * @module
  */
-import { notFound } from "../errors.ts";
+import { createError, notFound } from "../errors.ts";
 import type { StorageDriver } from "../storage/types.ts";
 import { type CronSchedule, compileCron } from "../timers/cron.ts";
 import type { Exclusive } from "../timers/exclusive.ts";
 import type { TimerPort } from "../timers/types.ts";
 import type { HostLogger } from "../types.ts";
 import type { ScheduleDefinition, ScheduleFiring } from "./types.ts";
+import { validateSchedule } from "./validate.ts";
 
 /** A slot this late is missed rather than fired. */
 export const GRACE_MS = 60_000;
@@ -69,6 +70,9 @@ export class ScheduleRunner {
   constructor(deps: ScheduleRunnerDeps) {
     this.#deps = deps;
     for (const [id, definition] of Object.entries(deps.schedules)) {
+      // The loader leaves invalid schedules out; a project built in code is checked here.
+      const problem = validateSchedule(id, definition).find((d) => d.severity === "error");
+      if (problem) throw createError("schedules", problem.message);
       this.#entries.set(id, { id, definition, cron: compileCron(definition.cron.trim()), nextCheck: null });
     }
   }

@@ -4,7 +4,15 @@ const message = v.pipe(v.string(), v.minLength(1, "message must not be empty"), 
 const title = v.pipe(v.string(), v.maxLength(500));
 
 /** Workspace files written before the turn: relative path → contents. */
-const workspaceFiles = v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(1024)), v.string());
+const workspaceFiles = v.record(
+  v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.maxLength(1024),
+    v.check(isWorkspaceRelative, "workspaceFiles paths must be relative, /-separated and stay inside the workspace (no .. segments)"),
+  ),
+  v.string(),
+);
 
 export const createSessionBody = v.strictObject({
   message,
@@ -30,3 +38,9 @@ export const streamQuery = v.object({
     ),
   ),
 });
+
+/** A relative path that cannot leave the directory it is resolved in (the runtime checks links too). */
+function isWorkspaceRelative(path: string): boolean {
+  if (path.startsWith("/") || path.includes("\\") || path.includes("\0") || /^[A-Za-z]:/.test(path)) return false;
+  return path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
+}

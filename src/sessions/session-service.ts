@@ -21,6 +21,10 @@ export interface CreateSessionInput {
   purpose?: string;
   /** Channel continuation key; the HTTP channel mints an opaque rotating token when omitted. */
   continuationToken?: string;
+  /** Files (workspace-relative path → text) written into the workspace before the turn. */
+  workspaceFiles?: Record<string, string>;
+  /** The session's workspace directory, over the agent's local options (host code only). */
+  workspaceDir?: string;
 }
 
 export interface FollowUpInput {
@@ -31,6 +35,10 @@ export interface FollowUpInput {
   admission?: AdmissionPolicy;
   /** Rotate the token on acceptance (the built-in HTTP channel does). @default true */
   rotate?: boolean;
+  /** Files (workspace-relative path → text) written into the workspace before the turn. */
+  workspaceFiles?: Record<string, string>;
+  /** Moves the session's workspace directory from this turn on (host code only). */
+  workspaceDir?: string;
 }
 
 export interface SendOptions {
@@ -46,6 +54,14 @@ export interface SendOptions {
   purpose?: string;
   /** `task` sessions run to completion and cannot be followed up (fire-and-forget dispatch). @default "chat" */
   mode?: "chat" | "task";
+  /** Files (workspace-relative path → text) written into the session workspace before the turn. */
+  workspaceFiles?: Record<string, string>;
+  /**
+   * The session's workspace directory (absolute, or relative to the project root); wins over
+   * `local.workspaceDir` and `local.cwd` from this send on. Security: host code only, never taken
+   * from HTTP input.
+   */
+  workspaceDir?: string;
 }
 
 export interface SendResult {
@@ -60,6 +76,11 @@ export interface SendResult {
  * session's first event.
  */
 export type Enroll = (sessionId: string, purpose: string | undefined) => AbAssignment[];
+
+/** Keeps per-send workspace files until the session's next turn writes them. */
+export interface WorkspaceFileStaging {
+  stage(sessionId: string, files: Record<string, string>): Promise<void>;
+}
 
 /** Who may see sessions beyond their own (dev loopback callers, anonymous deployments). */
 export interface Viewer {
@@ -86,13 +107,22 @@ export class SessionService {
   readonly #controller: TurnController;
   readonly #now: () => number;
   readonly #enroll: Enroll | undefined;
+  readonly #workspaceFiles: WorkspaceFileStaging | undefined;
 
-  constructor(deps: { store: SessionStore; log: EventLog; controller: TurnController; now: () => number; enroll?: Enroll }) {
+  constructor(deps: {
+    store: SessionStore;
+    log: EventLog;
+    controller: TurnController;
+    now: () => number;
+    enroll?: Enroll;
+    workspaceFiles?: WorkspaceFileStaging;
+  }) {
     this.#store = deps.store;
     this.#log = deps.log;
     this.#controller = deps.controller;
     this.#now = deps.now;
     this.#enroll = deps.enroll;
+    this.#workspaceFiles = deps.workspaceFiles;
   }
 
   async create(input: CreateSessionInput): Promise<SessionRecord> {
@@ -114,6 +144,7 @@ export class SessionService {
       ...(input.state === undefined ? {} : { state: input.state }),
       ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
       ...(ab.length === 0 ? {} : { ab }),
+      ...(input.workspaceDir === undefined ? {} : { workspaceDir: input.workspaceDir }),
     };
     await this.#store.put(record);
     await this.#store.bindToken(channel, record.continuationToken, sessionId);
@@ -121,6 +152,7 @@ export class SessionService {
       { type: "session.started", data: { mode: record.mode, channel, ...(record.title ? { title: record.title } : {}) } },
       ...ab.map((assignment) => ({ type: "ab.assigned" as const, data: { experimentId: assignment.experimentId, armId: assignment.armId } })),
     ]);
+    if (input.workspaceFiles) await this.#workspaceFiles?.stage(sessionId, input.workspaceFiles);
     await this.#controller.admit(record, input.message, "preempt", (turnId) => this.#received(sessionId, turnId, input.message));
     return record;
   }
@@ -143,6 +175,8 @@ export class SessionService {
           continuationToken: key,
           ...(options.admission ? { admission: options.admission } : {}),
           rotate: channel === "http",
+          ...(options.workspaceFiles === undefined ? {} : { workspaceFiles: options.workspaceFiles }),
+          ...(options.workspaceDir === undefined ? {} : { workspaceDir: options.workspaceDir }),
         });
         return { sessionId: existing, continuationToken, created: false };
       }
@@ -156,6 +190,8 @@ export class SessionService {
       ...(options.state === undefined ? {} : { state: options.state }),
       ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
       ...(key === undefined || channel === "http" ? {} : { continuationToken: key }),
+      ...(options.workspaceFiles === undefined ? {} : { workspaceFiles: options.workspaceFiles }),
+      ...(options.workspaceDir === undefined ? {} : { workspaceDir: options.workspaceDir }),
     });
     return { sessionId: record.sessionId, continuationToken: record.continuationToken, created: true };
   }
@@ -174,6 +210,7 @@ export class SessionService {
       const updated = await this.#store.update(sessionId, (current) => {
         if (current.continuationToken !== input.continuationToken) throw stale();
         current.continuationToken = rotated;
+        if (input.workspaceDir !== undefined) current.workspaceDir = input.workspaceDir;
       });
       if (!updated) throw sessionNotFound();
       if (rotated !== token) {
@@ -181,6 +218,7 @@ export class SessionService {
         await this.#store.unbindToken(record.channel, token);
         token = rotated;
       }
+      if (input.workspaceFiles) await this.#workspaceFiles?.stage(sessionId, input.workspaceFiles);
       await this.#received(sessionId, turnId, input.message);
     });
     return token;

@@ -29,6 +29,8 @@ export interface SessionRecord {
   purpose?: string;
   /** Sticky A/B arms drawn at creation, one per experiment; every turn of the session uses them. */
   ab?: AbAssignment[];
+  /** A workspace directory a send chose for this session (host code); wins over the local options. */
+  workspaceDir?: string;
 }
 
 const recordKey = (sessionId: string): string => `sessions/${sessionId}/record`;

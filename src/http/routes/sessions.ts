@@ -19,6 +19,7 @@ export const createSession = defineRoute({
       auth,
       ...(body.title === undefined ? {} : { title: body.title }),
       ...(body.state === undefined ? {} : { state: body.state }),
+      ...(body.workspaceFiles === undefined ? {} : { workspaceFiles: body.workspaceFiles }),
     });
     const base = `${url.origin}${agent.basePath}`;
     return json({
@@ -43,6 +44,7 @@ export const followUp = defineRoute({
       message: body.message,
       continuationToken: body.continuationToken,
       auth: context.auth,
+      ...(body.workspaceFiles === undefined ? {} : { workspaceFiles: body.workspaceFiles }),
     });
     return json({ ok: true, sessionId, continuationToken });
   },

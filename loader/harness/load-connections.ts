@@ -1,0 +1,89 @@
+/**
+ * Loads `bot/mcp-connections/<name>.ts`: `export default defineConnection({url, headers})` or
+ * `({command, args, env})`. The file name is the server name the `mcp` tool uses.
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { ConnectionDefinition } from "../../src/harness/types.ts";
+import type { Diagnostic } from "../../src/project/types.ts";
+import { importProjectModule } from "../import-module.ts";
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const MODULE = /\.(m?[jt]s)$/;
+
+export async function loadConnections(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, ConnectionDefinition> | undefined> {
+  const folder = `${rootName}/mcp-connections`;
+  const dir = join(root, folder);
+  if (!existsSync(dir)) return undefined;
+  const connections: Record<string, ConnectionDefinition> = {};
+  const files = (await readdir(dir, { withFileTypes: true }))
+    .filter((e) => e.isFile() && MODULE.test(e.name) && !e.name.startsWith("_") && !e.name.startsWith(".") && !/\.d\.m?ts$|\.(test|spec)\./.test(e.name))
+    .map((e) => e.name)
+    .sort();
+  for (const fileName of files) {
+    const name = fileName.replace(MODULE, "");
+    const file = `${folder}/${fileName}`;
+    const error = (code: string, message: string): void => {
+      diagnostics.push({ severity: "error", code, message, file });
+    };
+    if (!NAME.test(name)) {
+      error("invalid_connection_name", `connection name ${JSON.stringify(name)} must be letters, digits, "_" or "-" (at most 64)`);
+      continue;
+    }
+    if (connections[name]) {
+      error("duplicate_connection", `connection ${name} is defined twice`);
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = (await importProjectModule(join(dir, fileName))).default;
+    } catch (cause) {
+      error("connection_import_failed", `cannot load ${file}: ${cause instanceof Error ? cause.message : String(cause)}`);
+      continue;
+    }
+    const checked = checkConnection(value);
+    if (typeof checked === "string") error("invalid_connection", `${file}: ${checked}`);
+    else connections[name] = checked;
+  }
+  return connections;
+}
+
+/** The connection, or what is wrong with it. */
+export function checkConnection(value: unknown): ConnectionDefinition | string {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "must export default defineConnection({ url } | { command })";
+  const def = value as Record<string, unknown>; // SAFETY: a non-null object; members checked below
+  if ("agent" in def) return "peer-agent connections ({agent}) are not supported by this host";
+  if (def.oauth !== undefined) return "OAuth connections are not supported by this host; pass a token in headers as ${NAME}";
+  if (def.description !== undefined && typeof def.description !== "string") return "description must be a string";
+  const description = typeof def.description === "string" ? { description: def.description } : {};
+  if (typeof def.url === "string") {
+    let url: URL;
+    try {
+      url = new URL(def.url);
+    } catch {
+      return `url is not a URL: ${def.url}`;
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return "url must be http: or https:";
+    if (def.headers !== undefined && !isStringRecord(def.headers)) return "headers must map names to strings";
+    return { url: def.url, ...(def.headers ? { headers: def.headers as Record<string, string> } : {}), ...description };
+  }
+  if (typeof def.command === "string" && def.command !== "") {
+    if (def.args !== undefined && !(Array.isArray(def.args) && def.args.every((a) => typeof a === "string"))) return "args must be a list of strings";
+    if (def.env !== undefined && !isStringRecord(def.env)) return "env must map names to strings";
+    if (def.cwd !== undefined && typeof def.cwd !== "string") return "cwd must be a string";
+    return {
+      command: def.command,
+      ...(def.args ? { args: def.args as string[] } : {}),
+      ...(def.env ? { env: def.env as Record<string, string> } : {}),
+      ...(typeof def.cwd === "string" ? { cwd: def.cwd } : {}),
+      ...description,
+    };
+  }
+  return "needs url (HTTP) or command (stdio)";
+}
+
+function isStringRecord(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === "string");
+}

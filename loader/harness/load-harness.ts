@@ -1,0 +1,68 @@
+/**
+ * Loads what the local harness needs from a project besides tools: skills, subagents, MCP
+ * connections and the workspace seed folder, then checks the harness configuration (allowlist,
+ * local options, cloud rules). Problems become diagnostics.
+ * @module
+ */
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { ConnectionDefinition, ProjectSkill, SubagentDefinition, WorkspaceSeed } from "../../src/harness/types.ts";
+import { validateHarnessConfig } from "../../src/harness/validate.ts";
+import type { Diagnostic, ProjectDefinition } from "../../src/project/types.ts";
+import { probeSandbox } from "../workspace/sandbox.ts";
+import { walkFiles } from "../workspace/walk.ts";
+import { loadConnections } from "./load-connections.ts";
+import { loadSkills } from "./load-skills.ts";
+import { loadSubagents } from "./load-subagents.ts";
+
+export interface HarnessDefinitions {
+  skills?: Record<string, ProjectSkill>;
+  subagents?: Record<string, SubagentDefinition>;
+  connections?: Record<string, ConnectionDefinition>;
+  workspaceSeed?: WorkspaceSeed;
+}
+
+export async function loadHarness(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<HarnessDefinitions> {
+  const out: HarnessDefinitions = {};
+  const guard = async <T>(what: string, load: () => Promise<T | undefined>): Promise<T | undefined> => {
+    try {
+      return await load();
+    } catch (error) {
+      diagnostics.push({ severity: "error", code: `${what}_unreadable`, message: `cannot read ${rootName}/${what}/: ${error instanceof Error ? error.message : String(error)}` });
+      return undefined;
+    }
+  };
+  const skills = await guard("skills", () => loadSkills(root, rootName, diagnostics));
+  if (skills) out.skills = skills;
+  const subagents = await guard("subagents", () => loadSubagents(root, rootName, diagnostics));
+  if (subagents) out.subagents = subagents;
+  const connections = await guard("mcp-connections", () => loadConnections(root, rootName, diagnostics));
+  if (connections) out.connections = connections;
+  const seedDir = join(root, rootName, "sandbox", "workspace");
+  if (existsSync(seedDir) && statSync(seedDir).isDirectory()) {
+    let files = 0;
+    await walkFiles(seedDir, "", { maxEntries: 1_000_000 }, () => {
+      files++;
+      return true;
+    });
+    out.workspaceSeed = { dir: seedDir, files };
+  }
+  return out;
+}
+
+/** Load-time checks of the loaded project's harness configuration, sandbox availability included. */
+export async function checkHarness(project: ProjectDefinition, agentFile: string): Promise<Diagnostic[]> {
+  const diagnostics = validateHarnessConfig(project, agentFile);
+  if (project.agent.local?.sandbox === true && project.agent.runtime !== "cloud") {
+    const probe = await probeSandbox();
+    if (!probe.ok) {
+      diagnostics.push({
+        severity: "warning",
+        code: "sandbox_unavailable",
+        message: `local.sandbox is on, but no sandbox is available (${probe.reason}): shell commands and agent tools will fail until bubblewrap is installed`,
+        file: agentFile,
+      });
+    }
+  }
+  return diagnostics;
+}
