@@ -8,7 +8,14 @@ export type Template = (context: { name: string }) => Record<string, string>;
 
 /** The templates `init --template` accepts. */
 export const TEMPLATES: Readonly<Record<string, Template>> = {
-  basic: ({ name }) => ({
+  basic: (context) => basic(context),
+  tools: (context) => ({ ...basic(context), ...toolFiles() }),
+};
+
+// --- internals ---
+
+function basic({ name }: { name: string }): Record<string, string> {
+  return {
     "package.json": `${JSON.stringify(
       {
         name: name.toLowerCase(),
@@ -32,5 +39,56 @@ export const TEMPLATES: Readonly<Record<string, Template>> = {
     ].join("\n"),
     "bot/instructions.md": `You are ${name}, a helpful assistant. Answer briefly and plainly.\n`,
     ".gitignore": "node_modules/\n.agent-serve/\n",
-  }),
-};
+  };
+}
+
+/** A server tool with a valibot schema, an approval gate, an artifact kind and a schedule. */
+function toolFiles(): Record<string, string> {
+  return {
+    "bot/tools/lookup_order.ts": lines(
+      `import { defineTool } from "agent-serve/tools";`,
+      `import * as v from "valibot";`,
+      ``,
+      `// Try it without a model: agent-serve call lookup_order --input '{"orderId":"A-1"}'`,
+      `export default defineTool({`,
+      `  description: "Look up an order by its id.",`,
+      `  inputSchema: v.object({ orderId: v.pipe(v.string(), v.minLength(1)) }),`,
+      `  execute: async ({ orderId }) => ({ orderId, status: "shipped", total: 42 }),`,
+      `});`,
+    ),
+    "bot/tools/refund_order.ts": lines(
+      `import { defineTool } from "agent-serve/tools";`,
+      `import * as v from "valibot";`,
+      ``,
+      `// Refunds above 100 wait for a human: approve them in \`agent-serve chat\` or through`,
+      `// POST /v1/session/:sessionId/approvals/:callId. Each refund is kept as a "refund" artifact.`,
+      `export default defineTool({`,
+      `  description: "Refund (part of) an order.",`,
+      `  inputSchema: v.object({ orderId: v.string(), amount: v.pipe(v.number(), v.minValue(0)) }),`,
+      `  needsApproval: ({ amount }) => amount > 100,`,
+      `  async execute({ orderId, amount }, ctx) {`,
+      `    await ctx.artifacts.tag({ kind: "refund", key: orderId, title: \`Refund of \${amount} for \${orderId}\`, data: { orderId, amount } });`,
+      `    return { refunded: amount };`,
+      `  },`,
+      `});`,
+    ),
+    "bot/artifacts.ts": lines(
+      `import { defineArtifacts } from "agent-serve/artifacts";`,
+      `import * as v from "valibot";`,
+      ``,
+      `export default defineArtifacts({`,
+      `  kinds: {`,
+      `    refund: { description: "A refund that was issued", schema: v.object({ orderId: v.string(), amount: v.number() }) },`,
+      `  },`,
+      `});`,
+    ),
+    "bot/schedules/daily-report.md": lines(
+      `---`,
+      `cron: "0 9 * * 1-5"`,
+      `---`,
+      `Summarize yesterday's refunds in three lines.`,
+    ),
+  };
+}
+
+const lines = (...text: string[]): string => `${text.join("\n")}\n`;

@@ -32,6 +32,25 @@ describe("init", () => {
     expect(existsSync(join(dir, ".agent-serve", "my-agent"))).toBe(true);
   });
 
+  it("the tools template validates and its tool, approval gate and artifact kind work", async () => {
+    expect((await run(["init", "shop", "--template", "tools"], { env, cwd: scratch })).code).toBe(0);
+    const dir = join(scratch, "shop");
+    const validate = await run(["validate"], { env, cwd: dir });
+    expect(validate.code).toBe(0);
+    const info = JSON.parse((await run(["info", "--json"], { env, cwd: dir })).stdout) as {
+      projects: Array<{ tools: Array<{ name: string; needsApproval: unknown }>; artifacts: { kinds: Array<{ name: string }> }; schedules: Array<{ id: string }> }>;
+    };
+    const [shop] = info.projects;
+    expect(shop!.tools.map((t) => [t.name, t.needsApproval])).toEqual([["lookup_order", false], ["refund_order", "predicate"]]);
+    expect(shop!.artifacts.kinds.map((kind) => kind.name)).toEqual(["refund"]);
+    expect(shop!.schedules.map((schedule) => schedule.id)).toEqual(["daily-report"]);
+    const call = await run(["call", "lookup_order", "--input", '{"orderId":"A-1"}', "--json"], { env, cwd: dir });
+    expect(call.code).toBe(0);
+    expect(JSON.parse(call.stdout)).toMatchObject({ ok: true, isError: false, result: { orderId: "A-1", status: "shipped" } });
+    const refund = await run(["run", "--message", '/tool refund_order {"orderId":"A-1","amount":5}'], { env, cwd: dir });
+    expect(refund.stdout.trim()).toBe("done");
+  });
+
   it("--json lists the files; an empty existing directory is fine", async () => {
     mkdirSync(join(scratch, "empty"));
     const result = await run(["init", "empty", "--template", "basic", "--json"], { env, cwd: scratch });
@@ -58,7 +77,7 @@ describe("init", () => {
   it("names the templates on an unknown one, and refuses a name that is no slug", async () => {
     const unknown = await run(["init", "x1", "--template", "fancy"], { env, cwd: scratch });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown template "fancy"; templates: basic');
+    expect(unknown.stderr).toContain('unknown template "fancy"; templates: basic, tools');
     const badName = await run(["init", "docs"], { env, cwd: scratch });
     expect(badName.code).toBe(2);
     expect(badName.stderr).toContain('slug "docs" is reserved');
