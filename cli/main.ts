@@ -41,6 +41,8 @@ export async function main(options: MainOptions): Promise<number> {
       .option("--allow-anonymous", "Admit every caller as an anonymous principal")
       .option("--no-playground", "Remove the playground and the / and /v1/agents index routes")
       .option("--no-docs", "Remove the /docs site (none is mounted yet)")
+      .option("--no-schedules", "Do not run the cron runner (outside --dev, where nothing fires on its own anyway)")
+      .option("--no-control-plane", "No built-in clocks: timed work fires through POST /v1/internal/.../fire")
       .action((dir: unknown, flags: Flags) => {
         const args = toServeArgs(dir, flags, argv, dev);
         command = async () => (await import("./serve.ts")).serveCommand(args, io);
@@ -252,5 +254,7 @@ function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): 
     allowAnonymous,
     playground: flags.playground !== false,
     docs: flags.docs !== false,
+    schedules: flags.schedules !== false,
+    controlPlane: flags.controlPlane !== false,
   };
 }

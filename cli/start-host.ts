@@ -38,6 +38,10 @@ export interface StartHostOptions {
   playground?: boolean;
   /** `--no-docs` sets false (no docs site is mounted yet, so nothing changes). @default true */
   docs?: boolean;
+  /** `--no-schedules` sets false: no cron runner outside dev. @default true */
+  schedules?: boolean;
+  /** `--no-control-plane` sets false: no clocks; the internal fire routes are mounted. @default true */
+  controlPlane?: boolean;
 }
 
 export interface StartedHost {
@@ -86,6 +90,8 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     recoverOnStart: options.recover ?? true,
     playground: options.playground ?? true,
     docs: options.docs ?? true,
+    schedules: options.schedules ?? true,
+    controlPlane: options.controlPlane ?? true,
   });
   return { host, projects: discovery.projects, mode };
 }

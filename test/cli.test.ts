@@ -73,6 +73,22 @@ describe("agent-serve (spawned)", () => {
     expect((await fetch(`${server.url}/hello/v1/health`)).status).toBe(404);
   });
 
+  test("--no-control-plane mounts the internal fire routes, which need the timed-work header", async () => {
+    const plain = await startServe(["examples/hello", "--port", "0", "--mode", "single", "--state-root", stateRoot()], env);
+    running.push(plain);
+    const fire = (url: string, headers: Record<string, string> = {}) =>
+      fetch(`${url}/v1/internal/reminders/rem_unknown/fire`, { method: "POST", headers });
+    const absent = await fire(plain.url, { "x-agent-serve-timed-work": "1" });
+    expect(absent.status).toBe(404);
+    expect(await absent.json()).toMatchObject({ error: "not_found" });
+    const platform = await startServe(["examples/hello", "--port", "0", "--mode", "single", "--no-control-plane", "--state-root", stateRoot()], env);
+    running.push(platform);
+    expect((await fire(platform.url)).status).toBe(403);
+    const unknown = await fire(platform.url, { "x-agent-serve-timed-work": "1" });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: "reminder_not_found" });
+  });
+
   test("--bearer-token replaces loopback-only access", async () => {
     const server = await startServe(
       ["examples/hello", "--port", "0", "--bearer-token", "0123secret", "--state-root", stateRoot()],

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createHost } from "../src/host.ts";
 import type { ProjectDefinition } from "../src/project/types.ts";
+import type { ToolContext } from "../src/tools/types.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import type { AgentHost, HostLogger } from "../src/types.ts";
 import { type TestEvent, allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
@@ -170,6 +171,29 @@ describe("reminders_create, reminders_list, reminders_cancel", () => {
     try {
       const chat = await open(host, '/tool reminders_create {"purpose":"x","delay":"5m"}');
       expect(results(chat.events, "reminders_create")).toEqual([{ isError: true, output: "unknown tool: reminders_create" }]);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("an authored tool inside a turn arms a reminder for its conversation through ctx.host.reminders", async () => {
+    const armHere = {
+      description: "Arms a follow-up for this conversation",
+      async execute(_input: unknown, ctx: ToolContext) {
+        const session = await ctx.getSession(ctx.session!.channel, ctx.session!.id);
+        const record = await ctx.host.reminders!.create({ purpose: "follow up", channelId: ctx.session!.channel, continuationToken: session!.continuationToken, delay: "2m", prompt: "/reply following up" });
+        return { id: record.id, sessionId: record.sessionId ?? null };
+      },
+    };
+    const { host, clock } = start({ agent: {}, tools: { arm_here: armHere } });
+    try {
+      const chat = await open(host, "/tool arm_here {}");
+      const [armed] = results(chat.events, "arm_here");
+      expect(armed).toEqual({ isError: false, output: { id: expect.stringMatching(/^rem_/), sessionId: chat.sessionId } });
+      clock.now = T0 + 2 * MINUTE;
+      expect((await host.tick())[0]!.reminders).toEqual([(armed!.output as { id: string }).id]);
+      const events = await settled(host, chat.sessionId, 2);
+      expect(events.filter((e) => e.type === "message.completed").at(-1)!.data.text).toBe("following up");
     } finally {
       await host.close();
     }

@@ -383,6 +383,7 @@ describe("dev reminder routes", () => {
     const s = await sim(createMemoryStorage(), T0);
     try {
       const a = await s.reminders.create({ purpose: "a", channelId: "ops", continuationToken: "k", delay: "1h", prompt: "/reply by hand" });
+      s.clock.now = T0 + 1_000;
       const b = await s.reminders.create({ purpose: "b", channelId: "ops", continuationToken: "k", every: "1h" });
       await s.reminders.cancel(b.id);
       const list = (await (await s.host.request(`${base}/v1/dev/reminders`)).json()) as { reminders: ReminderRecord[] };

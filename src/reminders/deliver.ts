@@ -10,7 +10,10 @@
 import { HTTPError } from "../errors.ts";
 import type { SessionService } from "../sessions/session-service.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
-import type { ReminderRecord } from "./types.ts";
+import type { HostLogger } from "../types.ts";
+import type { ReminderRecord, ReminderRunContext, ReminderRunResult } from "./types.ts";
+
+export type RunHandler = (context: ReminderRunContext) => ReminderRunResult | Promise<ReminderRunResult>;
 
 /** A delivery that can never succeed: the reminder is disarmed with this reason. */
 export class ConversationGone extends Error {
@@ -64,6 +67,38 @@ export function reminderMessage(record: ReminderRecord, cancelTool: boolean): st
   if (record.until === undefined) return prompt;
   const how = cancelTool ? ` by calling reminders_cancel with {"id": "${record.id}"}` : "";
   return `${prompt}\n\n(Standing instruction for reminder ${record.id} "${record.purpose}": once this holds, stop the reminder${how} instead of acting on it: ${record.until})`;
+}
+
+/**
+ * Calls a run-form handler and reads its decision. A throw, or a value that is not
+ * `{action: "stop" | "skip" | "delivered"}`, is logged and counts as `skip`; only a conversation
+ * that is gone propagates (the reminder is then disarmed).
+ */
+export async function runReminderHandler(
+  deps: DeliveryDeps & { logger: HostLogger },
+  handler: RunHandler,
+  record: ReminderRecord,
+): Promise<ReminderRunResult["action"]> {
+  const name = `reminder ${record.id} (${record.purpose})`;
+  let result: unknown;
+  try {
+    result = await handler({
+      fireCount: record.fireCount,
+      reminder: record,
+      followup: async ({ message }) => {
+        if (typeof message !== "string" || message.trim() === "") throw new TypeError("followup needs a non-empty message");
+        await deliverToConversation(deps, record, message);
+      },
+    });
+  } catch (error) {
+    if (error instanceof ConversationGone) throw error;
+    deps.logger.error(`${name}: run threw; counted as skip`, error);
+    return "skip";
+  }
+  const action = typeof result === "object" && result !== null && "action" in result ? result.action : undefined;
+  if (action === "stop" || action === "skip" || action === "delivered") return action;
+  deps.logger.warn(`${name}: run returned ${JSON.stringify(result) ?? "undefined"}, not {action: "stop" | "skip" | "delivered"}; counted as skip`);
+  return "skip";
 }
 
 // --- internals ---

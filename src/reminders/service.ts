@@ -13,14 +13,15 @@ import type { SessionService } from "../sessions/session-service.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
 import type { StorageDriver } from "../storage/types.ts";
 import type { Exclusive } from "../timers/exclusive.ts";
+import { mapLimit } from "../timers/map-limit.ts";
 import type { TimerPort } from "../timers/types.ts";
 import type { HostLogger } from "../types.ts";
 import { cadenceOf, firstFireAt, nextFireAt } from "./cadence.ts";
-import { ConversationGone, deliverToConversation, reminderMessage } from "./deliver.ts";
+import { ConversationGone, type RunHandler, deliverToConversation, reminderMessage, runReminderHandler } from "./deliver.ts";
 import { DueIndex } from "./due-index.ts";
 import { type CheckOptions, checkReminderInput } from "./input.ts";
 import { ReminderStore, isReminderId, newReminderId } from "./store.ts";
-import type { ReminderListFilter, ReminderRecord, ReminderRunContext, ReminderRunResult, RemindersFacade } from "./types.ts";
+import type { ReminderListFilter, ReminderRecord, RemindersFacade } from "./types.ts";
 
 /** Reminders delivered in parallel by one tick. */
 const FIRE_CONCURRENCY = 32;
@@ -48,8 +49,6 @@ export interface ReminderServiceDeps {
   /** Whether the model has `reminders_cancel` (the standing instruction mentions it). */
   cancelTool: boolean;
 }
-
-type RunHandler = (context: ReminderRunContext) => ReminderRunResult | Promise<ReminderRunResult>;
 
 /** Where a reminder's conversation is, for per-conversation listing and caps. */
 interface Conversation {
@@ -152,7 +151,7 @@ export class ReminderService {
       const read = await Promise.all(ids.map((id) => this.#records.get(id)));
       records = read.filter((record): record is ReminderRecord => record?.status === "armed");
     }
-    return records.filter((record) => matches(record, filter)).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+    return records.filter((record) => matches(record, filter)).sort(byCreation);
   }
 
   /** Stops a reminder; undefined when it does not exist. Stopping a stopped one changes nothing. */
@@ -165,7 +164,7 @@ export class ReminderService {
       await this.#records.put(stopped);
       return stopped;
     }, { waitMs: 5_000 });
-    if (!outcome.ok) throw conflict("reminder_busy", "the reminder is being fired; try again");
+    if (!outcome.ok) throw conflict("reminder_busy", "reminders are being fired; try again");
     if (outcome.value) this.#forget(id);
     return outcome.value;
   }
@@ -191,7 +190,7 @@ export class ReminderService {
         }
         fired.push(...claimed.map((record) => record.id));
         await delivering;
-        delivering = mapLimit(claimed, FIRE_CONCURRENCY, (record) => this.#deliver(record));
+        delivering = mapLimit(claimed, FIRE_CONCURRENCY, (record) => this.#deliver(record)).then(() => {});
       }
       await delivering;
     };
@@ -234,7 +233,7 @@ export class ReminderService {
     const outcome = await this.#deps.exclusive(
       LEASE,
       () =>
-        mapAll(ids, async (id) => {
+        mapLimit(ids, FIRE_CONCURRENCY, async (id) => {
           const record = await this.#records.get(id);
           if (!record || record.status !== "armed" || record.nextFireAt === null) return { id, kind: "ended" as const, record };
           const due = Date.parse(record.nextFireAt);
@@ -285,7 +284,7 @@ export class ReminderService {
       const handler = this.#handlers.get(record.id);
       if (record.status !== "armed") this.#handlers.delete(record.id);
       if (!handler) return;
-      const action = await this.#runHandler(handler, record);
+      const action = await runReminderHandler(this.#deps, handler, record);
       if (action === "stop") await this.cancel(record.id);
     } catch (error) {
       if (error instanceof ConversationGone) {
@@ -295,28 +294,6 @@ export class ReminderService {
       }
       this.#deps.logger.error(`reminder ${record.id} (${record.purpose}) could not be delivered`, error);
     }
-  }
-
-  async #runHandler(handler: RunHandler, record: ReminderRecord): Promise<ReminderRunResult["action"]> {
-    let result: unknown;
-    try {
-      result = await handler({
-        fireCount: record.fireCount,
-        reminder: record,
-        followup: async ({ message }) => {
-          if (typeof message !== "string" || message.trim() === "") throw new TypeError("followup needs a non-empty message");
-          await deliverToConversation(this.#deps, record, message);
-        },
-      });
-    } catch (error) {
-      if (error instanceof ConversationGone) throw error;
-      this.#deps.logger.error(`reminder ${record.id} (${record.purpose}): run threw; counted as skip`, error);
-      return "skip";
-    }
-    const action = typeof result === "object" && result !== null && "action" in result ? result.action : undefined;
-    if (action === "stop" || action === "skip" || action === "delivered") return action;
-    this.#deps.logger.warn(`reminder ${record.id} (${record.purpose}): run returned ${JSON.stringify(result) ?? "undefined"}, not {action: "stop" | "skip" | "delivered"}; counted as skip`);
-    return "skip";
   }
 
   async #disarm(id: string, reason: string): Promise<void> {
@@ -367,6 +344,11 @@ export const timerKey = (prefix: string, id: string): string => `${prefix}/remin
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+function byCreation(a: ReminderRecord, b: ReminderRecord): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
 function sameConversation(a: Conversation, b: Conversation): boolean {
   if (a.channelId !== b.channelId) return false;
   if (a.sessionId !== undefined && a.sessionId === b.sessionId) return true;
@@ -379,25 +361,4 @@ function matches(record: Conversation, filter: ReminderListFilter & { sessionId?
     return record.sessionId === filter.sessionId || (filter.continuationToken !== undefined && record.continuationToken === filter.continuationToken);
   }
   return filter.continuationToken === undefined || record.continuationToken === filter.continuationToken;
-}
-
-async function mapLimit<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-/** `work` over every item, `FIRE_CONCURRENCY` at a time, results in order. */
-async function mapAll<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  await mapLimit(
-    items.map((item, index) => ({ item, index })),
-    FIRE_CONCURRENCY,
-    async ({ item, index }) => {
-      out[index] = await work(item);
-    },
-  );
-  return out;
 }
