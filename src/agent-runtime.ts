@@ -20,7 +20,6 @@ import type { ModelResolver, ModelSpec } from "./model/types.ts";
 import type { ProjectDefinition } from "./project/types.ts";
 import { ReminderService } from "./reminders/service.ts";
 import { REMINDER_TOOLS, reminderTools } from "./reminders/tools.ts";
-import type { RemindersFacade } from "./reminders/types.ts";
 import type { RuntimePort } from "./runtime/types.ts";
 import { dispatchSchedule } from "./schedules/dispatch.ts";
 import { ScheduleRunner } from "./schedules/runner.ts";
@@ -35,7 +34,6 @@ import type { StorageDriver } from "./storage/types.ts";
 import { createExclusive } from "./timers/exclusive.ts";
 import { TimedWork } from "./timers/timed-work.ts";
 import type { TimerPort } from "./timers/types.ts";
-import type { ToolDefinition } from "./tools/types.ts";
 import { ConversationLog } from "./turns/conversation.ts";
 import type { ToolContextServices } from "./turns/tool-context.ts";
 import type { TurnRunner } from "./turns/turn-runner.ts";
@@ -108,7 +106,7 @@ export function createAgentRuntime(
     cancelTool: mount.project.agent.builtinTools?.reminders === true,
   });
   // Tools see the host's services as `ctx.host`.
-  const project = withToolHostServices(mount.project, { reminders: reminders.facade });
+  const { project } = mount;
   // The agent's local options bound into its runtime: every workspace lookup and script honours them.
   const runtime = bindRuntime(mount.runtime, project, async (sessionId) => (await store.get(sessionId))?.workspaceDir);
   const pendingFiles = runtime?.prepareWorkspace ? new PendingWorkspaceFiles(storage) : undefined;
@@ -118,6 +116,7 @@ export function createAgentRuntime(
     find: (sessionId) => sessions.find(sessionId),
     artifacts: (bound) => artifacts.facade(bound),
     runtime,
+    host: { reminders: reminders.facade },
   };
   const tools: TurnToolsOptions = {
     tools: project.tools ?? {},
@@ -157,6 +156,7 @@ export function createAgentRuntime(
     hooks: project.hooks ?? {},
     record: (sessionId) => store.get(sessionId),
     artifacts: (bound) => artifacts.facade(bound),
+    host: toolServices.host,
     logger,
   });
   if (dispatch) log.onEvent(dispatch);
@@ -271,19 +271,6 @@ function builtinTools(
  * The project with each server tool's `execute` given the host services as `ctx.host`; every
  * other member of a definition is kept as authored.
  */
-function withToolHostServices(project: ProjectDefinition, services: { reminders: RemindersFacade }): ProjectDefinition {
-  if (!project.tools) return project;
-  const tools: Record<string, ToolDefinition> = {};
-  for (const [name, definition] of Object.entries(project.tools)) {
-    const execute = definition.execute;
-    tools[name] =
-      typeof execute === "function"
-        ? { ...definition, execute: (input, toolContext) => execute.call(definition, input, { ...toolContext, host: { ...toolContext.host, ...services } }) }
-        : definition;
-  }
-  return { ...project, tools };
-}
-
 function createRunner(project: ProjectDefinition, spec: ModelSpec, resolve: ModelResolver, tools: TurnToolsOptions): TurnRunner {
   // Resolved on first use so a missing credential fails turns with a clear message instead of
   // failing start-up; each distinct model (the agent's, an A/B arm's) is resolved once.

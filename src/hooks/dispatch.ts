@@ -15,6 +15,8 @@ export interface HookDispatchDeps {
   /** Reads the record of the event's session (cached here, since events come in bursts). */
   record(sessionId: string): Promise<SessionRecord | undefined>;
   artifacts(bound: { sessionId: string; turnId?: string }): ArtifactsFacade;
+  /** Host services hooks see as `ctx.host`, as tools do. */
+  host: Record<string, unknown>;
   logger: HostLogger;
 }
 
@@ -56,7 +58,7 @@ export function createHookDispatcher(deps: HookDispatchDeps): ((event: SessionEv
       await handler(Object.freeze({ ...event, data: Object.freeze({ ...event.data }) }), {
         session: sessionView(record),
         channel: { id: record.channel },
-        host: {},
+        host: deps.host,
         artifacts: deps.artifacts({ sessionId: event.sessionId, ...(event.turnId ? { turnId: event.turnId } : {}) }),
         logger: deps.logger,
       });

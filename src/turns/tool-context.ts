@@ -13,6 +13,8 @@ export interface ToolContextServices {
   find(sessionId: string): Promise<SessionSummary | null>;
   artifacts(bound?: { sessionId: string; turnId?: string }): ArtifactsFacade;
   runtime: RuntimePort | undefined;
+  /** Host services tools see as `ctx.host` (reminders, ...). */
+  host: Record<string, unknown>;
 }
 
 export interface ToolCallScope {
@@ -30,7 +32,7 @@ export function createToolContext(services: ToolContextServices, scope: ToolCall
     session,
     workspaceDir: scope.workspaceDir,
     stateRoot: services.runtime?.stateRoot,
-    host: {},
+    host: services.host,
     send: (channelId, message, options) => services.send(channelId, message, options),
     async getSession(channelId, sessionId) {
       const summary = await services.find(sessionId);
