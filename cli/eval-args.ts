@@ -5,6 +5,7 @@
  */
 import { type Flags, positiveInteger, targetArgs } from "./flags.ts";
 import { UsageError } from "./io.ts";
+import { rawOptionValues } from "./raw-option.ts";
 import type { TargetArgs } from "./target.ts";
 
 export interface EvalArgs extends TargetArgs {
@@ -33,23 +34,4 @@ export function evalArgs(dir: unknown, flags: Flags, argv: string[]): EvalArgs {
     ...(flags.timeoutMs === undefined ? {} : { timeoutMs: positiveInteger(flags.timeoutMs, "--timeout-ms") }),
     json: flags.json === true,
   };
-}
-
-/** Every value of a repeatable string option, in order (`--tag a --tag=b`). */
-export function rawOptionValues(argv: readonly string[], name: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === "--") break;
-    if (arg === `--${name}`) {
-      const next = argv[i + 1];
-      if (next !== undefined && !next.startsWith("-")) {
-        values.push(next);
-        i++;
-      }
-    } else if (arg?.startsWith(`--${name}=`)) {
-      values.push(arg.slice(name.length + 3));
-    }
-  }
-  return values;
 }

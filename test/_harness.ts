@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
 import { createHost } from "../src/host.ts";
 import type { ProjectDefinition } from "../src/project/types.ts";
+import type { StorageDriver } from "../src/storage/types.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import type { AgentHost, AgentHostOptions, HostLogger } from "../src/types.ts";
 
@@ -140,4 +141,20 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A view of a driver that can be cut off, as a crashed process is: nothing it does lands afterwards. */
+export function severable(inner: StorageDriver): { driver: StorageDriver; sever(): void } {
+  let severed = false;
+  const driver = new Proxy(inner, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        if (severed) return property === "read" ? (async function* () {})() : Promise.reject(new Error("process is gone"));
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { driver, sever: () => (severed = true) };
 }

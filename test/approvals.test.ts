@@ -13,7 +13,7 @@ import type { StorageDriver } from "../src/storage/types.ts";
 import { defineTool } from "../src/tools/index.ts";
 import type { ToolDefinition } from "../src/tools/index.ts";
 import type { AgentHost, AgentHostOptions } from "../src/types.ts";
-import { type HostUnderTest, type TestEvent, describeHost, eventually, helloOptions, postJson, project, quietLogger, readEvents } from "./_harness.ts";
+import { type HostUnderTest, type TestEvent, describeHost, eventually, helloOptions, postJson, project, quietLogger, readEvents, severable } from "./_harness.ts";
 
 const base = "/hello";
 
@@ -347,21 +347,6 @@ describeHost("approvals", () => options(), (target) => {
 
 // --- restart: parked approvals do not survive ---
 
-/** A view of a driver that can be cut off, as a crashed process is: nothing it does lands afterwards. */
-function severable(inner: StorageDriver): { driver: StorageDriver; sever(): void } {
-  let severed = false;
-  const driver = new Proxy(inner, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        if (severed) return property === "read" ? (async function* () {})() : Promise.reject(new Error("process is gone"));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { driver, sever: () => (severed = true) };
-}
 
 describe("approvals across a restart", () => {
   it("leaves no parked call: the list is empty, the turn failed with host restarted, the old callId is 404", async () => {

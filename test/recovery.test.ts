@@ -3,25 +3,10 @@ import { createHost } from "../src/host.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import type { StorageDriver } from "../src/storage/types.ts";
 import type { AgentHost } from "../src/types.ts";
-import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
+import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest, severable } from "./_harness.ts";
 
 const base = "/hello";
 
-/** A view of a driver that can be cut off, as a crashed process is: nothing it does lands afterwards. */
-function severable(inner: StorageDriver): { driver: StorageDriver; sever(): void } {
-  let severed = false;
-  const driver = new Proxy(inner, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        if (severed) return property === "read" ? (async function* () {})() : Promise.reject(new Error("process is gone"));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { driver, sever: () => (severed = true) };
-}
 
 const hostOn = (storage: StorageDriver, dev = true): AgentHost =>
   createHost({ agents: [{ slug: "hello", project: project(), storage }], logger: quietLogger, drainTimeoutMs: 50, dev });

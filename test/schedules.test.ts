@@ -11,7 +11,7 @@ import { createMemoryStorage } from "../src/storage/memory.ts";
 import type { SessionRecord } from "../src/sessions/session-store.ts";
 import type { StorageDriver } from "../src/storage/types.ts";
 import type { AgentHost, AgentHostOptions, HostLogger, LogLine } from "../src/types.ts";
-import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
+import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest, severable } from "./_harness.ts";
 
 const base = "/hello";
 const MINUTE = 60_000;
@@ -63,21 +63,6 @@ async function tickMinutes(sim: SimHost, from: number, to: number): Promise<numb
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-/** A view of a driver that can be cut off, as a crashed process is (see recovery.test.ts). */
-function severable(inner: StorageDriver): { driver: StorageDriver; sever(): void } {
-  let severed = false;
-  const driver = new Proxy(inner, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        if (severed) return property === "read" ? (async function* () {})() : Promise.reject(new Error("process is gone"));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { driver, sever: () => (severed = true) };
-}
 
 function recordingLogger(): HostLogger & { lines: string[] } {
   const lines: string[] = [];
