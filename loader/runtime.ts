@@ -20,7 +20,7 @@ export interface LocalRuntimeOptions {
   stateRoot: string;
   /** Bytes of stdout and of stderr kept per agent-tool script run; the rest is dropped. @default 1048576 */
   maxOutputBytes?: number;
-  /** Bytes of stdout and of stderr the `shell` tool returns to the model per command. @default 65536 */
+  /** Bytes of stdout and of stderr the `shell` tool returns to the model per command. @default 32768 */
   shellOutputBytes?: number;
   /** After the timeout or abort, how long the process group has after SIGTERM before SIGKILL. @default 1000 */
   killGraceMs?: number;
@@ -57,7 +57,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): RuntimePort {
     },
     prepareWorkspace: createWorkspacePreparer(),
     harness: createHarnessPort({
-      maxOutputBytes: options.shellOutputBytes ?? 64 * 1024,
+      maxOutputBytes: options.shellOutputBytes ?? 32 * 1024,
       killGraceMs,
       sandboxCommand,
       grepTimeoutMs: options.grepTimeoutMs ?? 30_000,

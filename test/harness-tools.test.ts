@@ -225,6 +225,26 @@ describe("tools allowlist", () => {
     expect(events.find((e) => e.type === "turn.failed")?.data["message"]).toMatch(/runtime: "cloud", and this host has no cloud runtime/);
   });
 
+  it("/v1/info reports the harness tools turns are offered", async () => {
+    const root = mkdtempSync(join(tmpdir(), "agent-serve-allowlist-"));
+    roots.push(root);
+    const info = async (runtime: boolean, agent: ProjectDefinition["agent"]) => {
+      const host = createHost({
+        agents: [{ slug: "hello", project: project({ agent, connections: { notes: { command: "true" } } }), storage: createMemoryStorage(), ...(runtime ? { runtime: createLocalRuntime({ stateRoot: root }) } : {}) }],
+        logger: quietLogger,
+      });
+      try {
+        return ((await (await host.request("/hello/v1/info", {}, { ip: "127.0.0.1" })).json()) as { harness: unknown }).harness;
+      } finally {
+        await host.close();
+      }
+    };
+    expect(await info(true, {})).toEqual({ runtime: "local", tools: ["shell", "read", "edit", "grep", "glob", "ls", "mcp"], sandbox: false });
+    expect(await info(true, { tools: ["read"], local: { sandbox: true } })).toEqual({ runtime: "local", tools: ["read", "mcp"], sandbox: true });
+    expect(await info(false, {})).toEqual({ runtime: "local", tools: [], sandbox: false });
+    expect(await info(true, { runtime: "cloud" })).toEqual({ runtime: "cloud", tools: [], sandbox: false });
+  });
+
   it("the skills index joins the system prompt when the model can read skill files", async () => {
     const skills = { deploy: { description: "Deploy checklist", markdown: "1. test" } };
     const readable = await run({ tools: ["read"] }, "/reply hi", { skills });

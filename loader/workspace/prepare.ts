@@ -8,8 +8,9 @@
  * generated files it no longer has.
  * @module
  */
-import { chmod, cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { constants } from "node:fs";
+import { chmod, copyFile, lstat, mkdir, readFile, readdir, rm, rmdir, writeFile } from "node:fs/promises";
+import { dirname, join, posix } from "node:path";
 import type { WorkspacePlan } from "../../src/runtime/types.ts";
 import { KeyedLock } from "../../src/sessions/keyed-lock.ts";
 import { resolveInWorkspace } from "./paths.ts";
@@ -33,7 +34,7 @@ export function createWorkspacePreparer(): PrepareWorkspace {
     lock.run(dir, async () => {
       const marker = await readMarker(dir);
       if (marker?.fingerprint !== plan.fingerprint) {
-        if (!marker && plan.seedDir) await cp(plan.seedDir, dir, { recursive: true, force: false, errorOnExist: false });
+        if (!marker && plan.seedDir) await copyTree(plan.seedDir, dir, false);
         await writeGenerated(dir, plan, marker);
       }
       for (const [path, text] of Object.entries(files)) {
@@ -50,25 +51,75 @@ async function writeGenerated(dir: string, plan: WorkspacePlan, previous: Marker
   const generated = [...Object.keys(plan.files), ...plan.copies.map((copy) => copy.to)];
   const keep = new Set(generated);
   for (const stale of previous?.generated ?? []) {
-    if (!keep.has(stale)) await rm(await inside(dir, stale), { recursive: true, force: true });
+    if (keep.has(stale)) continue;
+    await rm(await inside(dir, stale), { recursive: true, force: true });
+    await pruneEmptyParents(dir, stale);
   }
-  for (const [path, text] of Object.entries(plan.files)) {
-    const target = await inside(dir, path);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, text);
-  }
-  for (const path of plan.executables) await chmod(await inside(dir, path), 0o755);
-  for (const copy of plan.copies) {
-    const target = await inside(dir, copy.to);
-    await rm(target, { recursive: true, force: true });
-    await mkdir(dirname(target), { recursive: true });
-    await cp(copy.from, target, { recursive: true });
-  }
+  // Host-owned folders are checked once: a link there could send every write elsewhere.
+  for (const root of new Set(generated.map(ownedRoot))) await inside(dir, root);
+  // Each skill folder is made anew, so nothing planted inside it (a link, a stale file) survives.
+  const skillFolders = new Set(generated.map(skillFolder).filter((folder): folder is string => folder !== undefined));
+  await Promise.all([...skillFolders].map((folder) => rm(join(dir, folder), { recursive: true, force: true })));
+  const folders = new Set(Object.keys(plan.files).map((path) => posix.dirname(path)).filter((folder) => folder !== "."));
+  await Promise.all([...folders].map((folder) => mkdir(join(dir, folder), { recursive: true })));
+  await Promise.all(Object.entries(plan.files).map(([path, text]) => writeFile(join(dir, path), text)));
+  await Promise.all(plan.executables.map((path) => chmod(join(dir, path), 0o755)));
+  await Promise.all(plan.copies.map((copy) => copyTree(copy.from, join(dir, copy.to), true)));
   await writeAgentsMd(dir, plan.agentsMd);
   const marker: Marker = { fingerprint: plan.fingerprint, generated };
   const markerPath = join(dir, MARKER_FILE);
   await mkdir(dirname(markerPath), { recursive: true });
   await writeFile(markerPath, `${JSON.stringify(marker)}\n`);
+}
+
+/** `.cursor/skills` for skill files, `.agent-serve/tools` for scripts, the path itself otherwise. */
+function ownedRoot(path: string): string {
+  const parts = path.split("/");
+  return parts.length > 2 ? parts.slice(0, 2).join("/") : path;
+}
+
+/** `.cursor/skills/<name>` for a path inside a skill folder. */
+function skillFolder(path: string): string | undefined {
+  const parts = path.split("/");
+  return parts[0] === ".cursor" && parts[1] === "skills" && parts.length >= 3 ? parts.slice(0, 3).join("/") : undefined;
+}
+
+/**
+ * Copies the tree `from` into the folder `to`. Without `overwrite`, existing files are kept and a
+ * link found where a folder should be is not entered (seed files never land outside the workspace).
+ */
+async function copyTree(from: string, to: string, overwrite: boolean): Promise<void> {
+  await mkdir(to, { recursive: true });
+  await copyEntries(from, to, overwrite);
+}
+
+async function copyEntries(from: string, to: string, overwrite: boolean): Promise<void> {
+  const entries = await readdir(from, { withFileTypes: true });
+  await Promise.all(
+    entries.map(async (entry) => {
+      const source = join(from, entry.name);
+      const target = join(to, entry.name);
+      if (entry.isDirectory()) {
+        try {
+          await mkdir(target);
+        } catch (error) {
+          if (!hasCode(error, "EEXIST")) throw error;
+          if (!(await lstat(target)).isDirectory()) return;
+        }
+        return copyEntries(source, target, overwrite);
+      }
+      if (!entry.isFile()) return;
+      try {
+        await copyFile(source, target, overwrite ? 0 : constants.COPYFILE_EXCL);
+      } catch (error) {
+        if (!hasCode(error, "EEXIST")) throw error;
+      }
+    }),
+  );
+}
+
+function hasCode(error: unknown, code: string): boolean {
+  return typeof error === "object" && error !== null && "code" in error && error.code === code;
 }
 
 /** Replaces the host's block of AGENTS.md, keeping whatever else the file holds. */
@@ -93,6 +144,17 @@ async function readMarker(dir: string): Promise<Marker | undefined> {
     return { fingerprint: value.fingerprint, generated: value.generated.filter((path): path is string => typeof path === "string") };
   } catch {
     return undefined;
+  }
+}
+
+/** Removes the folders of a removed generated path that it left empty (a dropped skill's folder). */
+async function pruneEmptyParents(dir: string, path: string): Promise<void> {
+  for (let parent = posix.dirname(path); parent !== "." && parent !== "/"; parent = posix.dirname(parent)) {
+    try {
+      await rmdir(join(dir, parent));
+    } catch {
+      return;
+    }
   }
 }
 

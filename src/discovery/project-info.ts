@@ -6,6 +6,7 @@
  */
 import type { AgentRuntime } from "../agent-runtime.ts";
 import { DEFAULT_MAX_ARTIFACTS } from "../artifacts/store.ts";
+import { offeredHarnessTools } from "../harness/allowlist.ts";
 import type { ExperimentDefinition } from "../experiments/types.ts";
 import { paramRecord } from "../experiments/variant.ts";
 import { normalizeModelSpec } from "../model/resolve.ts";
@@ -38,6 +39,11 @@ export interface ProjectInfo {
   skills: unknown[];
   mcpConnections: unknown[];
   subagents: unknown[];
+  /**
+   * The local harness: the built-in tools turns are offered (after the `tools` allowlist; none on a
+   * cloud runtime or a runtime without a harness) and whether shell commands are sandboxed.
+   */
+  harness: { runtime: "local" | "cloud"; tools: string[]; sandbox: boolean };
   channels: Array<{ id: string; routes: RouteInfo[] }>;
   schedules: Array<{ id: string; [key: string]: unknown }>;
   hooks: string[];
@@ -65,7 +71,7 @@ export interface ExperimentInfo {
 export const SCRIPTED_FALLBACK_CODE = "scripted_model_fallback";
 
 export function projectInfo(
-  agent: Pick<AgentRuntime, "slug" | "project" | "basePath" | "model">,
+  agent: Pick<AgentRuntime, "slug" | "project" | "basePath" | "model"> & { runtime?: AgentRuntime["runtime"] },
   routes: ReadonlyArray<{ method: string; path: string; summary: string }>,
 ): ProjectInfo {
   const { project } = agent;
@@ -80,6 +86,12 @@ export function projectInfo(
       .map(([name, definition]) => toolInfo(name, definition))
       .sort(byName),
     ...harnessInfo(project),
+    harness: {
+      runtime: project.agent.runtime === "cloud" ? "cloud" : "local",
+      // Without a runtime object (the CLI's offline info) the agent is described as `serve` runs it.
+      tools: offeredHarnessTools(project, "runtime" in agent ? Boolean(agent.runtime?.harness) : true),
+      sandbox: project.agent.local?.sandbox === true,
+    },
     channels: [
       {
         id: "http",

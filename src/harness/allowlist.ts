@@ -38,3 +38,23 @@ export function unknownToolsMessage(unknown: readonly string[], where = "tools")
 export function isHarnessToolName(name: unknown): name is HarnessToolId {
   return typeof name === "string" && (HARNESS_TOOL_NAMES as readonly string[]).includes(name);
 }
+
+/**
+ * The harness tools a turn of `project` is offered: what the allowlist grants and the project can
+ * use (`task` needs subagents, `mcp` connections); none on a cloud runtime or where the runtime
+ * runs no harness (`hasHarness` false: Workers, no runtime).
+ */
+export function offeredHarnessTools(
+  project: { agent: { tools?: readonly unknown[]; runtime?: string }; subagents?: object; connections?: object },
+  hasHarness: boolean,
+): HarnessToolId[] {
+  if (!hasHarness || project.agent.runtime === "cloud") return [];
+  const { allowed, unknown } = resolveAllowlist(project.agent.tools);
+  if (unknown.length > 0) return [];
+  return HARNESS_TOOL_NAMES.filter((name) => {
+    if (!allowed.has(name)) return false;
+    if (name === "task") return Object.keys(project.subagents ?? {}).length > 0;
+    if (name === "mcp") return Object.keys(project.connections ?? {}).length > 0;
+    return true;
+  });
+}
