@@ -3,7 +3,7 @@
  * (`/stream?startIndex=N`), as parsed envelopes or raw lines.
  * @module
  */
-import { sessionPath } from "./api-client.ts";
+import { explainSessionError, sessionPath } from "./api-client.ts";
 import type { ApiClient } from "./api-client.ts";
 
 /** The event envelope (DESIGN.md §4): `{type, index, sessionId, turnId?, at, data}`. */
@@ -19,7 +19,11 @@ export interface CliEvent {
 /** Every recorded event of a session. */
 export async function readEvents(client: ApiClient, sessionId: string): Promise<CliEvent[]> {
   const events: CliEvent[] = [];
-  for await (const line of client.lines(sessionPath(sessionId, "/events"))) events.push(parseEvent(line));
+  try {
+    for await (const line of client.lines(sessionPath(sessionId, "/events"))) events.push(parseEvent(line));
+  } catch (error) {
+    throw explainSessionError(error, sessionId);
+  }
   return events;
 }
 

@@ -2,7 +2,6 @@
  * `agent-serve session <sessionId>`: the session's summary and its last events.
  * @module
  */
-import { explainSessionError } from "./api-client.ts";
 import { readEvents } from "./events.ts";
 import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
@@ -26,12 +25,7 @@ export interface SessionArgs extends TargetArgs {
 export async function sessionCommand(args: SessionArgs, io: CliIo): Promise<number> {
   const progress = createProgress(io, { quiet: args.json });
   return withTarget(args, io, progress, async ({ client }) => {
-    let events;
-    try {
-      events = await readEvents(client, args.sessionId);
-    } catch (error) {
-      throw explainSessionError(error, args.sessionId);
-    }
+    const events = await readEvents(client, args.sessionId);
     const { sessions } = await client.getJson<{ sessions: SessionSummary[] }>("/v1/sessions");
     // Readable but not listed happens under --dev for sessions of other principals.
     const summary = sessions.find((s) => s.sessionId === args.sessionId) ?? null;

@@ -3,7 +3,6 @@
  * with durations and totals, from the recorded events.
  * @module
  */
-import { explainSessionError } from "./api-client.ts";
 import { readEvents } from "./events.ts";
 import { foldTrajectory } from "./fold-trajectory.ts";
 import type { Trajectory } from "./fold-trajectory.ts";
@@ -26,12 +25,7 @@ export interface TrajectoryArgs extends TargetArgs {
 export async function trajectoryCommand(args: TrajectoryArgs, io: CliIo): Promise<number> {
   const progress = createProgress(io, { quiet: args.json });
   return withTarget(args, io, progress, async ({ client }) => {
-    let events;
-    try {
-      events = await readEvents(client, args.sessionId);
-    } catch (error) {
-      throw explainSessionError(error, args.sessionId);
-    }
+    const events = await readEvents(client, args.sessionId);
     const trajectory = foldTrajectory(args.sessionId, events);
     io.stdout.write(args.json ? `${JSON.stringify(trajectory)}\n` : render(trajectory, createStyle(io.stdout, io.env)));
     return EXIT_OK;
