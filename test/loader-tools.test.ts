@@ -1,30 +1,16 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterAll, describe, expect, test } from "vitest";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
 import { loadProject } from "../loader/load-project.ts";
-import type { Diagnostic } from "../src/project/types.ts";
 import { runServerTool } from "../src/tools/run-tool.ts";
 import { toolInputJsonSchema, validateToolInput } from "../src/tools/schema.ts";
 import type { ToolContext } from "../src/tools/types.ts";
+import { summarizeDiagnostics, tempProjects } from "./_temp-projects.ts";
 
 // Temp dirs live outside the repository, so agent-serve and valibot resolve only through the
 // loader's hooks, as they do for a real project without node_modules.
-const base = mkdtempSync(join(tmpdir(), "agent-serve-loader-tools-"));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-
-let counter = 0;
-function project(files: Record<string, string>): string {
-  const dir = join(base, `p${++counter}`);
-  const all = { "package.json": JSON.stringify({ name: `p${counter}`, type: "module" }), "bot/instructions.md": "Be brief.\n", ...files };
-  for (const [file, text] of Object.entries(all)) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    writeFileSync(join(dir, file), text);
-  }
-  return dir;
-}
-
-const summary = (diagnostics: Diagnostic[]) => diagnostics.map((d) => `${d.severity}:${d.code}:${d.file ?? ""}`).sort();
+const project = tempProjects("loader-tools");
+const summary = summarizeDiagnostics;
 
 const WEATHER = `
 import { defineTool } from "agent-serve/tools";
@@ -159,10 +145,8 @@ describe("loading tools, hooks and artifacts", () => {
   });
 
   test("the legacy agent/ root loads its tools too", async () => {
-    const dir = join(base, "legacy");
-    mkdirSync(join(dir, "agent/tools"), { recursive: true });
-    writeFileSync(join(dir, "agent/instructions.md"), "Hi.\n");
-    writeFileSync(join(dir, "agent/tools/old.ts"), `export default { description: "Old", execute: () => "old" };\n`);
+    const dir = project({ "agent/instructions.md": "Hi.\n", "agent/tools/old.ts": `export default { description: "Old", execute: () => "old" };\n` });
+    rmSync(join(dir, "bot"), { recursive: true });
     const loaded = await loadProject(dir);
     expect(Object.keys(loaded.tools ?? {})).toEqual(["old"]);
   });

@@ -2,33 +2,17 @@
  * Loading `bot/schedules/` (DESIGN.md §2): markdown schedules with cron frontmatter and
  * `defineSchedule` modules; invalid ones are error diagnostics and are left out.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { loadProject } from "../loader/load-project.ts";
 import { createHost } from "../src/host.ts";
-import type { Diagnostic } from "../src/project/types.ts";
 import { parseScheduleMarkdown } from "../src/schedules/markdown.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import { quietLogger } from "./_harness.ts";
+import { summarizeDiagnostics, tempProjects } from "./_temp-projects.ts";
 
 // Outside the repository, so `agent-serve/schedules` resolves only through the loader's hooks.
-const base = mkdtempSync(join(tmpdir(), "agent-serve-schedules-loader-"));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-
-let counter = 0;
-function project(files: Record<string, string>): string {
-  const dir = join(base, `p${++counter}`);
-  const all = { "package.json": JSON.stringify({ name: `p${counter}`, type: "module" }), "bot/instructions.md": "Be brief.\n", ...files };
-  for (const [file, text] of Object.entries(all)) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    writeFileSync(join(dir, file), text);
-  }
-  return dir;
-}
-
-const summary = (diagnostics: Diagnostic[]) => diagnostics.map((d) => `${d.severity}:${d.code}:${d.file ?? ""}`).sort();
+const project = tempProjects("schedules-loader");
+const summary = summarizeDiagnostics;
 
 describe("loading schedules", () => {
   test("markdown and defineSchedule schedules; helpers are not schedules", async () => {
