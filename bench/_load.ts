@@ -5,6 +5,7 @@
  *   node bench/_load.ts requests <url> <connections> <seconds> [warmupSeconds]
  *   node bench/_load.ts turns <agentBaseUrl> <clients> <seconds> [warmupSeconds]
  *   node bench/_load.ts download <url>
+ *   node bench/_load.ts calls <url> <clients> <seconds> <warmupSeconds> <bodiesJson>
  *
  * `requests` is a closed-loop GET load over raw keep-alive sockets: each connection sends the next
  * request when the previous response is complete. It parses only what it needs (status,
@@ -29,7 +30,9 @@ const result =
       ? await turns(url, Number(rest[0] ?? 1), Number(rest[1] ?? 5), Number(rest[2] ?? 1))
       : mode === "download"
         ? await download(url)
-        : undefined;
+        : mode === "calls"
+          ? await calls(url, Number(rest[0] ?? 16), Number(rest[1] ?? 4), Number(rest[2] ?? 1), JSON.parse(rest[3] ?? "null") as unknown[] | null)
+          : undefined;
 if (!result) {
   process.stderr.write(`unknown mode ${mode}\n`);
   process.exit(2);
@@ -295,4 +298,55 @@ function mark(name: "start" | "stop"): void {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// --- calls ---
+
+/**
+ * Closed-loop requests through Node's HTTP client with keep-alive: GET when `bodies` is null,
+ * else POST with worker i sending `bodies[i % bodies.length]` (one session per worker, say).
+ * Every subject of one benchmark goes through this same client, so its cost is the same for all.
+ */
+async function calls(url: string, clients: number, seconds: number, warmup: number, bodies: unknown[] | null) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  let completed = 0;
+  let errors = 0;
+  let measuring = false;
+  let stopping = false;
+  let firstError: string | undefined;
+  const once = (body: string | undefined) =>
+    new Promise<number>((resolve, reject) => {
+      const request = http.request(url, { agent, method: body === undefined ? "GET" : "POST", headers: body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
+        response.on("error", reject);
+      });
+      request.on("error", reject);
+      request.end(body);
+    });
+  const worker = async (i: number) => {
+    const body = bodies === null ? undefined : JSON.stringify(bodies[i % bodies.length]);
+    while (!stopping) {
+      try {
+        const status = await once(body);
+        if (status !== 200) throw new Error(`status ${status}`);
+        if (measuring && !stopping) completed++;
+      } catch (error) {
+        errors++;
+        firstError ??= error instanceof Error ? error.message : String(error);
+      }
+    }
+  };
+  const workers = Array.from({ length: clients }, (_, i) => worker(i));
+  await sleep(warmup * 1000);
+  measuring = true;
+  mark("start");
+  const start = performance.now();
+  await sleep(seconds * 1000);
+  stopping = true;
+  mark("stop");
+  const elapsed = (performance.now() - start) / 1000;
+  await Promise.all(workers);
+  agent.destroy();
+  return { requests: completed, errors, firstError, rps: completed / elapsed };
 }
