@@ -151,10 +151,12 @@ describe(hasTmux ? "chat in a real terminal" : "chat in a real terminal (skipped
       // The typed line stays on screen after the prompt (readline echoes it).
       expect(screen()).toMatch(/you› hello from tmux/);
 
+      // Type only once the next prompt is up: keys sent earlier land before it on a loaded machine.
+      await until(/echo: hello from tmux\n[\s\S]*you›/);
       tmux("send-keys", "-t", "chat", "/sleep 20000", "Enter");
       await until(/you› \/sleep 20000\n/);
       tmux("send-keys", "-t", "chat", "C-c");
-      await until(/turn failed: /);
+      await until(/turn failed: [^\n]*\n[\s\S]*you›/);
       tmux("send-keys", "-t", "chat", "/exit", "Enter");
       await until(/EXIT:0/);
     } finally {
