@@ -40,7 +40,7 @@ export async function main(options: MainOptions): Promise<number> {
       .option("--bearer-token <secret>", "Require Authorization: Bearer <secret> instead of loopback-only access")
       .option("--allow-anonymous", "Admit every caller as an anonymous principal")
       .option("--no-playground", "Remove the playground and the / and /v1/agents index routes")
-      .option("--no-docs", "Remove the /docs site (none is mounted yet)")
+      .option("--no-docs", "Remove the /docs documentation site")
       .option("--no-schedules", "Do not run the cron runner (outside --dev, where nothing fires on its own anyway)")
       .option("--no-control-plane", "No built-in clocks: timed work fires through POST /v1/internal/.../fire")
       .action((dir: unknown, flags: Flags) => {
@@ -48,6 +48,14 @@ export async function main(options: MainOptions): Promise<number> {
         command = async () => (await import("./serve.ts")).serveCommand(args, io);
       });
   }
+  cli
+    .command("docs", "Serve the documentation site alone (at /docs)")
+    .option("--port <port>", "Listen port; 0 picks any free port (default: 3000)")
+    .option("--host <host>", "Bind address (default: 127.0.0.1)")
+    .action((flags: Flags) => {
+      const args = { port: flags.port === undefined ? undefined : port(flags.port), host: rawOption(argv, "host") };
+      command = async () => (await import("./docs.ts")).docsCommand(args, io);
+    });
   withHostOptions(cli.command("run [dir]", "Send one message to an ephemeral local server and print the reply"))
     .option("--message <text>", "The message to send")
     .option("--slug <slug>", "Agent to talk to when the directory holds several")

@@ -36,7 +36,10 @@ export interface StartHostOptions {
   infoTo?: "stdout" | "stderr" | "none";
   /** `--no-playground` sets false: no playground, no `/` and `/v1/agents` index. @default true */
   playground?: boolean;
-  /** `--no-docs` sets false (no docs site is mounted yet, so nothing changes). @default true */
+  /**
+   * Mount the `/docs` site (rendered from the package's Markdown at start). `serve` and `dev`
+   * pass true unless `--no-docs`; short-lived command hosts need no site. @default false
+   */
   docs?: boolean;
   /** `--no-schedules` sets false: no cron runner outside dev. @default true */
   schedules?: boolean;
@@ -56,6 +59,10 @@ export interface StartedHost {
  */
 export async function startHost(options: StartHostOptions, io: CliIo): Promise<StartedHost | undefined> {
   const mode = options.mode ?? "multi";
+  // Rendered alongside project discovery; the host needs the pages only once it is created.
+  const docs = options.docs === true ? import("../loader/docs-site.ts").then((m) => m.renderDocsSite()) : undefined;
+  // Discovery errors return early; the render must not become an unhandled rejection then.
+  docs?.catch(() => {});
   const discovery = await discoverProjects(resolve(io.cwd, options.dir ?? "."), { mode });
   const all = [
     ...discovery.diagnostics.map((diagnostic) => ({ diagnostic, where: "" })),
@@ -89,7 +96,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     logger: createCliLogger(io, options.infoTo ?? "stdout"),
     recoverOnStart: options.recover ?? true,
     playground: options.playground ?? true,
-    docs: options.docs ?? true,
+    docs: docs ? await docs : false,
     schedules: options.schedules ?? true,
     controlPlane: options.controlPlane ?? true,
   });

@@ -53,7 +53,11 @@ export function createHost(options: AgentHostOptions): AgentHost {
     logger,
     hostPolicies: defaultPolicies(options.auth),
   };
-  const handle = createHostHandler(agents, services, { mode: config.mode, playground: options.playground !== false });
+  const handle = createHostHandler(agents, services, {
+    mode: config.mode,
+    playground: options.playground !== false,
+    docs: options.docs,
+  });
 
   let ready: Promise<void> | undefined;
   let isReady = false;

@@ -13,6 +13,8 @@ export type {
   AgentHost,
   AgentHostOptions,
   AgentMount,
+  DocsPage,
+  DocsSite,
   HostLogger,
   ModelCredentials,
   ModelOptions,

@@ -22,6 +22,18 @@ export interface AgentMount {
   runtime?: RuntimePort;
 }
 
+/** One rendered page of the documentation site. */
+export interface DocsPage {
+  title: string;
+  /** A whole HTML document. */
+  html: string;
+}
+
+/** The documentation site: pages keyed by their path below `/docs` (`""` is the index). */
+export interface DocsSite {
+  pages: Record<string, DocsPage>;
+}
+
 export interface HostLogger {
   info(message: string): void;
   warn(message: string): void;
@@ -71,11 +83,11 @@ export interface AgentHostOptions {
    */
   playground?: boolean;
   /**
-   * The static documentation site under `/docs` (`--no-docs` sets false). Accepted for the
-   * start-up contract; this host does not mount a docs site yet, so false removes nothing.
-   * @default true
+   * The static documentation site under `/docs`, already rendered (the Node loader's
+   * `renderDocsSite()` builds it from Markdown). `false` or absent: no site, `/docs` is 404.
+   * Public: the pages need no auth. @default no site
    */
-  docs?: boolean;
+  docs?: false | DocsSite;
   /** @default console-backed logger with an `[agent-serve]` prefix */
   logger?: HostLogger;
   /**

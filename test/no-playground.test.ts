@@ -1,6 +1,6 @@
 /**
  * `--no-playground` (host option `playground: false`) removes the host's two index routes, `/`
- * and `/v1/agents`; the agents and host health stay. `--no-docs` is accepted.
+ * and `/v1/agents`; the agents and host health stay. `--no-docs` removes the /docs site (test/docs-site.test.ts checks that).
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";

@@ -5,7 +5,9 @@
  */
 import type { AgentRuntime } from "../agent-runtime.ts";
 import { notFound } from "../errors.ts";
+import type { DocsSite } from "../types.ts";
 import { type AgentApp, createAgentApp } from "./agent-app.ts";
+import { createDocsHandler, isDocsPath } from "./docs-site.ts";
 import { html, json, rawJson } from "./responses.ts";
 import type { HostServices } from "./route.ts";
 import { agentRoutes } from "./routes/index.ts";
@@ -15,13 +17,21 @@ export type HostHandler = (request: Request, ip: string | undefined) => Promise<
 export function createHostHandler(
   agents: readonly AgentRuntime[],
   services: HostServices,
-  options: { mode: "multi" | "single"; playground: boolean },
+  options: { mode: "multi" | "single"; playground: boolean; docs?: false | DocsSite },
 ): HostHandler {
+  const docs = options.docs ? createDocsHandler(options.docs) : undefined;
   if (options.mode === "single") {
     const [agent] = agents;
     if (!agent || agents.length > 1) throw new Error("[agent-serve] [host] single mode serves exactly one agent");
     const app = createAgentApp(agent, agentRoutes, services);
-    return (request, ip) => app(request, ip);
+    if (!docs) return (request, ip) => app(request, ip);
+    return async (request, ip) => {
+      if (request.method === "GET" || request.method === "HEAD") {
+        const pathname = pathnameOf(request.url);
+        if (isDocsPath(pathname)) return docs(pathname);
+      }
+      return app(request, ip);
+    };
   }
 
   const apps = new Map<string, AgentApp>(agents.map((agent) => [agent.slug, createAgentApp(agent, agentRoutes, services)]));
@@ -32,6 +42,7 @@ export function createHostHandler(
       if (pathname === "/v1/health") return rawJson(health);
       if (options.playground && pathname === "/v1/agents") return json({ agents: agents.map((agent) => describe(agent, request)) });
       if (options.playground && pathname === "/") return html(indexPage(agents));
+      if (docs && isDocsPath(pathname)) return docs(pathname);
     }
     const end = pathname.indexOf("/", 1);
     const slug = pathname.slice(1, end === -1 ? undefined : end);

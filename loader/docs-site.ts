@@ -1,0 +1,130 @@
+/**
+ * Renders the documentation site served at `/docs` from the Markdown under `docs/`: the guide
+ * (`docs/guide/*.md`) and the design notes (`docs/design/*.md`), once, at start-up. The core only
+ * receives the finished pages, because it must not read files.
+ * @example
+ * const site = await renderDocsSite();
+ * createHost({ agents, docs: site });
+ * @module
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Marked } from "marked";
+import type { Token } from "marked";
+import type { DocsSite } from "../src/types.ts";
+
+export interface RenderDocsOptions {
+  /** The folder holding `guide/` and `design/`. @default the package's own `docs/` */
+  root?: string;
+}
+
+/** Pages keyed by their path below `/docs` (`""` is the index, `guide/cli` is `/docs/guide/cli`). */
+export async function renderDocsSite(options: RenderDocsOptions = {}): Promise<DocsSite> {
+  const root = options.root ?? fileURLToPath(new URL("../docs/", import.meta.url));
+  const sections = await Promise.all(
+    SECTIONS.map(async (section) => ({ ...section, sources: await readSection(join(root, section.dir), section.order) })),
+  );
+  const entries = sections.flatMap((section) =>
+    section.sources.map((source) => ({ slug: `${section.dir}/${source.name}`, title: titleOf(source.text, source.name), text: source.text })),
+  );
+  const nav = renderNav(sections.map((section) => ({
+    label: section.label,
+    items: entries.filter((entry) => entry.slug.startsWith(`${section.dir}/`)),
+  })));
+  const marked = createMarked();
+  const pages: DocsSite["pages"] = {};
+  for (const entry of entries) {
+    const tokens = marked.lexer(entry.text);
+    marked.walkTokens(tokens, (token) => rewriteLink(token, entry.slug));
+    pages[entry.slug] = { title: entry.title, html: layout(entry.title, nav, marked.parser(tokens)) };
+  }
+  pages[""] = { title: SITE_TITLE, html: layout(SITE_TITLE, nav, `<h1>${SITE_TITLE}</h1>\n${nav}`) };
+  return { pages };
+}
+
+// --- internals ---
+
+const SITE_TITLE = "agent-serve documentation";
+
+const SECTIONS = [
+  { dir: "guide", label: "Guide", order: ["getting-started", "agent-projects", "http-api", "cli"] },
+  { dir: "design", label: "Design notes", order: [] as string[] },
+];
+
+interface Source {
+  name: string;
+  text: string;
+}
+
+/** The section's Markdown files: the listed names first, the rest alphabetically. */
+async function readSection(dir: string, order: readonly string[]): Promise<Source[]> {
+  let files: string[];
+  try {
+    files = (await readdir(dir)).filter((file) => file.endsWith(".md"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const rank = (name: string): number => (order.includes(name) ? order.indexOf(name) : order.length);
+  const names = files.map((file) => basename(file, ".md")).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  return Promise.all(names.map(async (name) => ({ name, text: await readFile(join(dir, `${name}.md`), "utf8") })));
+}
+
+function titleOf(markdown: string, fallback: string): string {
+  return /^#\s+(.+?)\s*#*\s*$/m.exec(markdown)?.[1]?.replace(/`/g, "") ?? fallback;
+}
+
+function createMarked(): Marked {
+  return new Marked({
+    gfm: true,
+    // Raw HTML in the Markdown is shown as text, never passed through to the page.
+    renderer: { html: ({ text }) => escapeHtml(text) },
+  });
+}
+
+/**
+ * A relative link to another Markdown page becomes `/docs/<slug>`, so the same link works on
+ * GitHub and on the site; other links stay as written.
+ */
+function rewriteLink(token: Token, slug: string): void {
+  if (token.type !== "link") return;
+  const href = token.href;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith("/") || href.startsWith("#")) return;
+  const resolved = new URL(href, `http://docs.invalid/docs/${slug}.md`);
+  if (!resolved.pathname.startsWith("/docs/") || !resolved.pathname.endsWith(".md")) return;
+  token.href = `${resolved.pathname.slice(0, -".md".length)}${resolved.hash}`;
+}
+
+function renderNav(groups: { label: string; items: { slug: string; title: string }[] }[]): string {
+  const parts = groups
+    .filter((group) => group.items.length > 0)
+    .map((group) => {
+      const items = group.items.map((item) => `<li><a href="/docs/${escapeHtml(item.slug)}">${escapeHtml(item.title)}</a></li>`).join("");
+      return `<h2>${escapeHtml(group.label)}</h2><ul>${items}</ul>`;
+    });
+  return `<nav><p><a href="/docs">${SITE_TITLE}</a></p>${parts.join("")}</nav>`;
+}
+
+function layout(title: string, nav: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style></head>
+<body>${nav}<main>${body}</main></body></html>
+`;
+}
+
+const STYLE = [
+  "body{margin:0;display:flex;font:16px/1.5 system-ui,sans-serif;color:#222}",
+  "nav{width:16rem;flex:none;padding:1rem;background:#f5f5f5;min-height:100vh;box-sizing:border-box}",
+  "nav h2{font-size:.8rem;text-transform:uppercase;color:#666;margin:1rem 0 .25rem}",
+  "nav ul{list-style:none;padding:0;margin:0}nav li{margin:.25rem 0}",
+  "main{padding:1rem 2rem;max-width:52rem;min-width:0}",
+  "pre{background:#f5f5f5;padding:.75rem;overflow:auto}code{font-size:.9em}",
+  "table{border-collapse:collapse}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}",
+].join("");
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

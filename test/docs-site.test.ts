@@ -1,0 +1,157 @@
+/**
+ * The `/docs` documentation site: Markdown rendered on the Node side, served by the core in both
+ * layouts without auth, removed by `docs: false` / `--no-docs`, and served alone by `docs`.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderDocsSite } from "../loader/docs-site.ts";
+import { createHost } from "../src/host.ts";
+import type { AgentHostOptions, DocsSite } from "../src/types.ts";
+import { cliEnv, finished, killAfterEach, spawnCli, startServe, waitForOutput } from "./_cli.ts";
+
+const scratch = mkdtempSync(join(tmpdir(), "agent-serve-docs-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const project = { name: "Hello", agent: { model: "scripted" }, instructions: "Be brief.", diagnostics: [] };
+
+let site: DocsSite;
+beforeAll(async () => {
+  const root = join(scratch, "docs");
+  mkdirSync(join(root, "guide"), { recursive: true });
+  mkdirSync(join(root, "design"), { recursive: true });
+  writeFileSync(
+    join(root, "guide", "getting-started.md"),
+    [
+      "# Getting started",
+      "",
+      "See [the CLI](cli.md), [storage](../design/storage.md#layout), [an anchor](#top) and [npm](https://www.npmjs.com/).",
+      "",
+      "<script>alert(1)</script>",
+      "",
+      "Inline <img src=x onerror=alert(2)> too.",
+    ].join("\n"),
+  );
+  writeFileSync(join(root, "guide", "cli.md"), "# Command line\n\nText.\n");
+  writeFileSync(join(root, "design", "storage.md"), "# Storage\n\n## Layout\n");
+  site = await renderDocsSite({ root });
+});
+
+function hostWith(options: Partial<AgentHostOptions>) {
+  return createHost({ agents: [{ slug: "hello", project }], recoverOnStart: false, ...options });
+}
+
+describe("rendering", () => {
+  it("renders each page with its heading inside one layout whose nav lists every page", () => {
+    expect(Object.keys(site.pages).sort()).toEqual(["", "design/storage", "guide/cli", "guide/getting-started"]);
+    const page = site.pages["guide/getting-started"]!;
+    expect(page.title).toBe("Getting started");
+    expect(page.html).toContain("<h1>Getting started</h1>");
+    expect(page.html).toContain("<title>Getting started</title>");
+    for (const slug of ["guide/getting-started", "guide/cli", "design/storage"]) {
+      for (const html of Object.values(site.pages).map((p) => p.html)) expect(html).toContain(`<a href="/docs/${slug}">`);
+    }
+    expect(page.html).toMatch(/<h2>Guide<\/h2>.*<h2>Design notes<\/h2>/s);
+    // The guide's known order puts getting-started before cli.
+    expect(page.html.indexOf('href="/docs/guide/getting-started"')).toBeLessThan(page.html.indexOf('href="/docs/guide/cli"'));
+  });
+
+  it("rewrites relative Markdown links to /docs/<slug> and leaves other links alone", () => {
+    const html = site.pages["guide/getting-started"]!.html;
+    expect(html).toContain('<a href="/docs/guide/cli">the CLI</a>');
+    expect(html).toContain('<a href="/docs/design/storage#layout">storage</a>');
+    expect(html).toContain('<a href="#top">an anchor</a>');
+    expect(html).toContain('<a href="https://www.npmjs.com/">npm</a>');
+    expect(html).not.toContain(".md");
+  });
+
+  it("escapes raw HTML in the Markdown instead of passing it through", () => {
+    const html = site.pages["guide/getting-started"]!.html;
+    expect(html).not.toContain("<script");
+    expect(html).not.toContain("<img");
+    expect(html).toContain("&#60;script&#62;alert(1)&#60;/script&#62;");
+    expect(html).toContain("&#60;img src=x onerror=alert(2)&#62;");
+  });
+
+  it("renders the package's own guide and design notes", async () => {
+    const own = await renderDocsSite();
+    for (const slug of ["", "guide/getting-started", "guide/http-api", "guide/agent-projects", "guide/cli", "design/storage", "design/foundation"]) {
+      expect(own.pages[slug]?.html).toContain("<nav>");
+    }
+    expect(own.pages["guide/http-api"]!.title).toBe("HTTP API");
+    expect(own.pages["design/storage"]!.html).toContain("<h1>Storage</h1>");
+  });
+});
+
+describe.each(["multi", "single"] as const)("the site in %s mode", (mode) => {
+  it("answers /docs, /docs/ and /docs/<page> as strict HTML without auth; an unknown page is 404", async () => {
+    const host = hostWith({ mode, docs: site });
+    try {
+      for (const [path, heading] of [["/docs", "agent-serve documentation"], ["/docs/", "agent-serve documentation"], ["/docs/guide/cli", "Command line"]] as const) {
+        // A non-loopback caller: the default auth chain would refuse it on an agent route.
+        const response = await host.request(path, {}, { ip: "203.0.113.9" });
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+        expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+        expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'unsafe-inline'");
+        expect(await response.text()).toContain(`<h1>${heading}</h1>`);
+      }
+      const missing = await host.request("/docs/guide/nope");
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get("content-type")).toContain("application/json");
+      expect(await missing.json()).toMatchObject({ ok: false, error: "not_found" });
+      const refused = await host.request(mode === "multi" ? "/hello/v1/sessions" : "/v1/sessions", {}, { ip: "203.0.113.9" });
+      expect(refused.status).toBeGreaterThanOrEqual(401);
+      expect(refused.status).toBeLessThanOrEqual(403);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("docs: false (and no docs option) leaves /docs unmounted", async () => {
+    for (const docs of [false, undefined] as const) {
+      const host = hostWith({ mode, docs });
+      try {
+        const response = await host.request("/docs");
+        expect(response.status).toBe(404);
+        expect(await response.json()).toMatchObject({ ok: false });
+      } finally {
+        await host.close();
+      }
+    }
+  });
+});
+
+describe("command line", () => {
+  const running = killAfterEach();
+  const env = cliEnv(join(scratch, "config"));
+
+  it("`docs` serves the site alone on a real port and exits 0 on SIGINT", async () => {
+    const proc = spawnCli(["docs", "--port", "0"], env);
+    running.push(proc);
+    const [, url] = await waitForOutput(proc, /agent-serve docs at (http:\/\/\S+\/docs)/);
+    const index = await fetch(url!);
+    expect(index.status).toBe(200);
+    expect(await index.text()).toContain('href="/docs/guide/getting-started"');
+    const page = await fetch(`${url}/guide/http-api`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<h1>HTTP API</h1>");
+    expect((await fetch(`${url}/guide/nope`)).status).toBe(404);
+    proc.child.kill("SIGINT");
+    expect((await finished(proc)).code).toBe(0);
+  });
+
+  it("`serve` mounts /docs; `serve --no-docs` does not", async () => {
+    const [withDocs, withoutDocs] = await Promise.all([
+      startServe(["examples/hello", "--port", "0", "--state-root", join(scratch, "state-a")], env),
+      startServe(["examples/hello", "--port", "0", "--no-docs", "--state-root", join(scratch, "state-b")], env),
+    ]);
+    running.push(withDocs, withoutDocs);
+    const on = await fetch(`${withDocs.url}/docs/guide/cli`);
+    expect(on.status).toBe(200);
+    expect(await on.text()).toContain("<h1>Command line</h1>");
+    expect((await fetch(`${withoutDocs.url}/docs`)).status).toBe(404);
+    expect((await fetch(`${withoutDocs.url}/hello/v1/health`)).status).toBe(200);
+  });
+});
