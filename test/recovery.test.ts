@@ -3,7 +3,7 @@ import { createHost } from "../src/host.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import type { StorageDriver } from "../src/storage/types.ts";
 import type { AgentHost } from "../src/types.ts";
-import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest, severable } from "./_harness.ts";
+import { allEvents, eventually, postJson, project, quietLogger, readEvents, type HostUnderTest, severable } from "./_harness.ts";
 
 const base = "/hello";
 
@@ -98,6 +98,35 @@ describe("restart recovery", () => {
       expect(await allEvents(asTarget(third), base, s.sessionId)).toEqual(afterFirst);
     } finally {
       await third.close();
+    }
+  });
+});
+
+describe("active markers", () => {
+  it("a follow-up admitted while the previous turn settles keeps its marker, so a crash would be recovered", async () => {
+    const storage = createMemoryStorage();
+    // Slow record writes widen the window between session.waiting and the end of the settle step.
+    const slow = new Proxy(storage, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (property !== "set" || typeof value !== "function") return typeof value === "function" ? value.bind(target) : value;
+        return async (key: string, text: string) => {
+          if (key.endsWith("/record")) await new Promise((resolve) => setTimeout(resolve, 80));
+          return (value as (k: string, t: string) => Promise<void>).call(target, key, text);
+        };
+      },
+    });
+    const host = hostOn(slow);
+    try {
+      const created = (await (await host.request(`${base}/v1/session`, postJson({ message: "quick" }))).json()) as { sessionId: string; continuationToken: string };
+      const stream = await host.request(`${base}/v1/session/${created.sessionId}/stream`);
+      await readEvents(stream, (e) => e.type === "session.waiting");
+      const follow = await host.request(`${base}/v1/session/${created.sessionId}`, postJson({ continuationToken: created.continuationToken, message: "/sleep 400\nslow" }));
+      expect(follow.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await storage.get(`active/${created.sessionId}`)).toBeDefined();
+    } finally {
+      await host.close();
     }
   });
 });

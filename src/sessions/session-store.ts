@@ -103,11 +103,12 @@ export class SessionStore {
 
   /** Marks a session as having an admitted turn, so a crash can be recovered without a scan. */
   async markActive(sessionId: string, turnId: string): Promise<void> {
-    await this.#storage.set(activeKey(sessionId), turnId);
+    // Serialized per session, so a clear and a mark racing around a turn's end land in call order.
+    await this.#lock.run(activeKey(sessionId), () => this.#storage.set(activeKey(sessionId), turnId));
   }
 
   async clearActive(sessionId: string): Promise<void> {
-    await this.#storage.delete(activeKey(sessionId));
+    await this.#lock.run(activeKey(sessionId), () => this.#storage.delete(activeKey(sessionId)));
   }
 
   async listActive(): Promise<string[]> {

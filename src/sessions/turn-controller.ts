@@ -146,7 +146,8 @@ export class TurnController {
     }
     if (pending) {
       await this.#closeCoalesced(sessionId, pending);
-      await this.#idle(sessionId, await this.#deps.store.get(sessionId));
+      await this.#emit(sessionId, { type: "session.waiting", data: {} });
+      await this.#settle(sessionId, "idle", false);
       this.#forgetIfIdle(sessionId, live);
     }
     return true;
@@ -269,41 +270,44 @@ export class TurnController {
       const message = outcome.status === "failed" ? outcome.message : ABORT_MESSAGES[reason ?? "interrupt"];
       await this.#emit(sessionId, { type: "turn.failed", turnId: turn.turnId, data: { message } });
     }
-    const current = await this.#deps.store.update(sessionId, (r) => {
-      r.turnCount += 1;
-    });
-    // From here to starting the next turn nothing awaits, so no admission can slip in between.
-    live.turn = undefined;
     const pending = live.coalesced;
-    live.coalesced = undefined;
     if (pending && !this.#closing) {
+      // The turn stays current during this write, so follow-ups keep joining `pending`; from its
+      // end to starting the drained turn nothing awaits, so no admission can slip in between.
+      await this.#deps.store.update(sessionId, countTurn);
+      live.turn = undefined;
+      live.coalesced = undefined;
       this.#start(record, live, pending.turnId, pending.texts.join("\n"));
       return;
     }
+    live.turn = undefined;
+    live.coalesced = undefined;
     if (pending) await this.#closeCoalesced(sessionId, pending, "shutdown");
-    if (turn.followedBy) return;
+    if (turn.followedBy) {
+      await this.#deps.store.update(sessionId, countTurn);
+      return;
+    }
     if (record.mode === "task") {
       const failed = outcome.status !== "completed";
       await this.#emit(sessionId, failed
         ? { type: "session.failed", data: { message: outcome.status === "failed" ? outcome.message : ABORT_MESSAGES.interrupt } }
         : { type: "session.completed", data: {} });
-      await this.#deps.store.update(sessionId, (r) => {
-        r.status = failed ? "failed" : "completed";
-      });
-      await this.#deps.store.clearActive(sessionId);
+      await this.#settle(sessionId, failed ? "failed" : "completed", true);
     } else {
-      await this.#idle(sessionId, current);
+      await this.#emit(sessionId, { type: "session.waiting", data: {} });
+      await this.#settle(sessionId, "idle", true);
     }
     this.#forgetIfIdle(sessionId, live);
   }
 
-  async #idle(sessionId: string, record: SessionRecord | undefined): Promise<void> {
-    if (!record) return;
-    await this.#emit(sessionId, { type: "session.waiting", data: {} });
+  /** Records the session's resting status (one record write) and drops its active marker. */
+  async #settle(sessionId: string, status: SessionRecord["status"], counted: boolean): Promise<void> {
     await this.#deps.store.update(sessionId, (r) => {
-      r.status = "idle";
+      if (counted) countTurn(r);
+      r.status = status;
     });
-    await this.#deps.store.clearActive(sessionId);
+    // A follow-up admitted meanwhile has marked the session active again: its marker stays.
+    if (!this.isBusy(sessionId)) await this.#deps.store.clearActive(sessionId);
   }
 
   async #closeCoalesced(sessionId: string, pending: { turnId: string; texts: string[] }, kind: AbortKind = "interrupt"): Promise<void> {
@@ -312,6 +316,10 @@ export class TurnController {
     await this.#emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES[kind] } });
   }
 }
+
+const countTurn = (record: SessionRecord): void => {
+  record.turnCount += 1;
+};
 
 const busy = (): HTTPError => conflict("session_busy", "the session is busy and cannot be interrupted right now");
 
