@@ -6,8 +6,8 @@
  * server's event loop is never shared with the code that measures it.
  * @module
  */
-import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -143,4 +143,51 @@ export function option(name: string, fallback: number): number {
   const value = raw === undefined ? fallback : Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`bench: --${name} must be a positive number`);
   return value;
+}
+
+export interface ServedCli {
+  child: ChildProcess;
+  url: string;
+  /** Spawn to the first 200 from `GET /v1/health`. */
+  readyMs: number;
+  rssMb: number;
+  peakMb: number;
+}
+
+const CLI = fileURLToPath(new URL("../bin/agent-serve.mjs", import.meta.url));
+
+/** Spawns `agent-serve serve <project>` (single mode, any port) and resolves once it is healthy. */
+export async function serveCli(project: string, stateRoot: string, timeoutMs = 60_000): Promise<ServedCli> {
+  const begin = performance.now();
+  const child = spawn(process.execPath, [CLI, "serve", project, "--port", "0", "--state-root", stateRoot, "--mode", "single"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`bench: the CLI exited with ${code} before listening:\n${output}`)));
+  });
+  for (;;) {
+    const ok = await fetch(`${url}/v1/health`).then((response) => response.ok, () => false);
+    if (ok) break;
+    if (performance.now() - begin > timeoutMs) throw new Error(`bench: no healthy answer within ${timeoutMs} ms:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const readyMs = performance.now() - begin;
+  const status = await readFile(`/proc/${child.pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+  return { child, url, readyMs, rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+}
+
+/** SIGTERM, then waits for the exit. */
+export async function stopCli({ child }: ServedCli): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
 }

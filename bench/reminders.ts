@@ -13,29 +13,20 @@
  *   npx node bench/reminders.ts [--reminders=10000] [--rounds=3] [--batch=10000] [--prompt-batch=1000]
  * @module
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createFsStorage } from "../drivers/fs/index.ts";
 import { createHost } from "../src/host.ts";
 import type { ReminderRecord, RemindersFacade } from "../src/reminders/types.ts";
 import type { SessionRecord } from "../src/sessions/session-store.ts";
 import { alternate, fmt, machineLine, median, option, percentile, printTable, scriptedProject, tempDir } from "./_util.ts";
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  readyMs: number;
-  rssMb: number;
-  peakMb: number;
-}
+import { serveCli, stopCli } from "./_util.ts";
 
 const count = option("reminders", 10_000);
 const rounds = option("rounds", 3);
 const batch = option("batch", 10_000);
 const promptBatch = option("prompt-batch", 1_000);
-const cli = fileURLToPath(new URL("../bin/agent-serve.mjs", import.meta.url));
 const dir = await tempDir("reminders");
 
 try {
@@ -64,13 +55,13 @@ async function startup(): Promise<void> {
   spawnSync("sync");
   console.log(`  wrote ${count} reminder records in ${fmt((performance.now() - began) / 1000)} s`);
 
-  await stop(await start(project, roots[empty]!));
+  await stopCli(await serveCli(project, roots[empty]!));
   const results = await alternate(
     [empty, full],
     rounds,
     async (subject) => {
-      const started = await start(project, roots[subject]!);
-      await stop(started);
+      const started = await serveCli(project, roots[subject]!);
+      await stopCli(started);
       return started;
     },
     (subject, round, r) => console.log(`  round ${round + 1} ${subject}: ready in ${fmt(r.readyMs)} ms, RSS ${fmt(r.rssMb)} MB (peak ${fmt(r.peakMb)} MB)`),
@@ -119,38 +110,6 @@ async function writeReminders(root: string, n: number): Promise<void> {
   };
   await Promise.all(Array.from({ length: 32 }, worker));
   await storage.close();
-}
-
-async function start(project: string, stateRoot: string): Promise<Started> {
-  const begin = performance.now();
-  const child = spawn(process.execPath, [cli, "serve", project, "--port", "0", "--state-root", stateRoot, "--mode", "single"], { stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    child.once("exit", (code) => reject(new Error(`reminders: the CLI exited with ${code} before listening:\n${output}`)));
-  });
-  for (;;) {
-    const ok = await fetch(`${url}/v1/health`).then((r) => r.ok, () => false);
-    if (ok) break;
-    if (performance.now() - begin > 60_000) throw new Error(`reminders: no healthy answer within 60 s:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const readyMs = performance.now() - begin;
-  const status = await readFile(`/proc/${child.pid}/status`, "utf8");
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
-  return { child, url, readyMs, rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
-}
-
-async function stop({ child }: Started): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await exited;
 }
 
 // --- fire delay ---

@@ -10,25 +10,16 @@
  * also times `GET /v1/sessions`, which does read every record, on the 10k root.
  * @module
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createFsStorage } from "../drivers/fs/index.ts";
 import type { SessionRecord } from "../src/sessions/session-store.ts";
 import { alternate, fmt, machineLine, median, option, printTable, tempDir } from "./_util.ts";
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  readyMs: number;
-  rssMb: number;
-  peakMb: number;
-}
+import { serveCli, stopCli } from "./_util.ts";
 
 const sessions = option("sessions", 10_000);
 const rounds = option("rounds", 5);
-const cli = fileURLToPath(new URL("../bin/agent-serve.mjs", import.meta.url));
 const dir = await tempDir("startup");
 
 try {
@@ -47,13 +38,13 @@ try {
   console.log(`  wrote ${sessions} sessions in ${fmt((performance.now() - buildStart) / 1000)} s`);
 
   // One unmeasured start, so both subjects meet a warm module cache.
-  await stop(await start(project, roots["0 sessions"]!));
+  await stopCli(await serveCli(project, roots["0 sessions"]!));
   const results = await alternate(
     subjects,
     rounds,
     async (subject) => {
-      const started = await start(project, roots[subject]!);
-      await stop(started);
+      const started = await serveCli(project, roots[subject]!);
+      await stopCli(started);
       return started;
     },
     (subject, round, r) =>
@@ -77,7 +68,7 @@ try {
   );
 
   // For context: the listing reads every record, so it scales with the stored sessions.
-  const server = await start(project, roots[subjects[1]!]!);
+  const server = await serveCli(project, roots[subjects[1]!]!);
   try {
     const times: number[] = [];
     let size = 0;
@@ -95,51 +86,13 @@ try {
       [["GET /v1/sessions", String(sessions), fmt(median(times)), times.map((t) => fmt(t)).join(" / "), size.toLocaleString("en-US")]],
     );
   } finally {
-    await stop(server);
+    await stopCli(server);
   }
 } finally {
   await dir.cleanup();
 }
 
 // --- internals ---
-
-/** Spawns the CLI and resolves once `GET /v1/health` answers 200. */
-async function start(project: string, stateRoot: string): Promise<Started> {
-  const begin = performance.now();
-  const child = spawn(process.execPath, [cli, "serve", project, "--port", "0", "--state-root", stateRoot, "--mode", "single"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    child.once("exit", (code) => reject(new Error(`startup: the CLI exited with ${code} before listening:\n${output}`)));
-  });
-  for (;;) {
-    const ok = await fetch(`${url}/v1/health`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (performance.now() - begin > 30_000) throw new Error(`startup: no healthy answer within 30 s:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const readyMs = performance.now() - begin;
-  const status = await readFile(`/proc/${child.pid}/status`, "utf8");
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
-  return { child, url, readyMs, rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
-}
-
-async function stop({ child }: Started): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await exited;
-}
 
 /**
  * Writes `count` idle chat sessions the way the host leaves them after one `hi` turn: the
