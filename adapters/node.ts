@@ -13,6 +13,7 @@ import type { AgentHost } from "../src/types.ts";
 import { listenWithPolicy } from "./_node/listen.ts";
 
 export { createHost } from "../src/host.ts";
+export { readPlaygroundSite } from "../loader/playground-site.ts";
 
 export interface ServeNodeOptions {
   /** Listen port; 0 picks any free port. @default 3000 */
@@ -35,7 +36,10 @@ export interface NodeServer {
   close(force?: boolean): Promise<void>;
 }
 
-export async function serveNode(host: AgentHost, options: ServeNodeOptions = {}): Promise<NodeServer> {
+/** Anything with the host's `fetch`: an {@link AgentHost}, or a handler built over one. */
+export type FetchHandler = Pick<AgentHost, "fetch">;
+
+export async function serveNode(host: FetchHandler, options: ServeNodeOptions = {}): Promise<NodeServer> {
   const hostname = options.hostname ?? "127.0.0.1";
   const listening = await listenWithPolicy((port) => listen(host, port, hostname), {
     port: options.port ?? 3000,
@@ -54,7 +58,7 @@ export async function serveNode(host: AgentHost, options: ServeNodeOptions = {})
 
 // --- internals ---
 
-async function listen(host: AgentHost, port: number, hostname: string): Promise<Server> {
+async function listen(host: FetchHandler, port: number, hostname: string): Promise<Server> {
   const server = serve({
     // The TCP peer is what loopback-only auth policies judge (SPEC "Authentication").
     fetch: (request: ServerRequest) => host.fetch(request, { ip: request.ip }),

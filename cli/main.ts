@@ -56,6 +56,25 @@ export async function main(options: MainOptions): Promise<number> {
       const args = { port: flags.port === undefined ? undefined : port(flags.port), host: rawOption(argv, "host") };
       command = async () => (await import("./docs.ts")).docsCommand(args, io);
     });
+  withHostOptions(cli.command("playground [dir]", "Serve the playground: for a project, or alone for a running server (--url)"))
+    .option("--port <port>", "Listen port; 0 picks any free port (default: 3000)")
+    .option("--host <host>", "Bind address (default: 127.0.0.1)")
+    .option("--dev", "Development mode: dev routes, no automatic schedules")
+    .option("--url <baseUrl>", "A running server's agent URL (with the slug in multi mode): serve the playground alone, forwarding its API calls there")
+    .option("--bearer-token <secret>", "With --url: added to every forwarded request; the browser never sees it")
+    .action((dir: unknown, flags: Flags) => {
+      const url = rawOption(argv, "url");
+      if (flags.url !== undefined && url === undefined) throw new UsageError("--url needs a value");
+      if (url !== undefined) {
+        for (const name of ["mode", "state-root", "api-key"]) {
+          if (rawOption(argv, name) !== undefined) throw new UsageError(`--${name} applies to a local server only, not with --url`);
+        }
+        if (flags.dev === true) throw new UsageError("--dev applies to a local server only, not with --url");
+        if (dir !== undefined) throw new UsageError("a project directory and --url exclude each other");
+      }
+      const args = { ...toServeArgs(dir, flags, argv, false), url };
+      command = async () => (await import("./playground.ts")).playgroundCommand(args, io);
+    });
   withHostOptions(cli.command("run [dir]", "Send one message to an ephemeral local server and print the reply"))
     .option("--message <text>", "The message to send")
     .option("--slug <slug>", "Agent to talk to when the directory holds several")

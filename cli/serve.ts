@@ -1,5 +1,6 @@
 /**
- * `agent-serve serve [dir]` and `agent-serve dev [dir]` (serve with `--dev`).
+ * `agent-serve serve [dir]` and `agent-serve dev [dir]` (serve with `--dev`); `agent-serve
+ * playground [dir]` serves the same way and lists each agent's playground instead.
  * @module
  */
 import { serveNode } from "../adapters/node.ts";
@@ -16,7 +17,12 @@ export interface ServeArgs extends StartHostOptions {
   host?: string;
 }
 
-export async function serveCommand(args: ServeArgs, io: CliIo): Promise<number> {
+export interface ServeBanner {
+  /** What the start-up banner lists per agent: its API base URL or its playground. @default "api" */
+  show?: "api" | "playground";
+}
+
+export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBanner = {}): Promise<number> {
   const started = await startHost(args, io);
   if (!started) return EXIT_FAILURE;
   const { host, projects, mode } = started;
@@ -36,7 +42,8 @@ export async function serveCommand(args: ServeArgs, io: CliIo): Promise<number> 
   const models = host.describeModels();
   const width = Math.max(...projects.map(({ slug }) => slug.length));
   for (const { slug } of projects) {
-    const url = mode === "single" ? server.url : `${server.url}/${slug}`;
+    const base = mode === "single" ? server.url : `${server.url}/${slug}`;
+    const url = banner.show === "playground" ? `${base}/playground` : base;
     const model = models.find((m) => m.slug === slug)?.model;
     lines.push(`  ${slug.padEnd(width)}  ${url}${model ? `  (model ${model})` : ""}`);
   }

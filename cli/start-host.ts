@@ -34,7 +34,7 @@ export interface StartHostOptions {
   recover?: boolean;
   /** Where the host's info lines go; warnings and errors always go to stderr. @default stdout */
   infoTo?: "stdout" | "stderr" | "none";
-  /** `--no-playground` sets false: no playground, no `/` and `/v1/agents` index. @default true */
+  /** `--no-playground` sets false: no playground SPA, no `/` and `/v1/agents` index. @default true */
   playground?: boolean;
   /**
    * Mount the `/docs` site (rendered from the package's Markdown at start). `serve` and `dev`
@@ -61,8 +61,10 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
   const mode = options.mode ?? "multi";
   // Rendered alongside project discovery; the host needs the pages only once it is created.
   const docs = options.docs === true ? import("../loader/docs-site.ts").then((m) => m.renderDocsSite()) : undefined;
-  // Discovery errors return early; the render must not become an unhandled rejection then.
+  const playground = options.playground === false ? undefined : import("../loader/playground-site.ts").then((m) => m.readPlaygroundSite());
+  // Discovery errors return early; neither read may become an unhandled rejection then.
   docs?.catch(() => {});
+  playground?.catch(() => {});
   const discovery = await discoverProjects(resolve(io.cwd, options.dir ?? "."), { mode });
   const all = [
     ...discovery.diagnostics.map((diagnostic) => ({ diagnostic, where: "" })),
@@ -95,7 +97,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     models: { credentials, openaiCompatibleBaseURL: io.env.AGENT_SERVE_OPENAI_BASE_URL || undefined },
     logger: createCliLogger(io, options.infoTo ?? "stdout"),
     recoverOnStart: options.recover ?? true,
-    playground: options.playground ?? true,
+    playground: playground ? await playground : false,
     docs: docs ? await docs : false,
     schedules: options.schedules ?? true,
     controlPlane: options.controlPlane ?? true,

@@ -103,7 +103,7 @@ async function agentSlugs(client: ApiClient): Promise<string[]> {
 
 async function openLocal(args: TargetArgs, io: CliIo, progress: Progress): Promise<Target> {
   progress.start(`starting a local server for ${args.dir ?? "."}`);
-  const started = await startHost({ dir: args.dir, mode: args.mode, stateRoot: args.stateRoot, apiKey: args.apiKey, infoTo: "none", recover: false }, io);
+  const started = await startHost({ dir: args.dir, mode: args.mode, stateRoot: args.stateRoot, apiKey: args.apiKey, infoTo: "none", recover: false, playground: false }, io);
   if (!started) {
     progress.stop();
     throw new CommandError("the project has errors (listed above)");

@@ -12,6 +12,7 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Marked } from "marked";
 import type { Token } from "marked";
+import { escapeHtml } from "../src/http/escape-html.ts";
 import type { DocsSite } from "../src/types.ts";
 
 export interface RenderDocsOptions {
@@ -124,7 +125,3 @@ const STYLE = [
   "pre{background:#f5f5f5;padding:.75rem;overflow:auto}code{font-size:.9em}",
   "table{border-collapse:collapse}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}",
 ].join("");
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}

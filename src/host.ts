@@ -55,7 +55,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
   };
   const handle = createHostHandler(agents, services, {
     mode: config.mode,
-    playground: options.playground !== false,
+    playground: options.playground ?? true,
     docs: options.docs,
   });
 

@@ -15,6 +15,8 @@ export type {
   AgentMount,
   DocsPage,
   DocsSite,
+  PlaygroundAsset,
+  PlaygroundSite,
   HostLogger,
   ModelCredentials,
   ModelOptions,

@@ -34,6 +34,20 @@ export interface DocsSite {
   pages: Record<string, DocsPage>;
 }
 
+/** The playground SPA's files, read by the caller (the core reads no files). */
+export interface PlaygroundSite {
+  /** The page; every `%AGENT_SERVE_BASE%` in it becomes the agent's base path ("" in single mode). */
+  index: string;
+  /** Files served under `<base>/playground/assets/<name>`, by name (`app.js`). */
+  assets: Record<string, PlaygroundAsset>;
+}
+
+export interface PlaygroundAsset {
+  body: string | Uint8Array<ArrayBuffer>;
+  /** The content-type header, e.g. `text/javascript; charset=utf-8`. */
+  type: string;
+}
+
 export interface HostLogger {
   info(message: string): void;
   warn(message: string): void;
@@ -78,10 +92,13 @@ export interface AgentHostOptions {
   /** Request bodies larger than this get 413 `payload_too_large`. @default 1 MiB */
   maxBodyBytes?: number;
   /**
-   * The playground and the host's two index routes, `GET /` and `GET /v1/agents` (multi mode).
-   * `--no-playground` sets false and removes them. @default true
+   * The playground SPA at `<base>/playground` and the host's two index routes, `GET /` and
+   * `GET /v1/agents` (multi mode). Pass the site's files (the Node loader's `readPlaygroundSite()`
+   * reads the package's own); `true` keeps only the index routes, since the core reads no files.
+   * `--no-playground` sets false and removes all of it. Public: the files need no auth; the API
+   * calls the page makes run the agent's chain. @default true
    */
-  playground?: boolean;
+  playground?: boolean | PlaygroundSite;
   /**
    * The static documentation site under `/docs`, already rendered (the Node loader's
    * `renderDocsSite()` builds it from Markdown). `false` or absent: no site, `/docs` is 404.

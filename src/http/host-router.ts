@@ -5,50 +5,72 @@
  */
 import type { AgentRuntime } from "../agent-runtime.ts";
 import { notFound } from "../errors.ts";
-import type { DocsSite } from "../types.ts";
+import type { DocsSite, PlaygroundSite } from "../types.ts";
 import { type AgentApp, createAgentApp } from "./agent-app.ts";
+import { agentIndexPage, describeAgent } from "./agent-index.ts";
 import { createDocsHandler, isDocsPath } from "./docs-site.ts";
+import { type PlaygroundHandler, createPlaygroundHandler } from "./playground-site.ts";
 import { html, json, rawJson } from "./responses.ts";
 import type { HostServices } from "./route.ts";
 import { agentRoutes } from "./routes/index.ts";
 
 export type HostHandler = (request: Request, ip: string | undefined) => Promise<Response>;
 
-export function createHostHandler(
-  agents: readonly AgentRuntime[],
-  services: HostServices,
-  options: { mode: "multi" | "single"; playground: boolean; docs?: false | DocsSite },
-): HostHandler {
+export interface HostHandlerOptions {
+  mode: "multi" | "single";
+  /** false removes the index routes and the SPA; true keeps the index routes only (no files). */
+  playground: boolean | PlaygroundSite;
+  docs?: false | DocsSite;
+}
+
+export function createHostHandler(agents: readonly AgentRuntime[], services: HostServices, options: HostHandlerOptions): HostHandler {
   const docs = options.docs ? createDocsHandler(options.docs) : undefined;
+  const site = typeof options.playground === "object" ? options.playground : undefined;
+  const playgroundOf = (agent: AgentRuntime) => (site ? createPlaygroundHandler(site, agent.basePath) : undefined);
+
   if (options.mode === "single") {
     const [agent] = agents;
     if (!agent || agents.length > 1) throw new Error("[agent-serve] [host] single mode serves exactly one agent");
     const app = createAgentApp(agent, agentRoutes, services);
-    if (!docs) return (request, ip) => app(request, ip);
+    const playground = playgroundOf(agent);
+    if (!docs && !playground) return (request, ip) => app(request, ip);
     return async (request, ip) => {
       if (request.method === "GET" || request.method === "HEAD") {
         const pathname = pathnameOf(request.url);
-        if (isDocsPath(pathname)) return docs(pathname);
+        if (docs && isDocsPath(pathname)) return docs(pathname);
+        const page = playground?.(pathname);
+        if (page) return page;
       }
       return app(request, ip);
     };
   }
 
-  const apps = new Map<string, AgentApp>(agents.map((agent) => [agent.slug, createAgentApp(agent, agentRoutes, services)]));
+  const mounts = new Map<string, { app: AgentApp; playground: PlaygroundHandler | undefined }>(
+    agents.map((agent) => [agent.slug, { app: createAgentApp(agent, agentRoutes, services), playground: playgroundOf(agent) }]),
+  );
   const health = JSON.stringify({ ok: true, agents: agents.length });
+  const index = options.playground ? agentIndexPage(agents, { docs: docs !== undefined }) : undefined;
   return async (request, ip) => {
     const pathname = pathnameOf(request.url);
-    if (request.method === "GET" || request.method === "HEAD") {
+    const read = request.method === "GET" || request.method === "HEAD";
+    if (read) {
       if (pathname === "/v1/health") return rawJson(health);
-      if (options.playground && pathname === "/v1/agents") return json({ agents: agents.map((agent) => describe(agent, request)) });
-      if (options.playground && pathname === "/") return html(indexPage(agents));
+      if (index !== undefined && pathname === "/v1/agents") {
+        const origin = new URL(request.url).origin;
+        return json({ agents: agents.map((agent) => describeAgent(agent, origin)) });
+      }
+      if (index !== undefined && pathname === "/") return html(index);
       if (docs && isDocsPath(pathname)) return docs(pathname);
     }
     const end = pathname.indexOf("/", 1);
     const slug = pathname.slice(1, end === -1 ? undefined : end);
-    const app = apps.get(slug);
-    if (!app) throw notFound("not_found", "no such route");
-    return app(request, ip);
+    const mount = mounts.get(slug);
+    if (!mount) throw notFound("not_found", "no such route");
+    if (read && mount.playground && end !== -1) {
+      const page = mount.playground(pathname.slice(end));
+      if (page) return page;
+    }
+    return mount.app(request, ip);
   };
 }
 
@@ -67,26 +89,4 @@ function pathnameOf(url: string): string {
     if (at !== -1 && at < end) end = at;
   }
   return url.slice(start, end);
-}
-
-function describe(agent: AgentRuntime, request: Request) {
-  const origin = new URL(request.url).origin;
-  return {
-    slug: agent.slug,
-    name: agent.project.name,
-    description: agent.project.description ?? null,
-    basePath: agent.basePath,
-    playgroundUrl: `${origin}${agent.basePath}/playground`,
-  };
-}
-
-function indexPage(agents: readonly AgentRuntime[]): string {
-  const items = agents
-    .map((agent) => `<li><a href="${escapeHtml(agent.basePath)}/playground">${escapeHtml(agent.project.name)}</a> <code>${escapeHtml(agent.basePath)}</code></li>`)
-    .join("\n");
-  return `<!doctype html><html><head><meta charset="utf-8"><title>agent-serve</title></head><body><h1>Agents</h1><ul>${items}</ul></body></html>`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

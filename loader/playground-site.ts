@@ -1,0 +1,41 @@
+/**
+ * Reads the playground SPA served at `<base>/playground`: `index.html` and the flat `assets/`
+ * folder of the package's `playground/`, once, at start-up. The core only receives the files,
+ * because it must not read any.
+ * @example
+ * createHost({ agents, playground: await readPlaygroundSite() });
+ * @module
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { PlaygroundAsset, PlaygroundSite } from "../src/types.ts";
+
+export interface ReadPlaygroundOptions {
+  /** The folder holding `index.html` and `assets/`. @default the package's own `playground/` */
+  root?: string;
+}
+
+export async function readPlaygroundSite(options: ReadPlaygroundOptions = {}): Promise<PlaygroundSite> {
+  const root = options.root ?? fileURLToPath(new URL("../playground/", import.meta.url));
+  const assetsDir = join(root, "assets");
+  const names = (await readdir(assetsDir)).filter((name) => TYPES[extname(name)] !== undefined).sort();
+  const [index, ...bodies] = await Promise.all([
+    readFile(join(root, "index.html"), "utf8"),
+    ...names.map((name) => readFile(join(assetsDir, name), "utf8")),
+  ]);
+  const assets: Record<string, PlaygroundAsset> = {};
+  names.forEach((name, i) => {
+    assets[name] = { body: bodies[i]!, type: TYPES[extname(name)]! };
+  });
+  return { index: index!, assets };
+}
+
+// --- internals ---
+
+/** Only these kinds are served; anything else in the folder (notes, editor files) stays private. */
+const TYPES: Record<string, string> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+};
