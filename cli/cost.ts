@@ -1,5 +1,6 @@
 /**
- * `agent-serve cost <sessionId>`: token usage and estimated cost, in total and per turn.
+ * `agent-serve cost <sessionId>`: token usage and estimated cost, in total and per turn, with
+ * each turn's subagent runs below it.
  * @module
  */
 import { explainSessionError, sessionPath } from "./api-client.ts";
@@ -27,8 +28,17 @@ interface Usage {
 /** `GET /v1/session/:id/cost` (DESIGN.md §4). */
 interface CostReport {
   sessionId: string;
-  totals: Usage & { estimatedCostUsd: number; unpricedTurns: number };
-  turns: Array<{ turnId: string | null; model: string | null; usage: Usage; estimatedCostUsd: number | null }>;
+  totals: Usage & { estimatedCostUsd: number; unpricedTurns: number; unpricedSubagentRuns?: number };
+  turns: CostRow[];
+  /** Absent from servers older than subagent accounting. */
+  subagents?: Array<CostRow & { subagent: string }>;
+}
+
+interface CostRow {
+  turnId: string | null;
+  model: string | null;
+  usage: Usage;
+  estimatedCostUsd: number | null;
 }
 
 export async function costCommand(args: CostArgs, io: CliIo): Promise<number> {
@@ -45,9 +55,15 @@ export async function costCommand(args: CostArgs, io: CliIo): Promise<number> {
       return EXIT_OK;
     }
     const style = createStyle(io.stdout, io.env);
-    const rows = report.turns.map((t) => [t.turnId ?? "—", t.model ?? "—", ...tokens(t.usage), t.estimatedCostUsd === null ? "unpriced" : usd(t.estimatedCostUsd)]);
+    const row = (label: string, r: CostRow): string[] => [label, r.model ?? "—", ...tokens(r.usage), r.estimatedCostUsd === null ? "unpriced" : usd(r.estimatedCostUsd)];
+    const subagents = report.subagents ?? [];
+    const rows = report.turns.flatMap((t) => [
+      row(t.turnId ?? "—", t),
+      ...subagents.filter((run) => run.turnId === t.turnId).map((run) => row(`  ↳ ${run.subagent}`, run)),
+    ]);
     const { totals } = report;
-    rows.push(["total", "", ...tokens(totals), usd(totals.estimatedCostUsd) + (totals.unpricedTurns > 0 ? ` (+${totals.unpricedTurns} unpriced)` : "")].map(style.bold));
+    const unpriced = totals.unpricedTurns + (totals.unpricedSubagentRuns ?? 0);
+    rows.push(["total", "", ...tokens(totals), usd(totals.estimatedCostUsd) + (unpriced > 0 ? ` (+${unpriced} unpriced)` : "")].map(style.bold));
     const header = ["TURN", "MODEL", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "COST"].map(style.bold);
     io.stdout.write(`${[`session ${report.sessionId}`, ...table([header, ...rows])].join("\n")}\n`);
     return EXIT_OK;

@@ -61,10 +61,18 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
   const mode = options.mode ?? "multi";
   // Rendered alongside project discovery; the host needs the pages only once it is created.
   const docs = options.docs === true ? import("../loader/docs-site.ts").then((m) => m.renderDocsSite()) : undefined;
-  const playground = options.playground === false ? undefined : import("../loader/playground-site.ts").then((m) => m.readPlaygroundSite());
-  // Discovery errors return early; neither read may become an unhandled rejection then.
+  // A broken install without the page's files still serves every agent, with a warning.
+  const playground =
+    options.playground === false
+      ? undefined
+      : import("../loader/playground-site.ts")
+          .then((m) => m.readPlaygroundSite())
+          .catch((error: unknown) => {
+            io.stderr.write(`[agent-serve] playground unavailable: ${error instanceof Error ? error.message : String(error)}\n`);
+            return true as const;
+          });
+  // Discovery errors return early; the render must not become an unhandled rejection then.
   docs?.catch(() => {});
-  playground?.catch(() => {});
   const discovery = await discoverProjects(resolve(io.cwd, options.dir ?? "."), { mode });
   const all = [
     ...discovery.diagnostics.map((diagnostic) => ({ diagnostic, where: "" })),
@@ -97,7 +105,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     models: { credentials, openaiCompatibleBaseURL: io.env.AGENT_SERVE_OPENAI_BASE_URL || undefined },
     logger: createCliLogger(io, options.infoTo ?? "stdout"),
     recoverOnStart: options.recover ?? true,
-    playground: playground ? await playground : false,
+    playground: (await playground) ?? false,
     docs: docs ? await docs : false,
     schedules: options.schedules ?? true,
     controlPlane: options.controlPlane ?? true,

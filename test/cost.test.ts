@@ -65,13 +65,14 @@ describe("foldCostReport", () => {
     const report = foldCostReport("s1", events);
     expect(report).toEqual({
       sessionId: "s1",
-      totals: { inputTokens: 1_000_137, outputTokens: 100_038, cacheReadTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: 0.45, unpricedTurns: 2 },
+      totals: { inputTokens: 1_000_137, outputTokens: 100_038, cacheReadTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: 0.45, unpricedTurns: 2, unpricedSubagentRuns: 0 },
       turns: [
         { turnId: "t1", model: "openai/gpt-5-mini", usage: usage(1_000_000, 100_000), estimatedCostUsd: 0.45 },
         { turnId: "t2", model: "scripted", usage: usage(120, 30), estimatedCostUsd: 0 },
         { turnId: "t3", model: "openai-compatible/llama", usage: usage(10, 5), estimatedCostUsd: null },
         { turnId: "t4", model: null, usage: usage(7, 3), estimatedCostUsd: null },
       ],
+      subagents: [],
     });
   });
 
@@ -88,15 +89,40 @@ describe("foldCostReport", () => {
 
   it("counts turns recorded without usage as unpriced with zero tokens", () => {
     const report = foldCostReport("s3", [envelope("turn.completed", "old", {}), envelope("turn.completed", "older", null)]);
-    expect(report.totals).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: 0, unpricedTurns: 2 });
+    expect(report.totals).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: 0, unpricedTurns: 2, unpricedSubagentRuns: 0 });
     expect(report.turns.every((turn) => turn.estimatedCostUsd === null)).toBe(true);
   });
 
   it("is empty for a session without completed turns", () => {
     expect(foldCostReport("s4", [])).toEqual({
       sessionId: "s4",
-      totals: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: 0, unpricedTurns: 0 },
+      totals: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: 0, unpricedTurns: 0, unpricedSubagentRuns: 0 },
       turns: [],
+      subagents: [],
+    });
+  });
+
+  it("adds subagent runs, priced by their own model, to the totals; failed runs carry no usage", () => {
+    const events = [
+      envelope("turn.completed", "t1", { usage: usage(1_000_000, 0), model: "openai/gpt-5-mini" }),
+      envelope("subagent.completed", "t1", { subagent: "researcher", isError: false, result: "x", usage: usage(0, 100_000), model: "openai/gpt-5-mini" }),
+      envelope("subagent.completed", "t1", { subagent: "builder", isError: false, result: "y", usage: usage(10, 10), model: "openai-compatible/llama" }),
+      envelope("subagent.completed", "t1", { subagent: "broken", isError: true, error: "boom" }),
+    ];
+    const report = foldCostReport("s5", events);
+    expect(report.subagents).toEqual([
+      { turnId: "t1", subagent: "researcher", model: "openai/gpt-5-mini", usage: usage(0, 100_000), estimatedCostUsd: 0.2 },
+      { turnId: "t1", subagent: "builder", model: "openai-compatible/llama", usage: usage(10, 10), estimatedCostUsd: null },
+    ]);
+    expect(report.turns).toHaveLength(1);
+    expect(report.totals).toEqual({
+      inputTokens: 1_000_010,
+      outputTokens: 100_010,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      estimatedCostUsd: 0.45,
+      unpricedTurns: 0,
+      unpricedSubagentRuns: 1,
     });
   });
 });

@@ -83,6 +83,20 @@ describe("subagents", () => {
       expect(sub[1]!.data).toMatchObject({ subagent: "researcher", isError: false, result: "found: the notes" });
       expect(sub[1]!.data["usage"]).toMatchObject({ inputTokens: expect.any(Number), outputTokens: expect.any(Number) });
       expect(sub[3]!.data).toMatchObject({ subagent: "builder", isError: false, result: "built" });
+      // Subagents spend tokens of their own, on their own model; the cost report lists them and counts them in.
+      const cost = (await (await target.fetch(`${base}/v1/session/${sessionId}/cost`)).json()) as {
+        totals: { inputTokens: number; outputTokens: number };
+        turns: Array<{ usage: { inputTokens: number; outputTokens: number } }>;
+        subagents: Array<{ turnId: string; subagent: string; model: string; usage: { inputTokens: number } }>;
+      };
+      expect(cost.subagents.map((run) => [run.subagent, run.turnId, run.model])).toEqual([
+        ["researcher", turnId, "scripted"],
+        ["builder", turnId, "openai/gpt-test"],
+      ]);
+      expect(cost.subagents[0]!.usage).toEqual(sub[1]!.data["usage"]);
+      const spent = [...cost.turns, ...cost.subagents].reduce((sum, row) => sum + row.usage.inputTokens, 0);
+      expect(cost.totals.inputTokens).toBe(spent);
+      expect(cost.totals.inputTokens).toBeGreaterThan(cost.turns[0]!.usage.inputTokens);
 
       const out = results(events);
       expect(out.map((r) => [r["toolName"], r["isError"]])).toEqual([

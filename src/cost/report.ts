@@ -1,6 +1,7 @@
 /**
  * The session cost report (DESIGN.md §4): per-turn usage and estimated cost folded from
- * `turn.completed` events.
+ * `turn.completed` events, plus the subagent runs inside those turns (`subagent.completed`),
+ * which spend tokens of their own, possibly on another model.
  * @module
  */
 import type { ModelPrice } from "../project/types.ts";
@@ -22,10 +23,22 @@ export interface CostTurn {
   estimatedCostUsd: number | null;
 }
 
+/** One subagent run (the `task` tool) inside a turn; its usage is not part of the turn's. */
+export interface CostSubagentRun {
+  turnId: string | null;
+  subagent: string;
+  model: string | null;
+  usage: Usage;
+  /** `null` when unpriced, as for turns. */
+  estimatedCostUsd: number | null;
+}
+
 export interface CostReport {
   sessionId: string;
-  totals: Usage & { estimatedCostUsd: number; unpricedTurns: number };
+  /** Turns and subagent runs together; `unpriced*` count what the cost total leaves out. */
+  totals: Usage & { estimatedCostUsd: number; unpricedTurns: number; unpricedSubagentRuns: number };
   turns: CostTurn[];
+  subagents: CostSubagentRun[];
 }
 
 /**
@@ -39,26 +52,36 @@ export function foldCostReport(
   events: Iterable<CostEvent>,
   overrides?: Record<string, ModelPrice>,
 ): CostReport {
-  const totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: 0, unpricedTurns: 0 };
+  const totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: 0, unpricedTurns: 0, unpricedSubagentRuns: 0 };
   const turns: CostTurn[] = [];
-  for (const event of events) {
-    if (event.type !== "turn.completed") continue;
-    const data = isRecord(event.data) ? event.data : {};
+  const subagents: CostSubagentRun[] = [];
+  const add = (data: Record<string, unknown>): { model: string | null; usage: Usage; estimatedCostUsd: number | null } => {
     const usage = toUsage(data.usage);
     const model = typeof data.model === "string" && data.model ? data.model : null;
     const price = model === null ? undefined : priceFor(model, overrides);
-    // Turns recorded before usage tracking carry no usage: they are unpriced, not free.
+    // Records from before usage (or model) tracking carry none: they are unpriced, not free.
     const cost = price && isRecord(data.usage) ? costOf(usage, price) : null;
-    turns.push({ turnId: event.turnId ?? null, model, usage, estimatedCostUsd: cost === null ? null : round(cost) });
     totals.inputTokens += usage.inputTokens;
     totals.outputTokens += usage.outputTokens;
     totals.cacheReadTokens += usage.cacheReadTokens;
     totals.cacheWriteTokens += usage.cacheWriteTokens;
-    if (cost === null) totals.unpricedTurns++;
-    else totals.estimatedCostUsd += cost;
+    if (cost !== null) totals.estimatedCostUsd += cost;
+    return { model, usage, estimatedCostUsd: cost === null ? null : round(cost) };
+  };
+  for (const event of events) {
+    const data = isRecord(event.data) ? event.data : {};
+    if (event.type === "turn.completed") {
+      const turn = add(data);
+      turns.push({ turnId: event.turnId ?? null, ...turn });
+      if (turn.estimatedCostUsd === null) totals.unpricedTurns++;
+    } else if (event.type === "subagent.completed" && data.isError !== true) {
+      const run = add(data);
+      subagents.push({ turnId: event.turnId ?? null, subagent: typeof data.subagent === "string" ? data.subagent : "", ...run });
+      if (run.estimatedCostUsd === null) totals.unpricedSubagentRuns++;
+    }
   }
   totals.estimatedCostUsd = round(totals.estimatedCostUsd);
-  return { sessionId, totals, turns };
+  return { sessionId, totals, turns, subagents };
 }
 
 /**

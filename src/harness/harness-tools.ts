@@ -14,7 +14,8 @@ import { MCP_INPUT_SCHEMA, TASK_INPUT_SCHEMA, WORKSPACE_TOOL_SPECS, parseHarness
 import type { ConnectionDefinition } from "./types.ts";
 
 /** Runs a subagent to its final answer (the runner supplies it). */
-export type SubagentRunner = (id: string, prompt: string, signal: AbortSignal) => Promise<{ text: string; usage: Record<string, number> }>;
+/** Runs a subagent to its answer; `model` is the id of the model it ran on, for the cost report. */
+export type SubagentRunner = (id: string, prompt: string, signal: AbortSignal) => Promise<{ text: string; usage: Record<string, number>; model: string }>;
 
 export interface HarnessToolsInput {
   runtime: RuntimePort;
@@ -84,8 +85,8 @@ function taskTool(input: HarnessToolsInput, subagents: NonNullable<HarnessToolsI
       await emit("subagent.called", { subagent, prompt });
       const signal = scope.signal ?? neverAborted;
       try {
-        const { text, usage } = await subagents.run(subagent, prompt, signal);
-        await emit("subagent.completed", { subagent, isError: false, result: text, usage });
+        const { text, usage, model } = await subagents.run(subagent, prompt, signal);
+        await emit("subagent.completed", { subagent, isError: false, result: text, usage, model });
         return { output: text, isError: false };
       } catch (error) {
         const message = signal.aborted ? "turn interrupted" : error instanceof Error ? error.message : String(error);

@@ -70,7 +70,7 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
           ...(withTask ? { subagents: { list: subagentList(project), run: runSubagent } } : {}),
         }));
 
-      async function runSubagent(id: string, prompt: string, signal: AbortSignal): Promise<{ text: string; usage: Record<string, number> }> {
+      async function runSubagent(id: string, prompt: string, signal: AbortSignal): Promise<{ text: string; usage: Record<string, number>; model: string }> {
         const subagent = project.subagents?.[id];
         if (!subagent) throw new Error(`no subagent ${id}`);
         const own = resolveAllowlist(subagent.tools);
@@ -88,7 +88,7 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
           signal,
           maxSteps: setup.maxSteps,
         });
-        return { text: result.text, usage: { ...result.usage } };
+        return { text: result.text, usage: { ...result.usage }, model: model.id };
       }
 
       return { ...setup, system: withNotes(setup.system, notes, allowlist), tools: toolset(allowlist, true) } satisfies TurnSetup;
