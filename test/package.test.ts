@@ -17,7 +17,7 @@ const expected: Record<string, string[]> = {
   "./channels": ["allowAll", "bearerAuth", "localDev", "localDevStrict", "loopbackOnly"],
   "./storage": ["LogConflictError", "assertKey", "assertPrefix", "createMemoryStorage"],
   "./storage/fs": ["createFsStorage"],
-  "./node": ["createHost", "serveNode"],
+  "./node": ["createHost", "readPlaygroundSite", "serveNode"],
 };
 
 describe("package exports", () => {
