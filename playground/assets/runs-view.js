@@ -1,0 +1,116 @@
+// @ts-check
+/**
+ * The Runs tab: the caller's sessions (newest first, searchable by title or id; open one in Chat
+ * or Raw) and the eval runs (open one in Evals).
+ * @module
+ */
+import { errorLine, formatTime, h } from "./dom.js";
+
+/** @typedef {import("./types.js").SessionSummary} SessionSummary */
+/** @typedef {import("./types.js").EvalRunSnapshot} EvalRunSnapshot */
+
+/**
+ * @param {object} deps
+ * @param {HTMLElement} deps.panel
+ * @param {import("./api.js").Api} deps.api
+ * @param {import("./session-tokens.js").SessionTokens} deps.tokens
+ * @param {(sessionId: string, tab: "chat" | "raw") => void} deps.openSession
+ * @param {(runId: string) => void} deps.openEvalRun
+ */
+export function createRunsView({ panel, api, tokens, openSession, openEvalRun }) {
+  const problem = errorLine();
+  const search = h("input", { attrs: { type: "search", "aria-label": "Search sessions", placeholder: "Search by title or id" } });
+  const sessionList = h("ul", { className: "rows", attrs: { "aria-label": "Sessions" } });
+  const sessionsEmpty = h("p", { className: "muted empty" });
+  const runList = h("ul", { className: "rows", attrs: { "aria-label": "Eval runs" } });
+  const runsEmpty = h("p", { className: "muted empty", text: "No eval runs yet.", hidden: true });
+  const refresh = h("button", { text: "Refresh", attrs: { type: "button" }, on: { click: () => void load() } });
+
+  panel.append(
+    h("div", { className: "toolbar" }, h("h2", { text: "Sessions" }), search, h("span", { className: "spacer" }), refresh),
+    problem.element,
+    sessionList,
+    sessionsEmpty,
+    h("div", { className: "toolbar" }, h("h2", { text: "Eval runs" })),
+    runList,
+    runsEmpty,
+  );
+
+  /** @type {SessionSummary[]} */
+  let sessions = [];
+  search.addEventListener("input", () => renderSessions());
+
+  async function load() {
+    problem.clear();
+    refresh.disabled = true;
+    try {
+      /** @type {[{sessions: SessionSummary[]}, {runs: EvalRunSnapshot[], activeRunId?: string}]} */
+      const [listed, evals] = await Promise.all([api.get("/v1/sessions"), api.get("/v1/dev/evals/runs")]);
+      sessions = [...listed.sessions].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+      // The list carries each session's current token: chatting on in one picked here just works.
+      for (const item of sessions) tokens.set(item.sessionId, item.continuationToken);
+      renderSessions();
+      renderRuns(evals.runs);
+    } catch (error) {
+      problem.show(error);
+    } finally {
+      refresh.disabled = false;
+    }
+  }
+
+  function renderSessions() {
+    const query = search.value.trim().toLowerCase();
+    const shown = query
+      ? sessions.filter((item) => item.sessionId.toLowerCase().includes(query) || (item.title ?? "").toLowerCase().includes(query))
+      : sessions;
+    sessionList.replaceChildren(...shown.map(sessionRow));
+    sessionsEmpty.textContent = sessions.length === 0 ? "No sessions yet. Start one in Chat." : "No session matches the search.";
+    sessionsEmpty.hidden = shown.length > 0;
+  }
+
+  /** @param {SessionSummary} item */
+  function sessionRow(item) {
+    const title = item.title || "(untitled)";
+    return h(
+      "li",
+      { className: "row-item" },
+      h(
+        "button",
+        { className: "row-main", attrs: { type: "button", title: "Open in Chat" }, on: { click: () => openSession(item.sessionId, "chat") } },
+        h("span", { className: "row-title", text: title }),
+        h("code", { className: "muted", text: item.sessionId }),
+        h("span", { className: `badge ${item.status}`, text: item.status }),
+        h("span", { className: "muted", text: item.mode }),
+        h("time", { className: "muted", text: formatTime(item.updatedAt), attrs: { datetime: item.updatedAt } }),
+      ),
+      h("button", { text: "Raw", attrs: { type: "button", "aria-label": `Open ${item.sessionId} in Raw` }, on: { click: () => openSession(item.sessionId, "raw") } }),
+    );
+  }
+
+  /** @param {EvalRunSnapshot[]} runs */
+  function renderRuns(runs) {
+    runList.replaceChildren(
+      ...runs.map((run) =>
+        h(
+          "li",
+          { className: "row-item" },
+          h(
+            "button",
+            { className: "row-main", attrs: { type: "button", title: "Open in Evals" }, on: { click: () => openEvalRun(run.runId) } },
+            h("code", { className: "row-title", text: run.runId }),
+            h("span", { className: `badge ${run.status}`, text: run.status }),
+            h("span", { className: "muted", text: `${run.passed} passed · ${run.failed} failed · ${run.total} total` }),
+            h("time", { className: "muted", text: formatTime(run.startedAt), attrs: { datetime: run.startedAt } }),
+          ),
+        ),
+      ),
+    );
+    runsEmpty.hidden = runs.length > 0;
+  }
+
+  return {
+    show() {
+      void load();
+    },
+  };
+}

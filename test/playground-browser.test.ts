@@ -1,0 +1,461 @@
+/**
+ * The playground SPA in a real browser (Chromium through playwright-core) against real hosts on
+ * loopback: chat with live streaming, reasoning, tool cards and approvals, token rotation and a
+ * stale token, deep links, Runs, Raw, Logs, Agent and its Try form, Evals, the bearer-token form,
+ * single mode, a resumed stream after a dropped connection, and model output that looks like
+ * markup. Any console error or uncaught exception on a page (CSP violations included) fails the test.
+ */
+import { type Server, type Socket, createServer, connect } from "node:net";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import * as v from "valibot";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type NodeServer, serveNode } from "../adapters/node.ts";
+import { readPlaygroundSite } from "../loader/playground-site.ts";
+import { defineEval, includes } from "../src/evals/index.ts";
+import { defineHook } from "../src/hooks/index.ts";
+import { createHost } from "../src/host.ts";
+import { createMemoryStorage } from "../src/storage/memory.ts";
+import { defineTool } from "../src/tools/index.ts";
+import type { AgentHost, AgentHostOptions, PlaygroundSite } from "../src/types.ts";
+import { CHROMIUM_PATH, type PageProblems, hasChromium, launchChromium, watchProblems } from "./_browser.ts";
+import { type TestEvent, postJson, project, quietLogger } from "./_harness.ts";
+
+const tools = {
+  weather: defineTool({
+    description: "Weather for a city",
+    inputSchema: v.object({ city: v.pipe(v.string(), v.minLength(1)) }),
+    execute: (input) => ({ city: input.city, sky: "clear" }),
+  }),
+  explode: defineTool({
+    description: "Always fails",
+    inputSchema: v.object({}),
+    execute() {
+      throw new Error("the fuse was lit");
+    },
+  }),
+  danger: defineTool({
+    description: "Deletes things; needs approval",
+    inputSchema: v.object({ what: v.string() }),
+    needsApproval: true,
+    execute: (input) => `deleted ${input.what}`,
+  }),
+};
+
+const hooks = {
+  "log-turns": defineHook({ events: { "turn.completed": (event, ctx) => ctx.logger.info(`turn finished in ${event.sessionId}`) } }),
+};
+
+const evals = {
+  greet: defineEval({
+    description: "echoes a greeting",
+    async test(t) {
+      const reply = await t.send("hello there");
+      t.succeeded();
+      await t.check(reply, includes("echo: hello there"));
+    },
+  }),
+};
+
+/** No model is named, so turns run on the built-in scripted model (no credential is passed either). */
+function hostOptions(site: PlaygroundSite, overrides: Partial<AgentHostOptions> = {}): AgentHostOptions {
+  return {
+    agents: [{ slug: "hello", project: project({ name: "Hello Agent", tools, hooks, evals }), storage: createMemoryStorage() }],
+    logger: quietLogger,
+    drainTimeoutMs: 50,
+    playground: site,
+    ...overrides,
+  };
+}
+
+interface Running {
+  host: AgentHost;
+  server: NodeServer;
+}
+
+async function start(options: AgentHostOptions): Promise<Running> {
+  const host = createHost(options);
+  return { host, server: await serveNode(host, { port: 0, silent: true }) };
+}
+
+/** How long a locator or poll waits: generous for a loaded CI runner, still quick to fail. */
+const patience = { timeout: 10_000 };
+
+const title = hasChromium ? "playground in Chromium" : `playground in Chromium (skipped: no Chromium at ${CHROMIUM_PATH})`;
+
+describe.skipIf(!hasChromium)(title, () => {
+  let browser: Browser;
+  let multi: Running;
+  let single: Running;
+  let guarded: Running;
+  let proxy: SeverableProxy;
+  let context: BrowserContext | undefined;
+  let problems: PageProblems | undefined;
+
+  beforeAll(async () => {
+    const site = await readPlaygroundSite();
+    [browser, multi, single, guarded] = await Promise.all([
+      launchChromium(),
+      start(hostOptions(site)),
+      start(hostOptions(site, { mode: "single" })),
+      start(hostOptions(site, { auth: { bearerToken: "t0k" } })),
+    ]);
+    proxy = await severableProxy(multi.server.port);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await proxy?.close();
+    for (const running of [multi, single, guarded]) {
+      if (!running) continue;
+      await running.host.close();
+      await running.server.close(true);
+    }
+  });
+
+  afterEach(async () => {
+    await context?.close();
+    context = undefined;
+    const seen = problems?.errors ?? [];
+    problems = undefined;
+    expect(seen).toEqual([]);
+  });
+
+  /** A fresh context (own storage) and page at `url`, with its problems watched. */
+  async function open(url: string): Promise<Page> {
+    context = await browser.newContext();
+    context.setDefaultTimeout(patience.timeout);
+    const page = await context.newPage();
+    problems = watchProblems(page);
+    await page.goto(url);
+    return page;
+  }
+
+  const playground = (running: Running = multi, path = "/hello/playground"): string => `${running.server.url}${path}`;
+  const assistant = (page: Page): Locator => page.getByRole("article", { name: "Assistant message" });
+  const user = (page: Page): Locator => page.getByRole("article", { name: "You message" });
+  const tab = (page: Page, name: string): Locator => page.getByRole("tab", { name, exact: true });
+
+  async function send(page: Page, text: string): Promise<void> {
+    await page.getByRole("textbox", { name: "Message" }).fill(text);
+    await page.getByRole("textbox", { name: "Message" }).press("Enter");
+  }
+
+  async function sessionIdOf(page: Page): Promise<string> {
+    await expect.poll(() => page.getByTestId("session-id").textContent(), patience).toMatch(/^ses_/);
+    return (await page.getByTestId("session-id").textContent()) ?? "";
+  }
+
+  it("streams replies, shows reasoning, continues the session and restores it from ?sessionId=", async () => {
+    const page = await open(playground());
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), patience).toBe("Hello Agent");
+
+    await send(page, "/reply hello there");
+    await assistant(page).filter({ hasText: "hello there" }).waitFor();
+    const sessionId = await sessionIdOf(page);
+    expect(new URL(page.url()).searchParams.get("sessionId")).toBe(sessionId);
+    await page.getByRole("button", { name: "Stop" }).waitFor({ state: "hidden" });
+
+    // Follow-ups use the rotated token each time; Shift+Enter adds a line instead of sending.
+    await send(page, "/reason weighing the options\n/reply second answer");
+    await assistant(page).filter({ hasText: "second answer" }).waitFor();
+    const conversation = page.getByRole("log", { name: "Conversation" });
+    const reasoning = conversation.getByRole("group").filter({ hasText: "Reasoning" });
+    expect(await reasoning.getByText("weighing the options", { exact: true }).isVisible()).toBe(false);
+    await reasoning.getByText("Reasoning", { exact: true }).click();
+    await reasoning.getByText("weighing the options", { exact: true }).waitFor();
+    const composer = page.getByRole("textbox", { name: "Message" });
+    await composer.fill("first line");
+    await composer.press("Shift+Enter");
+    await composer.pressSequentially("/reply third answer");
+    await composer.press("Enter");
+    await assistant(page).filter({ hasText: "third answer" }).waitFor();
+    await expect.poll(() => user(page).last().innerText(), patience).toContain("first line\n/reply third answer");
+    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\nhello there", "Assistant\nsecond answer", "Assistant\nthird answer"]);
+
+    await page.reload();
+    await assistant(page).filter({ hasText: "third answer" }).waitFor();
+    expect(await sessionIdOf(page)).toBe(sessionId);
+    expect(await user(page).count()).toBe(3);
+    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\nhello there", "Assistant\nsecond answer", "Assistant\nthird answer"]);
+
+    await page.getByRole("button", { name: "New chat" }).click();
+    await expect.poll(() => assistant(page).count(), patience).toBe(0);
+    expect(await page.getByTestId("session-id").textContent()).toBe("new conversation");
+    expect(new URL(page.url()).searchParams.has("sessionId")).toBe(false);
+  });
+
+  it("renders tool calls inline with their arguments, results and errors", async () => {
+    const page = await open(playground());
+    await send(page, '/tool weather {"city":"Paris"}\n/tool explode {}');
+    await assistant(page).filter({ hasText: "done" }).waitFor();
+
+    const weather = page.getByRole("article", { name: "Tool call weather" });
+    await weather.getByText("Done", { exact: true }).waitFor();
+    await weather.getByText("Arguments").click();
+    expect(await weather.getByRole("group").innerText()).toBe('Arguments\n{\n  "city": "Paris"\n}');
+    expect(await weather.getByText('"sky": "clear"').isVisible()).toBe(true);
+
+    const explode = page.getByRole("article", { name: "Tool call explode" });
+    await explode.getByText("Error", { exact: true }).waitFor();
+    expect(await explode.getByText("the fuse was lit").isVisible()).toBe(true);
+  });
+
+  it("asks for approval: Approve runs the tool, Deny records the denial", async () => {
+    const page = await open(playground());
+    await send(page, '/tool danger {"what":"temp files"}');
+    const first = page.getByRole("article", { name: "Tool call danger" }).first();
+    await first.getByRole("button", { name: "Approve" }).click();
+    await first.getByText("Approved").waitFor();
+    await first.getByText("deleted temp files").waitFor();
+    expect(await first.getByRole("button", { name: "Deny" }).isDisabled()).toBe(true);
+    await assistant(page).filter({ hasText: "done" }).waitFor();
+
+    await send(page, '/tool danger {"what":"production"}');
+    const second = page.getByRole("article", { name: "Tool call danger" }).nth(1);
+    await second.getByRole("button", { name: "Deny" }).click();
+    await second.getByText("Denied", { exact: true }).first().waitFor();
+    await second.getByText("Error", { exact: true }).waitFor();
+    expect(await second.getByRole("button", { name: "Approve" }).isDisabled()).toBe(true);
+    expect(await second.getByText("deleted production").count()).toBe(0);
+  });
+
+  it("stops a running turn", async () => {
+    const page = await open(playground());
+    await send(page, "/sleep 10000\n/reply too late");
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.getByRole("alert").filter({ hasText: "Turn failed: turn interrupted" }).waitFor();
+    await page.getByRole("button", { name: "Stop" }).waitFor({ state: "hidden" });
+    expect(await assistant(page).count()).toBe(0);
+  });
+
+  it("shows model output that looks like markup as text", async () => {
+    const page = await open(playground());
+    const markup = '<img src=x onerror="document.title=\'pwned\'"> and <b>not bold</b>';
+    await send(page, `/reply ${markup}`);
+    await assistant(page).filter({ hasText: "not bold" }).waitFor();
+    expect(await assistant(page).innerText()).toBe(`Assistant\n${markup}`);
+    expect(await page.locator("main img, main b").count()).toBe(0);
+    expect(await page.title()).not.toBe("pwned");
+  });
+
+  it("refreshes a stale continuation token once and sends the message", async () => {
+    const page = await open(playground());
+    await send(page, "/reply from the page");
+    await assistant(page).filter({ hasText: "from the page" }).waitFor();
+    const sessionId = await sessionIdOf(page);
+
+    // Another client continues the session: the token the page holds goes stale.
+    const listed = (await (await fetch(`${multi.server.url}/hello/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; continuationToken: string }> };
+    const token = listed.sessions.find((item) => item.sessionId === sessionId)?.continuationToken;
+    const moved = await fetch(`${multi.server.url}/hello/v1/session/${sessionId}`, postJson({ continuationToken: token, message: "/reply from elsewhere" }));
+    expect(moved.status).toBe(200);
+    await assistant(page).filter({ hasText: "from elsewhere" }).waitFor();
+
+    problems?.allow(/status of 409/);
+    await send(page, "/reply back in the page");
+    await assistant(page).filter({ hasText: "back in the page" }).waitFor();
+    expect(await page.getByRole("alert").count()).toBe(0);
+  });
+
+  it("lists sessions in Runs, filters them, and opens one in Chat and in Raw", async () => {
+    const tag = `${Date.now().toString(36)}`;
+    const apple = await createSession(multi, `/reply apple pie ${tag}`, `apple ${tag}`);
+    const banana = await createSession(multi, `/reply banana split ${tag}`, `banana ${tag}`);
+    const page = await open(playground());
+    await tab(page, "Runs").click();
+    const sessions = page.getByRole("list", { name: "Sessions" });
+    await sessions.getByRole("listitem").filter({ hasText: apple }).waitFor();
+    await sessions.getByRole("listitem").filter({ hasText: banana }).waitFor();
+
+    const search = page.getByRole("searchbox", { name: "Search sessions" });
+    await search.fill(`banana ${tag}`);
+    await expect.poll(() => sessions.getByRole("listitem").count(), patience).toBe(1);
+    expect(await sessions.getByRole("listitem").innerText()).toContain(banana);
+    await search.fill(apple);
+    await expect.poll(() => sessions.getByRole("listitem").count(), patience).toBe(1);
+
+    await sessions.getByRole("listitem").filter({ hasText: apple }).getByRole("button", { name: new RegExp(`apple ${tag}`) }).click();
+    expect(await tab(page, "Chat").getAttribute("aria-selected")).toBe("true");
+    await assistant(page).filter({ hasText: `apple pie ${tag}` }).waitFor();
+    expect(new URL(page.url()).searchParams.get("sessionId")).toBe(apple);
+
+    await tab(page, "Runs").click();
+    await search.fill(banana);
+    await page.getByRole("button", { name: `Open ${banana} in Raw` }).click();
+    expect(await tab(page, "Raw").getAttribute("aria-selected")).toBe("true");
+    const events = await recordedEvents(multi, banana);
+    const lines = page.getByRole("list", { name: "Events" }).getByRole("listitem");
+    await expect.poll(() => lines.count(), patience).toBe(events.length);
+    const shown = await lines.allInnerTexts();
+    shown.forEach((line, i) => expect(line).toMatch(new RegExp(`^${i}\\s+\\{"type":"${events[i]!.type.replace(".", "\\.")}","index":${i},`)));
+    expect(shown.join("\n")).toContain(`banana split ${tag}`);
+  });
+
+  it("resumes a dropped stream from the last index without duplicates", async () => {
+    const page = await open(`${proxy.url}/hello/playground`);
+    // Chromium reports the cut stream (and any cut keep-alive connection) as a failed load.
+    problems?.allow(/Failed to load resource: net::ERR_(INCOMPLETE_CHUNKED_ENCODING|CONNECTION_RESET|EMPTY_RESPONSE)/);
+    await send(page, "/reply before the drop");
+    await assistant(page).filter({ hasText: "before the drop" }).waitFor();
+    const sessionId = await sessionIdOf(page);
+
+    proxy.severAll();
+    await send(page, "/reply after the drop");
+    await assistant(page).filter({ hasText: "after the drop" }).waitFor();
+    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\nbefore the drop", "Assistant\nafter the drop"]);
+    expect(await user(page).count()).toBe(2);
+
+    await tab(page, "Raw").click();
+    const events = await recordedEvents(multi, sessionId);
+    const lines = page.getByRole("list", { name: "Events" }).getByRole("listitem");
+    await expect.poll(() => lines.count(), patience).toBe(events.length);
+    const indexes = (await lines.allInnerTexts()).map((line) => Number(line.split(/\s/, 1)[0]));
+    expect(indexes).toEqual(events.map((_, i) => i));
+  });
+
+  it("shows server log lines in Logs", async () => {
+    const sessionId = await createSession(multi, "/reply log me", "logs");
+    await until(async () => {
+      const body = (await (await fetch(`${multi.server.url}/hello/v1/logs`)).json()) as { lines: Array<{ message: string }> };
+      return body.lines.some((line) => line.message.includes(sessionId)) || undefined;
+    });
+    const page = await open(playground());
+    await tab(page, "Logs").click();
+    await page.getByRole("list", { name: "Log lines" }).getByText(`turn finished in ${sessionId}`).waitFor();
+  });
+
+  it("lists the agent's tools and calls one from its Try form", async () => {
+    const page = await open(playground());
+    await tab(page, "Agent").click();
+    const weather = page.getByRole("article", { name: "Tool weather" });
+    await weather.getByText("Weather for a city").waitFor();
+    expect(await page.getByRole("article", { name: "Tool danger" }).getByText("approval: always").isVisible()).toBe(true);
+    await weather.getByText("Input schema").click();
+    await weather.getByText('"city"').first().waitFor();
+
+    await weather.getByText("Try", { exact: true }).click();
+    const input = weather.getByRole("textbox", { name: "Input for weather" });
+    await input.fill('{"city":"Oslo"}');
+    await weather.getByRole("button", { name: "Call weather" }).click();
+    const result = weather.getByRole("status", { name: "Result of weather" });
+    await result.getByText("OK", { exact: true }).waitFor();
+    expect(await result.innerText()).toContain('"city": "Oslo"');
+
+    // The API's error envelope is shown, not swallowed.
+    problems?.allow(/status of 400/);
+    await input.fill("{}");
+    await weather.getByRole("button", { name: "Call weather" }).click();
+    await result.getByText(/city/).waitFor();
+    expect(await result.getByText("OK", { exact: true }).count()).toBe(0);
+  });
+
+  it("runs the agent's evals to completion and finds the run in Runs", async () => {
+    const page = await open(playground());
+    await tab(page, "Evals").click();
+    await page.getByRole("list", { name: "Evals" }).getByText("greet", { exact: true }).waitFor();
+    await page.getByRole("button", { name: "Run all" }).click();
+    await expect.poll(() => page.getByTestId("eval-run-status").textContent(), patience).toBe("completed");
+    const cases = page.getByRole("list", { name: "Eval cases" });
+    expect(await cases.getByRole("listitem").innerText()).toMatch(/greet\s+passed/);
+
+    await tab(page, "Runs").click();
+    const run = page.getByRole("list", { name: "Eval runs" }).getByRole("listitem").first();
+    await run.getByText("completed").waitFor();
+    await run.getByRole("button").click();
+    expect(await tab(page, "Evals").getAttribute("aria-selected")).toBe("true");
+    await expect.poll(() => page.getByTestId("eval-run-status").textContent(), patience).toBe("completed");
+  });
+
+  it("asks for the bearer token when the agent answers 401, then works", async () => {
+    const page = await open(playground(guarded));
+    problems?.allow(/status of 401/);
+    const dialog = page.getByRole("dialog", { name: "Authentication required" });
+    await dialog.waitFor();
+    await dialog.getByLabel("Bearer token").fill("wrong");
+    await dialog.getByRole("button", { name: "Continue" }).click();
+    await dialog.getByText("The token was not accepted").waitFor();
+    await dialog.getByLabel("Bearer token").fill("t0k");
+    await dialog.getByRole("button", { name: "Continue" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await page.getByText("scripted", { exact: true }).waitFor();
+
+    await send(page, "/reply let in");
+    await assistant(page).filter({ hasText: "let in" }).waitFor();
+    expect(await dialog.isVisible()).toBe(false);
+  });
+
+  it("works in single mode, with an empty base path", async () => {
+    const page = await open(playground(single, "/playground"));
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), patience).toBe("Hello Agent");
+    await send(page, "/reply single mode works");
+    await assistant(page).filter({ hasText: "single mode works" }).waitFor();
+    const url = new URL(page.url());
+    expect(url.pathname).toBe("/playground");
+    expect(url.searchParams.get("sessionId")).toMatch(/^ses_/);
+  });
+});
+
+// --- internals ---
+
+async function createSession(running: Running, message: string, title: string): Promise<string> {
+  const response = await fetch(`${running.server.url}/hello/v1/session`, postJson({ message, title }));
+  expect(response.status).toBe(200);
+  const { sessionId } = (await response.json()) as { sessionId: string };
+  // Wait for the turn to finish so what the page shows is final.
+  await until(async () => ((await recordedEvents(running, sessionId)).some((event) => event.type === "session.waiting") ? true : undefined));
+  return sessionId;
+}
+
+async function recordedEvents(running: Running, sessionId: string): Promise<TestEvent[]> {
+  const text = await (await fetch(`${running.server.url}/hello/v1/session/${sessionId}/events`)).text();
+  return text.split("\n").filter(Boolean).map((line) => JSON.parse(line) as TestEvent);
+}
+
+async function until<T>(check: () => Promise<T | undefined>, timeoutMs = patience.timeout): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+interface SeverableProxy {
+  url: string;
+  /** Cuts every open connection, as a flaky network would; new connections still go through. */
+  severAll(): void;
+  close(): Promise<void>;
+}
+
+/** A loopback TCP proxy in front of `port`, so a test can drop the page's live stream mid-session. */
+async function severableProxy(port: number): Promise<SeverableProxy> {
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket): void => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+  };
+  const server: Server = createServer((client) => {
+    const upstream = connect(port, "127.0.0.1");
+    track(client);
+    track(upstream);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("proxy has no port");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    severAll() {
+      for (const socket of sockets) socket.destroy();
+    },
+    close() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
