@@ -184,6 +184,18 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(new URL(page.url()).searchParams.has("sessionId")).toBe(false);
   });
 
+  it("explains the scripted model's directives on an empty conversation, and only there", async () => {
+    const page = await open(playground());
+    const hint = page.getByRole("note", { name: "Getting started" });
+    await hint.getByText("/tool <name> <json>", { exact: true }).waitFor();
+    await send(page, "/reply hi");
+    await assistant(page).filter({ hasText: "hi" }).waitFor();
+    expect(await hint.isVisible()).toBe(false);
+    await page.getByRole("button", { name: "New chat" }).click();
+    await hint.waitFor();
+    expect(await assistant(page).count()).toBe(0);
+  });
+
   it("renders tool calls inline with their arguments, results and errors", async () => {
     const page = await open(playground());
     await send(page, '/tool weather {"city":"Paris"}\n/tool explode {}');
@@ -207,7 +219,8 @@ describe.skipIf(!hasChromium)(title, () => {
     await first.getByRole("button", { name: "Approve" }).click();
     await first.getByText("Approved").waitFor();
     await first.getByText("deleted temp files").waitFor();
-    expect(await first.getByRole("button", { name: "Deny" }).isDisabled()).toBe(true);
+    // A decided call offers no second decision.
+    expect(await first.getByRole("button", { name: /Approve|Deny/ }).count()).toBe(0);
     await assistant(page).filter({ hasText: "done" }).waitFor();
 
     await send(page, '/tool danger {"what":"production"}');
@@ -215,7 +228,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await second.getByRole("button", { name: "Deny" }).click();
     await second.getByText("Denied", { exact: true }).first().waitFor();
     await second.getByText("Error", { exact: true }).waitFor();
-    expect(await second.getByRole("button", { name: "Approve" }).isDisabled()).toBe(true);
+    expect(await second.getByRole("button", { name: /Approve|Deny/ }).count()).toBe(0);
     expect(await second.getByText("deleted production").count()).toBe(0);
   });
 

@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readPlaygroundSite } from "../loader/playground-site.ts";
 import type { PlaygroundSite } from "../src/types.ts";
 import { writeFiles } from "./_cli-io.ts";
-import { describeHost, helloOptions } from "./_harness.ts";
+import { createMemoryStorage } from "../src/storage/memory.ts";
+import { describeHost, helloOptions, project } from "./_harness.ts";
 
 const site: PlaygroundSite = {
   index:
@@ -70,7 +71,13 @@ describeHost("playground (multi mode)", () => helloOptions({ playground: site })
   });
 
   it("the index routes link each agent's playground", async () => {
-    expect(await (await target().fetch("/")).text()).toContain('href="/hello/playground"');
+    const index = await target().fetch("/");
+    const page = await index.text();
+    expect(page).toContain('href="/hello/playground"');
+    // Inert: the policy forbids scripts and requests.
+    expect(page).not.toContain("<script");
+    expect(index.headers.get("content-security-policy")).toMatch(/^default-src 'none';/);
+    expect(index.headers.get("x-content-type-options")).toBe("nosniff");
     const { agents } = (await (await target().fetch("/v1/agents")).json()) as { agents: Array<{ playgroundUrl: string }> };
     expect(agents[0]?.playgroundUrl).toMatch(/^http:\/\/[^/]+\/hello\/playground$/);
   });
@@ -86,6 +93,19 @@ describeHost("playground (multi mode)", () => helloOptions({ playground: site })
     expect((await target().fetch(new URL(body.playgroundUrl).pathname + new URL(body.playgroundUrl).search)).status).toBe(200);
   });
 });
+
+describeHost(
+  "agent index with markup in the agent's name",
+  () => helloOptions({ agents: [{ slug: "hello", project: project({ name: "<b>Bold</b>", description: '<img src=x onerror="alert(1)">' }), storage: createMemoryStorage() }] }),
+  (target) => {
+    it("shows the name and description as text", async () => {
+      const page = await (await target().fetch("/")).text();
+      expect(page).toContain("&#60;b&#62;Bold&#60;/b&#62;");
+      expect(page).toContain("&#60;img src=x onerror=&#34;alert(1)&#34;&#62;");
+      expect(page).not.toContain("<img");
+    });
+  },
+);
 
 describeHost("playground (single mode)", () => helloOptions({ mode: "single", playground: site }), (target) => {
   it("serves the page at /playground with an empty base path", async () => {

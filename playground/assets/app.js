@@ -75,10 +75,11 @@ const openSession = (sessionId, tab) => {
   showTab(tab);
 };
 
+const chatView = createChatView({ panel: panelOf("chat"), api, feed, tokens });
 const evalsView = createEvalsView({ panel: panelOf("evals"), api, openSession });
 /** @type {Record<TabName, View>} */
 const views = {
-  chat: createChatView({ panel: panelOf("chat"), api, feed, tokens }),
+  chat: chatView,
   runs: createRunsView({
     panel: panelOf("runs"),
     api,
@@ -149,6 +150,7 @@ async function loadHeader() {
     /** @type {import("./types.js").ProjectInfo} */
     const info = await api.get("/v1/info");
     badges.prepend(h("span", { className: "badge", text: info.model.id, attrs: { title: "Model" } }));
+    chatView.describeModel(info.model.id);
   } catch (error) {
     badges.append(h("span", { className: "badge bad", text: errorMessage(error), attrs: { role: "alert" } }));
   }

@@ -6,6 +6,7 @@
  * @module
  */
 import { ApiError } from "./api.js";
+import { createChatHint } from "./chat-hint.js";
 import { errorLine, h } from "./dom.js";
 import { Transcript } from "./transcript.js";
 
@@ -24,6 +25,7 @@ const IDLE = new Set(["session.waiting", "session.completed", "session.failed"])
  */
 export function createChatView({ panel, api, feed, tokens }) {
   const problem = errorLine();
+  const hint = createChatHint();
   const transcript = new Transcript(async (callId, decision) => {
     const sessionId = feed.sessionId;
     if (!sessionId) return;
@@ -41,6 +43,7 @@ export function createChatView({ panel, api, feed, tokens }) {
 
   panel.append(
     h("div", { className: "toolbar" }, h("span", { className: "muted", text: "Session" }), sessionLabel, streamState, h("span", { className: "spacer" }), newChat),
+    hint.element,
     transcript.element,
     problem.element,
     composer,
@@ -65,8 +68,10 @@ export function createChatView({ panel, api, feed, tokens }) {
       problem.clear();
       setBusy(false);
       sessionLabel.textContent = sessionId ?? "new conversation";
+      hint.toggle(sessionId === null);
     },
     event(event) {
+      hint.toggle(false);
       transcript.add(event);
       if (BUSY.has(event.type)) setBusy(true);
       else if (IDLE.has(event.type)) setBusy(false);
@@ -170,6 +175,7 @@ export function createChatView({ panel, api, feed, tokens }) {
     show() {
       input.focus();
     },
+    describeModel: hint.describeModel,
   };
 }
 

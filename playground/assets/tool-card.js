@@ -68,9 +68,11 @@ export class ToolCard {
 
   /** @param {string} decision */
   resolved(decision) {
-    for (const button of this.#buttons) button.disabled = true;
+    // The buttons go: a decided call cannot be decided again, whoever decided it.
+    this.#buttons = [];
     const label = decision === "approve" ? "Approved" : decision === "deny" ? "Denied" : decision;
-    this.#approval.replaceChildren(h("span", { className: `decision ${decision === "approve" ? "ok" : "bad"}`, text: label }), ...this.#buttons);
+    this.#approval.replaceChildren(h("span", { className: `decision ${decision === "approve" ? "ok" : "bad"}`, text: label }));
+    this.#approval.classList.add("decided");
     this.#approval.hidden = false;
     if (!this.#finished) this.#setStatus(decision === "approve" ? "Running" : "Denied", decision === "approve" ? "" : "bad");
   }

@@ -7,7 +7,7 @@ import type { AgentRuntime } from "../agent-runtime.ts";
 import { notFound } from "../errors.ts";
 import type { DocsSite, PlaygroundSite } from "../types.ts";
 import { type AgentApp, createAgentApp } from "./agent-app.ts";
-import { agentIndexPage, describeAgent } from "./agent-index.ts";
+import { AGENT_INDEX_HEADERS, agentIndexPage, describeAgent } from "./agent-index.ts";
 import { createDocsHandler, isDocsPath } from "./docs-site.ts";
 import { type PlaygroundHandler, createPlaygroundHandler } from "./playground-site.ts";
 import { html, json, rawJson } from "./responses.ts";
@@ -59,7 +59,7 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
         const origin = new URL(request.url).origin;
         return json({ agents: agents.map((agent) => describeAgent(agent, origin)) });
       }
-      if (index !== undefined && pathname === "/") return html(index);
+      if (index !== undefined && pathname === "/") return html(index, AGENT_INDEX_HEADERS);
       if (docs && isDocsPath(pathname)) return docs(pathname);
     }
     const end = pathname.indexOf("/", 1);

@@ -21,6 +21,6 @@ export const NDJSON_HEADERS: Record<string, string> = {
   "x-content-type-options": "nosniff",
 };
 
-export function html(body: string, status = 200): Response {
-  return new FastResponse(body, { status, headers: { "content-type": "text/html; charset=utf-8" } });
+export function html(body: string, headers: Record<string, string> = { "content-type": "text/html; charset=utf-8" }): Response {
+  return new FastResponse(body, { headers });
 }
