@@ -30,8 +30,11 @@ export function clock(at: string): string {
 
 // --- internals ---
 
+/** The longest type in the vocabulary, `action.approval_requested`, sets the column. */
+const TYPE_COLUMN = 25;
+
 function label(event: CliEvent, style: Style): string {
-  const text = event.type.padEnd(24);
+  const text = event.type.padEnd(TYPE_COLUMN);
   if (event.type.endsWith(".failed")) return style.red(text);
   if (event.type === "action.approval_requested") return style.yellow(text);
   if (event.type.startsWith("action")) return style.cyan(text);
@@ -73,7 +76,7 @@ function describe(event: CliEvent, style: Style): string {
     case "subagent.completed":
       return `${String(d.subagent)} ${d.isError ? style.red("error") : "ok"}${d.result === undefined ? "" : `: ${brief(d.result)}`}`;
     case "artifact.tagged":
-      return brief(d.artifact);
+      return artifactLine(d.artifact);
     case "turn.started":
     case "session.waiting":
     case "session.completed":
@@ -87,6 +90,12 @@ function usageLine(usage: unknown): string {
   if (typeof usage !== "object" || usage === null) return "";
   const u = usage as Record<string, unknown>; // SAFETY: a non-null object; members are printed, not trusted
   return `tokens in ${String(u.inputTokens ?? 0)}, out ${String(u.outputTokens ?? 0)}`;
+}
+
+function artifactLine(artifact: unknown): string {
+  if (typeof artifact !== "object" || artifact === null) return brief(artifact);
+  const a = artifact as Record<string, unknown>; // SAFETY: a non-null object; members are printed, not trusted
+  return `${String(a.kind)}/${String(a.key)} ${brief(String(a.title ?? ""), 120)} (${String(a.id)}, by ${String(a.source)})`;
 }
 
 function indentRest(text: string, width: number): string {
