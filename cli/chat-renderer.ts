@@ -5,7 +5,7 @@
  */
 import type { CliEvent } from "./events.ts";
 import type { Writable } from "./io.ts";
-import { brief } from "./render-event.ts";
+import { artifactLine, brief } from "./render-event.ts";
 import type { Style } from "./style.ts";
 
 export interface ChatRenderer {
@@ -87,7 +87,7 @@ export function createChatRenderer(out: Writable, style: Style, options: { agent
           line(style.dim(`  ⤶ ${String(d.subagent)} ${d.isError === true ? "failed" : "done"}`));
           break;
         case "artifact.tagged":
-          line(style.dim(`  ★ artifact ${brief(d.artifact, 160)}`));
+          line(style.dim(`  ★ artifact ${artifactLine(d.artifact)}`));
           break;
         case "session.completed":
           line(style.dim("(session completed)"));

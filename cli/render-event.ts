@@ -28,6 +28,13 @@ export function clock(at: string): string {
   return [date.getHours(), date.getMinutes(), date.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
 }
 
+/** An `artifact.tagged` record as `kind/key title (id, by source)`. */
+export function artifactLine(artifact: unknown): string {
+  if (typeof artifact !== "object" || artifact === null) return brief(artifact);
+  const a = artifact as Record<string, unknown>; // SAFETY: a non-null object; members are printed, not trusted
+  return `${String(a.kind)}/${String(a.key)} ${brief(String(a.title ?? ""), 120)} (${String(a.id)}, by ${String(a.source)})`;
+}
+
 // --- internals ---
 
 /** The longest type in the vocabulary, `action.approval_requested`, sets the column. */
@@ -90,12 +97,6 @@ function usageLine(usage: unknown): string {
   if (typeof usage !== "object" || usage === null) return "";
   const u = usage as Record<string, unknown>; // SAFETY: a non-null object; members are printed, not trusted
   return `tokens in ${String(u.inputTokens ?? 0)}, out ${String(u.outputTokens ?? 0)}`;
-}
-
-function artifactLine(artifact: unknown): string {
-  if (typeof artifact !== "object" || artifact === null) return brief(artifact);
-  const a = artifact as Record<string, unknown>; // SAFETY: a non-null object; members are printed, not trusted
-  return `${String(a.kind)}/${String(a.key)} ${brief(String(a.title ?? ""), 120)} (${String(a.id)}, by ${String(a.source)})`;
 }
 
 function indentRest(text: string, width: number): string {

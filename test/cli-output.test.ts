@@ -107,6 +107,9 @@ describe("the chat renderer", () => {
     renderer.render(event("actions.requested", { actions: [{ toolCallId: "t1", toolName: "add", input: { a: 1 } }] }));
     renderer.render(event("message.completed", { text: "whole", finishReason: "stop" }));
     expect(out).toBe('bot› echo\n  ⚙ add {"a":1}\nbot› whole\n');
+    out = "";
+    renderer.render(event("artifact.tagged", { artifact: { id: "art_1", kind: "note", key: "k1", title: "A note", data: {}, source: "model" } }));
+    expect(out).toBe("  ★ artifact note/k1 A note (art_1, by model)\n");
 
     out = "";
     dimRenderer.render(event("reasoning.appended", { delta: "hmm" }));
