@@ -36,7 +36,7 @@ export function agentIndexPage(agents: readonly AgentRuntime[], options: { docs:
       return `<li><a href="${base}/playground">${escapeHtml(agent.project.name)}</a> <code>${base}</code>${description}</li>`;
     })
     .join("");
-  const docs = options.docs ? '<p class="docs"><a href="/docs">Documentation</a></p>' : "";
+  const docs = options.docs ? '<p><a href="/docs">Documentation</a></p>' : "";
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><link rel="icon" href="data:,"><title>agent-serve</title><style>${STYLE}</style></head><body><h1>Agents</h1><ul>${items}</ul>${docs}</body></html>`;
 }
 

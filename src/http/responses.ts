@@ -21,6 +21,7 @@ export const NDJSON_HEADERS: Record<string, string> = {
   "x-content-type-options": "nosniff",
 };
 
-export function html(body: string, headers: Record<string, string> = { "content-type": "text/html; charset=utf-8" }): Response {
+/** An HTML page with the headers its caller decides (each page states its own policy). */
+export function html(body: string, headers: Record<string, string>): Response {
   return new FastResponse(body, { headers });
 }
