@@ -57,13 +57,19 @@ export function toErrorResponse(error: unknown, logger?: ErrorLogger): Response 
   if (HTTPError.isError(error)) {
     return json({ ...error.data, ok: false, error: error.code, message: error.message }, error.status, error.headers);
   }
-  logger?.error("[agent-serve] unhandled error", error);
+  // The host logger adds the `[agent-serve]` prefix itself.
+  logger?.error("unhandled error", error);
   return json({ ok: false, error: "internal_error", message: "internal error" }, 500);
 }
 
 /** An internal (non-HTTP) error with the component named, as in `[agent-serve] [fs] ...`. */
 export function createError(component: string, message: string, cause?: unknown): Error {
   return new Error(`[agent-serve] [${component}] ${message}`, cause === undefined ? undefined : { cause });
+}
+
+/** The message of any thrown value, for logs and error results. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 // --- internals ---

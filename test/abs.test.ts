@@ -331,7 +331,7 @@ describe("A/B totals rebuilt while turns keep landing", () => {
         updatedAt: at,
         ab: [{ experimentId: "tone", armId: "a" }],
       });
-      await earlier.append("ses_rebuild", [{ type: "session.started", data: {} }, ...turn("turn_1", "turn.completed", 10)]);
+      await earlier.append("ses_rebuild", [{ type: "session.started", data: {} } as EventDraft, ...turn("turn_1", "turn.completed", 10)]);
 
       const gated = gatedReads(storage, snapshot);
       const log = new EventLog(gated.driver, now);

@@ -57,7 +57,7 @@ const recordingLogger: HostLogger = {
 
 const recorder =
   (hook: string) =>
-  async (event: Readonly<TestEvent>, ctx: Parameters<HookDefinition["events"][string]>[1]): Promise<void> => {
+  async (event: Readonly<TestEvent>, ctx: Parameters<NonNullable<HookDefinition["events"]["*"]>>[1]): Promise<void> => {
     const length = await storage.length(eventLogName(event.sessionId));
     seen.push({
       hook,

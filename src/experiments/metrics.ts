@@ -9,7 +9,7 @@
  * from the session records on every report, so a removed session leaves the totals at once.
  * @module
  */
-import type { SessionEvent } from "../sessions/events.ts";
+import { type SessionEvent, isEvent } from "../sessions/events.ts";
 import type { EventLog } from "../sessions/event-log.ts";
 import type { SessionRecord, SessionStore } from "../sessions/session-store.ts";
 import type { AbAssignment, ExperimentDefinition } from "./types.ts";
@@ -208,11 +208,7 @@ function apply(tally: Tally, event: SessionEvent): void {
     return;
   }
   tally.completed++;
-  const usage = event.data.usage;
-  if (typeof usage === "object" && usage !== null) {
-    tally.inputTokens += count((usage as Record<string, unknown>).inputTokens);
-    tally.outputTokens += count((usage as Record<string, unknown>).outputTokens);
-  }
+  if (!isEvent(event, "turn.completed")) return;
+  tally.inputTokens += event.data.usage?.inputTokens ?? 0;
+  tally.outputTokens += event.data.usage?.outputTokens ?? 0;
 }
-
-const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);

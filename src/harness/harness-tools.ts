@@ -4,9 +4,11 @@
  * the session workspace, `mcp` calls the project's MCP connections, `task` runs a subagent.
  * @module
  */
-import type { JsonValue } from "../model/types.ts";
+import type { JsonValue, Usage } from "../model/types.ts";
 import type { McpConnectionConfig, RuntimePort } from "../runtime/types.ts";
 import type { EventDraft } from "../sessions/events.ts";
+import { TURN_INTERRUPTED } from "../abort.ts";
+import { errorMessage } from "../errors.ts";
 import type { ToolOutcome } from "../turns/tool-executor.ts";
 import type { BuiltinTool } from "../turns/turn-tools.ts";
 import type { HarnessToolId } from "./allowlist.ts";
@@ -15,7 +17,7 @@ import type { ConnectionDefinition } from "./types.ts";
 
 /** Runs a subagent to its final answer (the runner supplies it). */
 /** Runs a subagent to its answer; `model` is the id of the model it ran on, for the cost report. */
-export type SubagentRunner = (id: string, prompt: string, signal: AbortSignal) => Promise<{ text: string; usage: Record<string, number>; model: string }>;
+export type SubagentRunner = (id: string, prompt: string, signal: AbortSignal) => Promise<{ text: string; usage: Usage; model: string }>;
 
 export interface HarnessToolsInput {
   runtime: RuntimePort;
@@ -81,16 +83,16 @@ function taskTool(input: HarnessToolsInput, subagents: NonNullable<HarnessToolsI
       const prompt = args?.prompt;
       if (typeof subagent !== "string" || typeof prompt !== "string") return { output: "task: subagent and prompt must be strings", isError: true };
       if (!known.has(subagent)) return { output: `task: no subagent ${JSON.stringify(subagent)}; known: ${[...known].join(", ")}`, isError: true };
-      const emit = (type: EventDraft["type"], data: Record<string, unknown>): Promise<unknown> => input.emit({ type, turnId: input.turnId, data });
-      await emit("subagent.called", { subagent, prompt });
+      const emit = (draft: EventDraft<"subagent.called" | "subagent.completed">): Promise<unknown> => input.emit({ ...draft, turnId: input.turnId });
+      await emit({ type: "subagent.called", data: { subagent, prompt } });
       const signal = scope.signal ?? neverAborted;
       try {
         const { text, usage, model } = await subagents.run(subagent, prompt, signal);
-        await emit("subagent.completed", { subagent, isError: false, result: text, usage, model });
+        await emit({ type: "subagent.completed", data: { subagent, isError: false, result: text, usage, model } });
         return { output: text, isError: false };
       } catch (error) {
-        const message = signal.aborted ? "turn interrupted" : error instanceof Error ? error.message : String(error);
-        await emit("subagent.completed", { subagent, isError: true, error: message });
+        const message = signal.aborted ? TURN_INTERRUPTED : errorMessage(error);
+        await emit({ type: "subagent.completed", data: { subagent, isError: true, error: message } });
         return { output: `the subagent failed: ${message}`, isError: true };
       }
     },

@@ -6,7 +6,7 @@
  * @module
  */
 import { normalizeModelSpec } from "../model/resolve.ts";
-import type { LanguageModelPort, ModelSpec } from "../model/types.ts";
+import type { LanguageModelPort, ModelSpec, Usage } from "../model/types.ts";
 import type { ProjectDefinition } from "../project/types.ts";
 import type { SessionRecord } from "../sessions/session-store.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -70,7 +70,7 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
           ...(withTask ? { subagents: { list: subagentList(project), run: runSubagent } } : {}),
         }));
 
-      async function runSubagent(id: string, prompt: string, signal: AbortSignal): Promise<{ text: string; usage: Record<string, number>; model: string }> {
+      async function runSubagent(id: string, prompt: string, signal: AbortSignal): Promise<{ text: string; usage: Usage; model: string }> {
         const subagent = project.subagents?.[id];
         if (!subagent) throw new Error(`no subagent ${id}`);
         const own = resolveAllowlist(subagent.tools);

@@ -4,7 +4,7 @@
  * @module
  */
 import type { ArtifactsFacade } from "../artifacts/types.ts";
-import type { SessionEvent } from "../sessions/events.ts";
+import type { EventType, SessionEvent } from "../sessions/events.ts";
 import type { SessionRecord } from "../sessions/session-store.ts";
 import { sessionView } from "../turns/tool-context.ts";
 import type { HostLogger } from "../types.ts";
@@ -43,7 +43,8 @@ export function createHookDispatcher(deps: HookDispatchDeps): ((event: SessionEv
     for (const [name, hook] of hooks) {
       // The handler for the type, then the `*` handler: `*` sees every event.
       for (const key of [event.type, "*"]) {
-        const handler: HookHandler | undefined = hook.events[key];
+        // SAFETY: the handler under an event's own type (or `*`) takes that event.
+        const handler = hook.events[key as EventType] as HookHandler | undefined;
         if (typeof handler !== "function") continue;
         const previous = queues.get(name) ?? Promise.resolve();
         queues.set(name, previous.then(() => run(name, handler, event)));
@@ -55,7 +56,8 @@ export function createHookDispatcher(deps: HookDispatchDeps): ((event: SessionEv
     try {
       const record = await recordOf(event.sessionId);
       if (!record) return;
-      await handler(Object.freeze({ ...event, data: Object.freeze({ ...event.data }) }), {
+      // SAFETY: a frozen copy of the same event, payload included.
+      await handler(Object.freeze({ ...event, data: Object.freeze({ ...event.data }) }) as SessionEvent, {
         session: sessionView(record),
         channel: { id: record.channel },
         host: deps.host,

@@ -3,7 +3,7 @@
  * @module
  */
 import type { ArtifactsFacade } from "../artifacts/types.ts";
-import type { SessionEvent } from "../sessions/events.ts";
+import type { EventType, SessionEvent } from "../sessions/events.ts";
 import type { ToolSessionView } from "../tools/types.ts";
 import type { HostLogger } from "../types.ts";
 
@@ -15,9 +15,10 @@ export interface HookContext {
   logger: HostLogger;
 }
 
-export type HookHandler = (event: Readonly<SessionEvent>, context: HookContext) => unknown;
+/** A hook's handler for events of type `T` (every type by default), with that type's payload. */
+export type HookHandler<T extends EventType = EventType> = (event: Readonly<SessionEvent<T>>, context: HookContext) => unknown;
 
 export interface HookDefinition {
-  /** Keys are event types or `*`. */
-  events: Record<string, HookHandler>;
+  /** Keys are event types (the handler reads that type's payload) or `*` (every event). */
+  events: { [K in EventType]?: HookHandler<K> } & { "*"?: HookHandler };
 }

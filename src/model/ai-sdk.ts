@@ -7,6 +7,7 @@
  * @module
  */
 import type { JSONSchema7, LanguageModel, TextStreamPart, ToolSet } from "ai";
+import { abortError, throwIfAborted } from "../abort.ts";
 import { createError } from "../errors.ts";
 import type { FinishReason, LanguageModelPort, ModelStepRequest, ModelStreamPart, Usage } from "./types.ts";
 import { emptyUsage } from "./types.ts";
@@ -55,7 +56,7 @@ async function* streamStep(
   request: ModelStepRequest,
 ): AsyncGenerator<ModelStreamPart> {
   const { signal } = request;
-  if (signal.aborted) throw abortError();
+  throwIfAborted(signal);
   const ai = await import("ai");
   const model = await load();
   const tools: ToolSet = {};
@@ -107,7 +108,7 @@ async function* streamStep(
         break;
     }
   }
-  if (signal.aborted) throw abortError();
+  throwIfAborted(signal);
   // Some OpenAI-compatible servers end a tool-calling step with `stop`; the host needs `tool_call`.
   if (sawToolCall) finishReason = "tool_call";
   yield { type: "finish", finishReason, usage };
@@ -181,10 +182,4 @@ function lastError(error: unknown): unknown {
 function statusOf(error: unknown): number | undefined {
   if (typeof error !== "object" || error === null || !("statusCode" in error)) return undefined;
   return typeof error.statusCode === "number" ? error.statusCode : undefined;
-}
-
-function abortError(): Error {
-  const error = new Error("the model call was aborted");
-  error.name = "AbortError";
-  return error;
 }

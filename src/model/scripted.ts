@@ -3,6 +3,7 @@
  * from the latest user message, so demos and CI of agents run without a credential.
  * @module
  */
+import { abortError, throwIfAborted } from "../abort.ts";
 import { createError } from "../errors.ts";
 import type {
   ConversationMessage,
@@ -199,16 +200,6 @@ function makeUsage(inputTokens: number, outputCharCount: number): Usage {
 
 function randomSuffix(): string {
   return crypto.randomUUID().slice(0, 8);
-}
-
-function abortError(): Error {
-  const error = new Error("the model call was aborted");
-  error.name = "AbortError";
-  return error;
-}
-
-function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw abortError();
 }
 
 /** A macrotask boundary, so an abort from another task can land between two parts. */

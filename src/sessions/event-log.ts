@@ -123,14 +123,15 @@ export class EventLog {
     try {
       writer.nextIndex ??= await this.#storage.length(log);
       const first = writer.nextIndex;
-      const events = batch.drafts.map(({ draft, at }, i): SessionEvent => ({
+      // SAFETY: the envelope keeps each draft's type with its own payload.
+      const events = batch.drafts.map(({ draft, at }, i) => ({
         type: draft.type,
         index: first + i,
         sessionId,
         ...(draft.turnId === undefined ? {} : { turnId: draft.turnId }),
         at,
         data: draft.data,
-      }));
+      }) as SessionEvent);
       const lines = events.map(serializeEvent);
       await this.#storage.append(log, lines, first);
       writer.nextIndex = first + lines.length;

@@ -6,6 +6,7 @@
  */
 import type { AgentRuntime } from "../agent-runtime.ts";
 import { HTTPError, notFound } from "../errors.ts";
+import type { EventDraft } from "../sessions/events.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import { isSessionId, newTurnId } from "../ids.ts";
 import type { JsonValue } from "../model/types.ts";
@@ -121,13 +122,12 @@ async function callInSession(
   const record = await agent.sessions.owned(sessionId, request.auth);
   return agent.controller.runExclusive(sessionId, async () => {
     const turnId = newTurnId();
-    const emit = (type: "actions.requested" | "action.result", data: Record<string, unknown>) =>
-      agent.log.append(sessionId, [{ type, turnId, data }]);
-    await emit("actions.requested", { actions: [{ toolCallId: callId, toolName: tool.name, input }] });
+    const emit = (draft: EventDraft<"actions.requested" | "action.result">) => agent.log.append(sessionId, [{ ...draft, turnId }]);
+    await emit({ type: "actions.requested", data: { actions: [{ toolCallId: callId, toolName: tool.name, input }] } });
     const workspaceDir = await agent.runtime?.sessionWorkspace(sessionId);
     const toolContext = createToolContext(agent.toolServices, { toolCallId: callId, record, turnId, workspaceDir, signal: request.signal });
     const outcome = await runServerTool(tool.definition, input, toolContext);
-    await emit("action.result", { toolCallId: callId, toolName: tool.name, output: outcome.result, isError: outcome.isError });
+    await emit({ type: "action.result", data: { toolCallId: callId, toolName: tool.name, output: outcome.result, isError: outcome.isError } });
     return outcome;
   });
 }

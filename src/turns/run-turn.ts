@@ -1,13 +1,14 @@
 /**
- * The agent loop of one turn: one model step at a time, tools between steps, every step and
- * tool result recorded in the conversation log before the next step starts (DESIGN.md §3).
+ * One turn: the agent loop (./agent-loop.ts) over the session's stored conversation, every step
+ * and tool result recorded in the event log and the conversation before the next step starts
+ * (DESIGN.md §3).
  * @module
  */
-import { addUsage, emptyUsage } from "../model/types.ts";
-import type { ConversationMessage, FinishReason, LanguageModelPort, ToolCallPart, Usage } from "../model/types.ts";
+import type { ConversationMessage, LanguageModelPort, Usage } from "../model/types.ts";
 import type { EventDraft } from "../sessions/events.ts";
+import { type LoopRecorder, runAgentLoop } from "./agent-loop.ts";
 import type { ConversationLog } from "./conversation.ts";
-import { type ToolExecutor, toModelOutput } from "./tool-executor.ts";
+import type { ToolExecutor } from "./tool-executor.ts";
 
 export interface TurnInput {
   sessionId: string;
@@ -32,148 +33,57 @@ export type TurnOutcome =
   | { status: "interrupted" };
 
 export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
-  const { sessionId, turnId, signal } = input;
-  const emit = (type: EventDraft["type"], data: Record<string, unknown>): Promise<unknown> =>
-    input.emit({ type, turnId, data });
-  let usage = emptyUsage();
-  let lastText = "";
+  const { sessionId, signal } = input;
   try {
     const history = await input.conversation.load(sessionId);
     const userMessage: ConversationMessage = { role: "user", content: input.userText };
     await input.conversation.append(sessionId, [userMessage]);
-    const messages = [...history, userMessage];
     if ("error" in input.model) throw new Error(input.model.error);
     const model = input.model;
-
-    for (let stepIndex = 0; ; stepIndex++) {
-      if (stepIndex >= input.maxSteps) throw new Error(`turn exceeded ${input.maxSteps} model steps`);
-      throwIfAborted(signal);
-      const step = await runStep(model, input, messages, stepIndex, emit);
-      usage = addUsage(usage, step.usage);
-      lastText = step.text;
-      messages.push(step.assistant);
-      await input.conversation.append(sessionId, [step.assistant]);
-      if (step.toolCalls.length === 0) break;
-
-      const results = await runTools(input, step.toolCalls, emit);
-      messages.push(results);
-      await input.conversation.append(sessionId, [results]);
-    }
-    await emit("turn.completed", { usage, model: model.id });
-    return { status: "completed", usage, text: lastText };
+    const { text, usage } = await runAgentLoop({
+      model,
+      system: input.system,
+      params: input.params,
+      messages: [...history, userMessage],
+      tools: input.tools,
+      signal,
+      maxSteps: input.maxSteps,
+      subject: "turn",
+      recorder: turnRecorder(input),
+    });
+    await input.emit({ type: "turn.completed", turnId: input.turnId, data: { usage, model: model.id } });
+    return { status: "completed", usage, text };
   } catch (error) {
     if (signal.aborted) return { status: "interrupted" };
-    return { status: "failed", message: errorMessage(error) };
+    return { status: "failed", message: failureMessage(error) };
   }
+}
+
+/**
+ * Where a turn records what its loop does: every step's events go to the session's log, and the
+ * conversation (what the model reads back, and what a resumed turn continues from) to storage.
+ */
+export function turnRecorder(input: Pick<TurnInput, "sessionId" | "turnId" | "emit" | "conversation">): LoopRecorder {
+  const { sessionId, turnId } = input;
+  const emit = (draft: EventDraft): Promise<unknown> => input.emit({ ...draft, turnId });
+  return {
+    stepStarted: (stepIndex) => void emit({ type: "step.started", data: { stepIndex } }),
+    textDelta: (delta) => emit({ type: "message.appended", data: { delta } }),
+    reasoningDelta: (delta) => emit({ type: "reasoning.appended", data: { delta } }),
+    reasoningCompleted: (text) => emit({ type: "reasoning.completed", data: { text } }),
+    async stepCompleted({ stepIndex, text, finishReason, durationMs }) {
+      await emit({ type: "message.completed", data: { text, finishReason } });
+      await emit({ type: "step.completed", data: { stepIndex, durationMs, finishReason } });
+    },
+    conversationAppended: (message) => input.conversation.append(sessionId, [message]),
+    actionsRequested: (actions) => emit({ type: "actions.requested", data: { actions } }),
+    actionResult: (result) => emit({ type: "action.result", data: result }),
+  };
 }
 
 // --- internals ---
 
-interface StepResult {
-  text: string;
-  usage: Usage;
-  toolCalls: ToolCallPart[];
-  assistant: ConversationMessage;
-}
-
-async function runStep(
-  model: LanguageModelPort,
-  input: TurnInput,
-  messages: ConversationMessage[],
-  stepIndex: number,
-  emit: (type: EventDraft["type"], data: Record<string, unknown>) => Promise<unknown>,
-): Promise<StepResult> {
-  const started = Date.now();
-  void emit("step.started", { stepIndex });
-  let text = "";
-  let reasoning = "";
-  let finishReason: FinishReason = "stop";
-  let usage = emptyUsage();
-  const toolCalls: ToolCallPart[] = [];
-  const parts: Array<ToolCallPart | { type: "text"; text: string } | { type: "reasoning"; text: string }> = [];
-  let written: Promise<unknown> = Promise.resolve();
-
-  const stream = model.stream({
-    system: input.system,
-    messages,
-    tools: input.tools.specs,
-    signal: input.signal,
-    params: input.params,
-  });
-  for await (const part of stream) {
-    throwIfAborted(input.signal);
-    switch (part.type) {
-      case "text-delta":
-        if (part.delta === "") break;
-        text += part.delta;
-        written = emit("message.appended", { delta: part.delta });
-        break;
-      case "reasoning-delta":
-        reasoning += part.delta;
-        written = emit("reasoning.appended", { delta: part.delta });
-        break;
-      case "reasoning-end":
-        if (reasoning) parts.push({ type: "reasoning", text: reasoning });
-        written = emit("reasoning.completed", { text: reasoning });
-        reasoning = "";
-        break;
-      case "tool-call":
-        toolCalls.push({ type: "tool-call", toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
-        break;
-      case "finish":
-        finishReason = part.finishReason;
-        usage = part.usage;
-        break;
-    }
-  }
-  // Streamed deltas were not awaited one by one; a failed write surfaces here.
-  await written;
-  throwIfAborted(input.signal);
-  if (reasoning) {
-    parts.push({ type: "reasoning", text: reasoning });
-    await emit("reasoning.completed", { text: reasoning });
-  }
-  if (text) parts.push({ type: "text", text });
-  parts.push(...toolCalls);
-  if (toolCalls.length > 0) finishReason = "tool_call";
-  await emit("message.completed", { text, finishReason });
-  await emit("step.completed", { stepIndex, durationMs: Date.now() - started, finishReason });
-  return { text, usage, toolCalls, assistant: { role: "assistant", content: parts } };
-}
-
-async function runTools(
-  input: TurnInput,
-  calls: ToolCallPart[],
-  emit: (type: EventDraft["type"], data: Record<string, unknown>) => Promise<unknown>,
-): Promise<ConversationMessage> {
-  const prepared = await Promise.all(calls.map(({ toolCallId, toolName, input: args }) => input.tools.prepare({ toolCallId, toolName, input: args })));
-  await emit("actions.requested", {
-    actions: prepared.map(({ toolCallId, toolName, input: args }) => ({ toolCallId, toolName, input: args })),
-  });
-  const content = [];
-  for (const call of prepared) {
-    throwIfAborted(input.signal);
-    const outcome = await input.tools.execute(call, input.signal).catch((error: unknown) => ({
-      // An aborted call (stop, preempt, shutdown while parked) reads as the interruption it is.
-      output: input.signal.aborted ? "turn interrupted" : errorMessage(error),
-      isError: true,
-    }));
-    await emit("action.result", {
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      output: outcome.output,
-      isError: outcome.isError,
-    });
-    content.push({ type: "tool-result" as const, toolCallId: call.toolCallId, toolName: call.toolName, output: toModelOutput(outcome) });
-  }
-  return { role: "tool", content };
-}
-
-function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw new DOMException("turn interrupted", "AbortError");
-}
-
-function errorMessage(error: unknown): string {
+function failureMessage(error: unknown): string {
   if (error instanceof Error && error.message) return error.message;
   return typeof error === "string" && error ? error : "model call failed";
 }

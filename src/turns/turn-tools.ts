@@ -3,6 +3,7 @@
  * approval gate (SPEC "Approval": a parked call keeps the turn running until a human decides).
  * @module
  */
+import { TURN_INTERRUPTED, throwIfAborted } from "../abort.ts";
 import type { ApprovalRegistry } from "../approvals/registry.ts";
 import type { ModelToolSpec } from "../model/types.ts";
 import type { RuntimePort } from "../runtime/types.ts";
@@ -86,7 +87,7 @@ export function createTurnTools(
         const decision = await park(call, input, signal);
         if (decision === "deny") return { output: "denied", isError: true };
         // A stop that lands right after the approval wins: the tool does not run.
-        if (signal.aborted) throw new DOMException("turn interrupted", "AbortError");
+        throwIfAborted(signal, TURN_INTERRUPTED);
       }
       const context = createToolContext(options.services, {
         toolCallId: call.toolCallId,

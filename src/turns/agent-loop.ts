@@ -1,0 +1,166 @@
+/**
+ * The agent loop that turns and subagents both run: one model step at a time, tools between
+ * steps, until the model answers without calling a tool, the step cap is reached or the signal
+ * aborts. What a run records (events, a stored conversation, nothing) is its {@link LoopRecorder}:
+ * the loop awaits every recording point before the next step starts, so a turn's log holds each
+ * step and tool result before the model is called again (docs/design/architecture.md).
+ * @module
+ */
+import { TURN_INTERRUPTED, throwIfAborted } from "../abort.ts";
+import { errorMessage } from "../errors.ts";
+import { addUsage, emptyUsage } from "../model/types.ts";
+import type { ConversationMessage, FinishReason, LanguageModelPort, ToolCallPart, ToolResultPart, Usage } from "../model/types.ts";
+import type { ActionRequest, ActionResultData } from "../sessions/events.ts";
+import { type ToolExecutor, toModelOutput } from "./tool-executor.ts";
+
+export interface AgentLoopInput {
+  model: LanguageModelPort;
+  system: string;
+  params: Record<string, string>;
+  /** The conversation so far, ending with the message to answer; the loop appends to a copy. */
+  messages: readonly ConversationMessage[];
+  tools: ToolExecutor;
+  signal: AbortSignal;
+  maxSteps: number;
+  /** Who runs the loop, for the step-cap error: `turn` or `the subagent`. */
+  subject: string;
+  recorder: LoopRecorder;
+}
+
+export interface AgentLoopResult {
+  /** The final answer (the text of the last step). */
+  text: string;
+  /** Usage summed over every step. */
+  usage: Usage;
+  steps: number;
+}
+
+/**
+ * The recording points of the loop, in the order they happen within a step. Streamed deltas are
+ * not awaited one by one (the last one is, before the step completes); every other point is
+ * awaited before the loop goes on.
+ */
+export interface LoopRecorder {
+  stepStarted(stepIndex: number): void;
+  textDelta(delta: string): Promise<unknown>;
+  reasoningDelta(delta: string): Promise<unknown>;
+  reasoningCompleted(text: string): Promise<unknown>;
+  /** The step's message is complete: text, then its finish. */
+  stepCompleted(step: { stepIndex: number; text: string; finishReason: FinishReason; durationMs: number }): Promise<unknown>;
+  /** A message joins the conversation: the assistant's step, then the tool results. */
+  conversationAppended(message: ConversationMessage): Promise<unknown>;
+  actionsRequested(actions: ActionRequest[]): Promise<unknown>;
+  actionResult(result: ActionResultData): Promise<unknown>;
+}
+
+/** Records nothing: a run whose steps only its caller sees (a subagent). */
+export const silentRecorder: LoopRecorder = {
+  stepStarted() {},
+  textDelta: async () => {},
+  reasoningDelta: async () => {},
+  reasoningCompleted: async () => {},
+  stepCompleted: async () => {},
+  conversationAppended: async () => {},
+  actionsRequested: async () => {},
+  actionResult: async () => {},
+};
+
+/** Runs the loop to the final answer; a model failure, the step cap or an abort throws. */
+export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResult> {
+  const { signal, recorder } = input;
+  const messages = [...input.messages];
+  let usage = emptyUsage();
+  for (let stepIndex = 0; ; stepIndex++) {
+    if (stepIndex >= input.maxSteps) throw new Error(`${input.subject} exceeded ${input.maxSteps} model steps`);
+    throwIfAborted(signal, TURN_INTERRUPTED);
+    const step = await runStep(input, messages, stepIndex);
+    usage = addUsage(usage, step.usage);
+    messages.push(step.assistant);
+    await recorder.conversationAppended(step.assistant);
+    if (step.toolCalls.length === 0) return { text: step.text, usage, steps: stepIndex + 1 };
+
+    const results = await runTools(input, step.toolCalls);
+    messages.push(results);
+    await recorder.conversationAppended(results);
+  }
+}
+
+// --- internals ---
+
+interface StepResult {
+  text: string;
+  usage: Usage;
+  toolCalls: ToolCallPart[];
+  assistant: ConversationMessage;
+}
+
+async function runStep(input: AgentLoopInput, messages: ConversationMessage[], stepIndex: number): Promise<StepResult> {
+  const { signal, recorder } = input;
+  const started = Date.now();
+  recorder.stepStarted(stepIndex);
+  let text = "";
+  let reasoning = "";
+  let finishReason: FinishReason = "stop";
+  let usage = emptyUsage();
+  const toolCalls: ToolCallPart[] = [];
+  const parts: Array<ToolCallPart | { type: "text"; text: string } | { type: "reasoning"; text: string }> = [];
+  let written: Promise<unknown> = Promise.resolve();
+
+  const stream = input.model.stream({ system: input.system, messages, tools: input.tools.specs, signal, params: input.params });
+  for await (const part of stream) {
+    throwIfAborted(signal, TURN_INTERRUPTED);
+    switch (part.type) {
+      case "text-delta":
+        if (part.delta === "") break;
+        text += part.delta;
+        written = recorder.textDelta(part.delta);
+        break;
+      case "reasoning-delta":
+        reasoning += part.delta;
+        written = recorder.reasoningDelta(part.delta);
+        break;
+      case "reasoning-end":
+        if (reasoning) parts.push({ type: "reasoning", text: reasoning });
+        written = recorder.reasoningCompleted(reasoning);
+        reasoning = "";
+        break;
+      case "tool-call":
+        toolCalls.push({ type: "tool-call", toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+        break;
+      case "finish":
+        finishReason = part.finishReason;
+        usage = part.usage;
+        break;
+    }
+  }
+  // Streamed deltas were not awaited one by one; a failed write surfaces here.
+  await written;
+  throwIfAborted(signal, TURN_INTERRUPTED);
+  if (reasoning) {
+    parts.push({ type: "reasoning", text: reasoning });
+    await recorder.reasoningCompleted(reasoning);
+  }
+  if (text) parts.push({ type: "text", text });
+  parts.push(...toolCalls);
+  if (toolCalls.length > 0) finishReason = "tool_call";
+  await recorder.stepCompleted({ stepIndex, text, finishReason, durationMs: Date.now() - started });
+  return { text, usage, toolCalls, assistant: { role: "assistant", content: parts } };
+}
+
+async function runTools(input: AgentLoopInput, calls: ToolCallPart[]): Promise<ConversationMessage> {
+  const { signal, recorder } = input;
+  const prepared = await Promise.all(calls.map(({ toolCallId, toolName, input: args }) => input.tools.prepare({ toolCallId, toolName, input: args })));
+  await recorder.actionsRequested(prepared.map(({ toolCallId, toolName, input: args }) => ({ toolCallId, toolName, input: args })));
+  const content: ToolResultPart[] = [];
+  for (const call of prepared) {
+    throwIfAborted(signal, TURN_INTERRUPTED);
+    const outcome = await input.tools.execute(call, signal).catch((error: unknown) => ({
+      // An aborted call (stop, preempt, shutdown while parked) reads as the interruption it is.
+      output: signal.aborted ? TURN_INTERRUPTED : errorMessage(error),
+      isError: true,
+    }));
+    await recorder.actionResult({ toolCallId: call.toolCallId, toolName: call.toolName, output: outcome.output, isError: outcome.isError });
+    content.push({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: toModelOutput(outcome) });
+  }
+  return { role: "tool", content };
+}
