@@ -4,7 +4,9 @@
  * @module
  */
 import type { EventLog } from "../sessions/event-log.ts";
-import type { SessionEvent } from "../sessions/events.ts";
+import { SETTLING_EVENTS, type SessionEvent } from "../sessions/events.ts";
+import { followLog } from "../sessions/follow.ts";
+import { emptyReplyState, foldReply } from "../sessions/reply-fold.ts";
 
 /** What one `t.send` observed. */
 export interface TurnObservation {
@@ -20,77 +22,22 @@ export interface TurnObservation {
   toolCalls: Array<{ toolName: string; input: unknown }>;
 }
 
-const SETTLED = new Set(["session.waiting", "session.completed", "session.failed"]);
-
 /** Resolves once the session settles after the events from `from`; rejects when `signal` aborts. */
 export async function observeTurn(log: EventLog, sessionId: string, from: number, signal: AbortSignal): Promise<TurnObservation> {
+  signal.throwIfAborted();
   const events: SessionEvent[] = [];
-  let next = from;
-  let dirty = true;
-  let wake: (() => void) | undefined;
-  const poke = (): void => {
-    dirty = true;
-    wake?.();
-  };
-  // Subscribed before the first read, so an event appended in between still wakes the loop.
-  const unsubscribe = log.subscribe(sessionId, poke);
-  signal.addEventListener("abort", poke);
-  try {
-    for (;;) {
-      signal.throwIfAborted();
-      if (dirty) {
-        dirty = false;
-        for (const event of await log.readEvents(sessionId, next)) {
-          events.push(event);
-          next = event.index + 1;
-          if (SETTLED.has(event.type)) return fold(events);
-        }
-        continue;
+  const state = emptyReplyState();
+  for await (const { lines } of followLog(log, sessionId, { from, live: true, signal })) {
+    for (const line of lines) {
+      const event = JSON.parse(line) as SessionEvent;
+      events.push(event);
+      foldReply(state, event);
+      if (SETTLING_EVENTS.has(event.type)) {
+        const error = state.completed ? undefined : state.turnError;
+        return { events, reply: state.reply ?? "", succeeded: state.completed, ...(error === undefined ? {} : { error }), toolCalls: state.toolCalls };
       }
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
-  } finally {
-    unsubscribe();
-    signal.removeEventListener("abort", poke);
-  }
-}
-
-// --- internals ---
-
-function fold(events: SessionEvent[]): TurnObservation {
-  const observation: TurnObservation = { events, reply: "", succeeded: false, toolCalls: [] };
-  for (const event of events) {
-    switch (event.type) {
-      case "message.received":
-        // A preempting message starts over: only the turn that settled counts.
-        observation.reply = "";
-        observation.succeeded = false;
-        delete observation.error;
-        break;
-      case "message.completed":
-        if (event.data.finishReason !== "tool_call" && typeof event.data.text === "string") observation.reply = event.data.text;
-        break;
-      case "actions.requested":
-        for (const action of Array.isArray(event.data.actions) ? event.data.actions : []) {
-          if (isRecord(action) && typeof action.toolName === "string") observation.toolCalls.push({ toolName: action.toolName, input: action.input });
-        }
-        break;
-      case "turn.completed":
-        observation.succeeded = true;
-        delete observation.error;
-        break;
-      case "turn.failed":
-        observation.succeeded = false;
-        observation.error = typeof event.data.message === "string" ? event.data.message : "the turn failed";
-        break;
-      default:
-        break;
     }
   }
-  return observation;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  signal.throwIfAborted();
+  throw new Error("the session's event log ended before the session settled");
 }

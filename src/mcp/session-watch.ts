@@ -6,6 +6,8 @@
  */
 import type { AgentRuntime } from "../agent-runtime.ts";
 import type { SessionEvent } from "../sessions/events.ts";
+import { followLog } from "../sessions/follow.ts";
+import { type ReplyState, emptyReplyState, foldReply } from "../sessions/reply-fold.ts";
 
 export type McpSessionStatus = "running" | "waiting" | "completed" | "failed";
 
@@ -41,109 +43,37 @@ export async function watchSession(
   sessionId: string,
   options: WatchOptions,
 ): Promise<SessionReport> {
-  const state: FoldState = { sawMessage: false };
-  const deadline = Date.now() + options.waitMs;
-  let next = options.from;
-  let dirty = true;
-  let stopped = false;
-  let wake: (() => void) | undefined;
-  const poke = (): void => {
-    dirty = true;
-    wake?.();
-  };
-  const stop = (): void => {
-    stopped = true;
-    wake?.();
-  };
-  // Subscribed before the first read, so an event appended in between still wakes the loop.
-  const cleanups = [agent.log.subscribe(sessionId, poke), options.closing.subscribe(stop)];
-  options.signal.addEventListener("abort", stop);
+  const state = emptyReplyState();
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), Math.max(0, options.waitMs));
+  const onStop = (): void => stop.abort();
+  const unsubscribe = options.closing.subscribe(onStop);
+  options.signal.addEventListener("abort", onStop);
+  const live = options.waitMs > 0 && !options.signal.aborted;
   try {
-    for (;;) {
-      if (dirty) {
-        dirty = false;
-        for (const event of await agent.log.readEvents(sessionId, next)) {
-          fold(state, event);
-          next = event.index + 1;
-        }
-      }
-      const remaining = deadline - Date.now();
-      if (settled(state) || stopped || options.signal.aborted || remaining <= 0) break;
-      if (!dirty) await sleepUntilWoken(remaining, (resolve) => (wake = resolve));
-      wake = undefined;
+    for await (const { lines } of followLog(agent.log, sessionId, { from: options.from, live, signal: stop.signal })) {
+      for (const line of lines) foldReply(state, JSON.parse(line) as SessionEvent);
+      if (settled(state)) break;
     }
   } finally {
-    for (const cleanup of cleanups) cleanup();
-    options.signal.removeEventListener("abort", stop);
+    clearTimeout(timer);
+    unsubscribe();
+    options.signal.removeEventListener("abort", onStop);
   }
   const summary = await agent.sessions.find(sessionId);
+  const error = state.settled === "failed" ? (state.sessionError ?? state.turnError) : state.turnError;
   return {
-    status: settled(state) ? state.terminal : "running",
+    status: settled(state) ? state.settled : "running",
     sessionId,
     continuationToken: summary?.continuationToken ?? "",
     ...(state.reply === undefined ? {} : { reply: state.reply }),
-    ...(state.error === undefined ? {} : { error: state.error }),
+    ...(error === undefined ? {} : { error }),
   };
 }
 
 // --- internals ---
 
-interface FoldState {
-  /** A `message.received` was read: there is a turn to report on. */
-  sawMessage: boolean;
-  /** How the latest turn ended, once the session settled after it. */
-  terminal?: Exclude<McpSessionStatus, "running">;
-  reply?: string;
-  error?: string;
-}
-
-function settled(state: FoldState): state is FoldState & { terminal: Exclude<McpSessionStatus, "running"> } {
-  return state.sawMessage && state.terminal !== undefined;
-}
-
-/**
- * Every message starts a fresh report: an interrupted turn's failure, or the `session.waiting` of
- * the turn before, never describes the turn that the latest message started.
- */
-function fold(state: FoldState, event: SessionEvent): void {
-  switch (event.type) {
-    case "message.received":
-      state.sawMessage = true;
-      state.terminal = undefined;
-      state.reply = undefined;
-      state.error = undefined;
-      break;
-    case "message.completed":
-      if (event.data.finishReason !== "tool_call" && typeof event.data.text === "string") state.reply = event.data.text;
-      break;
-    case "turn.failed":
-      state.error = textOf(event.data.message);
-      break;
-    case "session.waiting":
-      state.terminal = "waiting";
-      break;
-    case "session.completed":
-      state.terminal = "completed";
-      break;
-    case "session.failed":
-      state.terminal = "failed";
-      state.error = textOf(event.data.message);
-      break;
-    default:
-      break;
-  }
-}
-
-function textOf(value: unknown): string {
-  return typeof value === "string" ? value : "failed";
-}
-
-function sleepUntilWoken(ms: number, register: (resolve: () => void) => void): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    register(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
+/** Settled after the latest message: a session that never got one has no turn to report on. */
+function settled(state: ReplyState): state is ReplyState & { settled: Exclude<McpSessionStatus, "running"> } {
+  return state.sawMessage && state.settled !== undefined;
 }
