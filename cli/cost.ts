@@ -3,6 +3,8 @@
  * each turn's subagent runs below it.
  * @module
  */
+import type { CostReport, CostTurn } from "../src/events/index.ts";
+import type { Usage } from "../src/model/types.ts";
 import { explainSessionError, sessionPath } from "./api-client.ts";
 import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
@@ -18,28 +20,8 @@ export interface CostArgs extends TargetArgs {
   json?: boolean;
 }
 
-interface Usage {
-  inputTokens?: number;
-  outputTokens?: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-}
-
-/** `GET /v1/session/:id/cost` (DESIGN.md §4). */
-interface CostReport {
-  sessionId: string;
-  totals: Usage & { estimatedCostUsd: number; unpricedTurns: number; unpricedSubagentRuns?: number };
-  turns: CostRow[];
-  /** Absent from servers older than subagent accounting. */
-  subagents?: Array<CostRow & { subagent: string }>;
-}
-
-interface CostRow {
-  turnId: string | null;
-  model: string | null;
-  usage: Usage;
-  estimatedCostUsd: number | null;
-}
+/** A turn's or a subagent run's row of the report. */
+type CostRow = Pick<CostTurn, "turnId" | "model" | "usage" | "estimatedCostUsd">;
 
 export async function costCommand(args: CostArgs, io: CliIo): Promise<number> {
   const progress = createProgress(io, { quiet: args.json });
@@ -56,6 +38,7 @@ export async function costCommand(args: CostArgs, io: CliIo): Promise<number> {
     }
     const style = createStyle(io.stdout, io.env);
     const row = (label: string, r: CostRow): string[] => [label, r.model ?? "—", ...tokens(r.usage), r.estimatedCostUsd === null ? "unpriced" : usd(r.estimatedCostUsd)];
+    // Servers older than subagent accounting send neither `subagents` nor `unpricedSubagentRuns`.
     const subagents = report.subagents ?? [];
     const rows = report.turns.flatMap((t) => [
       row(t.turnId ?? "—", t),

@@ -5,16 +5,10 @@
  */
 import { explainSessionError, sessionPath } from "./api-client.ts";
 import type { ApiClient } from "./api-client.ts";
+import { type EventEnvelope, SETTLING_EVENTS, parseEventLine } from "../src/events/index.ts";
 
-/** The event envelope (DESIGN.md §4): `{type, index, sessionId, turnId?, at, data}`. */
-export interface CliEvent {
-  type: string;
-  index: number;
-  sessionId: string;
-  turnId?: string;
-  at: string;
-  data: Record<string, unknown>;
-}
+/** The event envelope as the CLI reads it, from a host of any version. */
+export type CliEvent = EventEnvelope;
 
 /** Every recorded event of a session. */
 export async function readEvents(client: ApiClient, sessionId: string): Promise<CliEvent[]> {
@@ -37,14 +31,9 @@ export function followLines(client: ApiClient, sessionId: string, startIndex: nu
   return client.lines(sessionPath(sessionId, `/stream?startIndex=${startIndex}`), signal);
 }
 
-export function parseEvent(line: string): CliEvent {
-  const value: unknown = JSON.parse(line);
-  // SAFETY: the host writes event envelopes only; `data` is defaulted for robustness.
-  const event = value as CliEvent;
-  return { ...event, data: event.data ?? {} };
-}
+export const parseEvent: (line: string) => CliEvent = parseEventLine;
 
 /** The event that ends a turn's activity: the session is idle (or over) again. */
 export function isSettled(event: CliEvent): boolean {
-  return event.type === "session.waiting" || event.type === "session.completed" || event.type === "session.failed";
+  return SETTLING_EVENTS.has(event.type);
 }

@@ -3,6 +3,7 @@
  * `{sessions}` as the server answers it, continuation tokens included.
  * @module
  */
+import type { SessionSummary } from "../src/events/index.ts";
 import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { createProgress } from "./progress.ts";
@@ -15,20 +16,6 @@ import type { TargetArgs } from "./target.ts";
 export interface SessionsArgs extends TargetArgs {
   /** @default false */
   json?: boolean;
-}
-
-/** A row of `GET /v1/sessions` (DESIGN.md §4). */
-export interface SessionSummary {
-  sessionId: string;
-  channel: string;
-  mode: string;
-  title: string | null;
-  status: string;
-  queued: boolean;
-  turnCount: number;
-  createdAt: string;
-  updatedAt: string;
-  continuationToken: string;
 }
 
 export async function sessionsCommand(args: SessionsArgs, io: CliIo): Promise<number> {

@@ -7,6 +7,7 @@ import { serveNode, type NodeServer } from "../adapters/node.ts";
 import { createHost } from "../src/host.ts";
 import type { ProjectDefinition } from "../src/project/types.ts";
 import type { StorageDriver } from "../src/storage/types.ts";
+import type { EventEnvelope } from "../src/events/index.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import type { AgentHost, AgentHostOptions, HostLogger } from "../src/types.ts";
 
@@ -109,14 +110,8 @@ export async function readEvents(
   }
 }
 
-export interface TestEvent {
-  type: string;
-  index: number;
-  sessionId: string;
-  turnId?: string;
-  at: string;
-  data: Record<string, unknown>;
-}
+/** An event as a client reads it (the envelope; the payload is checked by each test). */
+export type TestEvent = EventEnvelope;
 
 export async function allEvents(target: HostUnderTest, base: string, sessionId: string): Promise<TestEvent[]> {
   const response = await target.fetch(`${base}/v1/session/${sessionId}/events`);

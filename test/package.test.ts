@@ -12,6 +12,7 @@ const expected: Record<string, string[]> = {
   "./artifacts": ["defineArtifacts"],
   "./schedules": ["defineSchedule"],
   "./evals": ["defineEval", "defineEvalConfig", "includes", "matches", "satisfies"],
+  "./events": ["SETTLING_EVENTS", "emptyReplyState", "eventEnvelopeSchema", "followLog", "foldReply", "isEvent", "parseEventLine"],
   "./skills": ["defineSkill"],
   "./connections": ["defineConnection"],
   "./channels": ["allowAll", "bearerAuth", "localDev", "localDevStrict", "loopbackOnly"],

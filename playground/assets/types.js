@@ -1,68 +1,34 @@
 // @ts-check
 /**
- * Shapes of the agent's HTTP API as the playground reads them (docs/guide/http-api.md). Type
- * declarations only: nothing here runs.
+ * Shapes of the agent's HTTP API as the playground reads them (docs/guide/http-api.md), from the
+ * host's own `agent-serve/events` module where it declares them. Type declarations only: nothing
+ * here runs.
  * @module
  */
 
 /**
- * One line of a session's NDJSON stream.
- * @typedef {object} SessionEvent
- * @property {string} type
- * @property {number} index
- * @property {string} sessionId
- * @property {string} [turnId]
- * @property {string} at
- * @property {Record<string, unknown>} data
+ * One line of a session's NDJSON stream; `isEvent` narrows it to a type's payload.
+ * @typedef {import("../../src/events/index.ts").EventEnvelope} SessionEvent
  */
 
 /**
  * An item of `GET /v1/sessions`.
- * @typedef {object} SessionSummary
- * @property {string} sessionId
- * @property {string} channel
- * @property {string} mode
- * @property {string | null} title
- * @property {string} status
- * @property {boolean} queued
- * @property {number} turnCount
- * @property {string} createdAt
- * @property {string} updatedAt
- * @property {string} continuationToken
+ * @typedef {import("../../src/events/index.ts").SessionSummary} SessionSummary
  */
 
 /**
  * `GET /v1/meta`: what the page shows before it authenticates.
- * @typedef {object} AgentMeta
- * @property {string} name
- * @property {string} slug
- * @property {boolean} dev
- * @property {string} basePath
- * @property {string} version
+ * @typedef {import("../../src/events/index.ts").AgentMeta} AgentMeta
  */
 
 /**
  * An eval case's result inside a run snapshot.
- * @typedef {object} EvalCaseResult
- * @property {string} id
- * @property {string} status
- * @property {number} durationMs
- * @property {string | null} sessionId
- * @property {Array<{assertion: string, message: string}>} failures
+ * @typedef {import("../../src/events/index.ts").EvalCaseResult} EvalCaseResult
  */
 
 /**
  * `GET /v1/dev/evals/runs/:runId`.
- * @typedef {object} EvalRunSnapshot
- * @property {string} runId
- * @property {string} status
- * @property {string} startedAt
- * @property {string} [finishedAt]
- * @property {number} total
- * @property {number} passed
- * @property {number} failed
- * @property {EvalCaseResult[]} cases
- * @property {Array<{message: string, at: string}>} errors
+ * @typedef {import("../../src/events/index.ts").EvalRunSnapshot} EvalRunSnapshot
  */
 
 /**
@@ -105,22 +71,12 @@
 
 /**
  * The `POST /v1/tools/:name` envelope.
- * @typedef {object} ToolCallOutcome
- * @property {true} ok
- * @property {string} toolName
- * @property {string} callId
- * @property {boolean} isError
- * @property {unknown} result
- * @property {number} durationMs
+ * @typedef {import("../../src/events/index.ts").DirectCallOutcome} ToolCallOutcome
  */
 
 /**
  * A line of `GET /v1/logs`.
- * @typedef {object} LogLine
- * @property {number} seq
- * @property {string} at
- * @property {string} level
- * @property {string} message
+ * @typedef {import("../../src/events/index.ts").LogLine} LogLine
  */
 
 export {};

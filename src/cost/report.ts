@@ -5,15 +5,12 @@
  * @module
  */
 import type { ModelPrice } from "../project/types.ts";
-import type { Usage } from "../model/types.ts";
+import { type Usage, emptyUsage } from "../model/types.ts";
+import { type EventEnvelope, isEvent } from "../sessions/events.ts";
 import { priceFor } from "./prices.ts";
 
-/** The parts of an event envelope the report reads. */
-export interface CostEvent {
-  type: string;
-  turnId?: string;
-  data?: unknown;
-}
+/** The parts of an event envelope the report reads (`data` may be absent from old records). */
+export type CostEvent = Pick<EventEnvelope, "type" | "turnId"> & { data?: unknown };
 
 export interface CostTurn {
   turnId: string | null;
@@ -55,12 +52,12 @@ export function foldCostReport(
   const totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: 0, unpricedTurns: 0, unpricedSubagentRuns: 0 };
   const turns: CostTurn[] = [];
   const subagents: CostSubagentRun[] = [];
-  const add = (data: Record<string, unknown>): { model: string | null; usage: Usage; estimatedCostUsd: number | null } => {
-    const usage = toUsage(data.usage);
-    const model = typeof data.model === "string" && data.model ? data.model : null;
+  const add = (data: { usage?: Usage; model?: string }): { model: string | null; usage: Usage; estimatedCostUsd: number | null } => {
+    const usage = { ...emptyUsage(), ...data.usage };
+    const model = data.model || null;
     const price = model === null ? undefined : priceFor(model, overrides);
     // Records from before usage (or model) tracking carry none: they are unpriced, not free.
-    const cost = price && isRecord(data.usage) ? costOf(usage, price) : null;
+    const cost = price && data.usage ? costOf(usage, price) : null;
     totals.inputTokens += usage.inputTokens;
     totals.outputTokens += usage.outputTokens;
     totals.cacheReadTokens += usage.cacheReadTokens;
@@ -69,14 +66,13 @@ export function foldCostReport(
     return { model, usage, estimatedCostUsd: cost === null ? null : round(cost) };
   };
   for (const event of events) {
-    const data = isRecord(event.data) ? event.data : {};
-    if (event.type === "turn.completed") {
-      const turn = add(data);
+    if (isEvent(event, "turn.completed")) {
+      const turn = add(event.data ?? {});
       turns.push({ turnId: event.turnId ?? null, ...turn });
       if (turn.estimatedCostUsd === null) totals.unpricedTurns++;
-    } else if (event.type === "subagent.completed" && data.isError !== true) {
-      const run = add(data);
-      subagents.push({ turnId: event.turnId ?? null, subagent: typeof data.subagent === "string" ? data.subagent : "", ...run });
+    } else if (isEvent(event, "subagent.completed") && event.data.isError !== true) {
+      const run = add(event.data);
+      subagents.push({ turnId: event.turnId ?? null, subagent: event.data.subagent, ...run });
       if (run.estimatedCostUsd === null) totals.unpricedSubagentRuns++;
     }
   }
@@ -100,24 +96,6 @@ export function costOf(usage: Usage, price: ModelPrice): number {
 }
 
 // --- internals ---
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function toUsage(value: unknown): Usage {
-  const usage = isRecord(value) ? value : {};
-  return {
-    inputTokens: count(usage.inputTokens),
-    outputTokens: count(usage.outputTokens),
-    cacheReadTokens: count(usage.cacheReadTokens),
-    cacheWriteTokens: count(usage.cacheWriteTokens),
-  };
-}
-
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
-}
 
 function round(usd: number): number {
   return Math.round(usd * 1e6) / 1e6;

@@ -2,6 +2,7 @@
 import { validate } from "../../_validate.ts";
 import { conflict, notFound } from "../../errors.ts";
 import { approvalBody } from "../../schemas/tools.ts";
+import type { ApprovalDecisionResponse } from "../../events/responses.ts";
 import { readJsonBody } from "../body.ts";
 import { json } from "../responses.ts";
 import { defineRoute } from "../route.ts";
@@ -32,7 +33,7 @@ export const resolveApproval = defineRoute({
     const outcome = context.agent.approvals.resolve(sessionId, callId, body.decision);
     if (outcome === "unknown") throw notFound("approval_not_found", "no tool call with that id is parked in this session");
     if (outcome === "closed") throw conflict("approval_already_resolved", "the call was already resolved or its turn has ended");
-    return json({ ok: true, sessionId, callId, decision: body.decision });
+    return json({ ok: true, sessionId, callId, decision: body.decision } satisfies ApprovalDecisionResponse);
   },
 });
 

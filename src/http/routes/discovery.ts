@@ -3,6 +3,7 @@
  * bootstrap data the playground reads before it authenticates, and recent server log lines.
  * @module
  */
+import type { AgentMeta, LogsPage } from "../../events/responses.ts";
 import { projectInfo } from "../../discovery/project-info.ts";
 import { badRequest } from "../../errors.ts";
 import { json } from "../responses.ts";
@@ -28,7 +29,7 @@ export const meta = defineRoute({
   auth: "none",
   summary: "Bootstrap data: agent name, slug, dev flag, base path, version",
   handler: ({ agent, host }) =>
-    json({ name: agent.project.name, slug: agent.slug, dev: host.dev, basePath: agent.basePath, version: host.version }),
+    json({ name: agent.project.name, slug: agent.slug, dev: host.dev, basePath: agent.basePath, version: host.version } satisfies AgentMeta),
 });
 
 export const logs = defineRoute({
@@ -45,6 +46,6 @@ export const logs = defineRoute({
     // A cursor past the newest line was issued by an earlier process (sequence numbers restart
     // with the host), so the caller gets everything the buffer holds rather than silence.
     const lines = after > newest ? all : all.filter((line) => line.seq > after);
-    return json({ lines, next: lines.at(-1)?.seq ?? Math.min(after, newest) });
+    return json({ lines, next: lines.at(-1)?.seq ?? Math.min(after, newest) } satisfies LogsPage);
   },
 });

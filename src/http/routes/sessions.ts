@@ -3,6 +3,7 @@ import { validate } from "../../_validate.ts";
 import { isSessionId } from "../../ids.ts";
 import { createSessionBody, followUpBody } from "../../schemas/session.ts";
 import { sessionNotFound } from "../../sessions/session-service.ts";
+import type { CreateSessionResponse, FollowUpResponse, StopResponse } from "../../events/responses.ts";
 import { readJsonBody } from "../body.ts";
 import { json } from "../responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
@@ -28,7 +29,7 @@ export const createSession = defineRoute({
       continuationToken: record.continuationToken,
       playgroundUrl: `${base}/playground?sessionId=${record.sessionId}`,
       traceUrl: `${base}/v1/session/${record.sessionId}/events`,
-    });
+    } satisfies CreateSessionResponse);
   },
 });
 
@@ -46,7 +47,7 @@ export const followUp = defineRoute({
       auth: context.auth,
       ...(body.workspaceFiles === undefined ? {} : { workspaceFiles: body.workspaceFiles }),
     });
-    return json({ ok: true, sessionId, continuationToken });
+    return json({ ok: true, sessionId, continuationToken } satisfies FollowUpResponse);
   },
 });
 
@@ -57,7 +58,7 @@ export const stopSession = defineRoute({
   summary: "Interrupt the in-flight turn without sending a message",
   async handler(context) {
     const stopped = await context.agent.sessions.stop(sessionParam(context), viewer(context));
-    return json({ ok: true, stopped });
+    return json({ ok: true, stopped } satisfies StopResponse);
   },
 });
 
