@@ -5,10 +5,9 @@
  */
 import { ApprovalRegistry } from "./approvals/registry.ts";
 import { ArtifactStore } from "./artifacts/store.ts";
-import { tagArtifactTool } from "./artifacts/tag-tool.ts";
 import { EvalService } from "./evals/service.ts";
 import { ExperimentService } from "./experiments/service.ts";
-import { cachedModels, turnVariant } from "./experiments/variant.ts";
+import { cachedModels } from "./experiments/variant.ts";
 import { bindRuntime } from "./harness/bind-runtime.ts";
 import { PendingWorkspaceFiles } from "./harness/pending-files.ts";
 import { withHarness } from "./harness/runner.ts";
@@ -16,15 +15,15 @@ import { createHookDispatcher } from "./hooks/dispatch.ts";
 import { defaultPolicies } from "./http/auth-chain.ts";
 import type { AuthPolicy } from "./http/auth-types.ts";
 import { createModelResolver, defaultModelId, normalizeModelSpec } from "./model/resolve.ts";
-import type { ModelResolver, ModelSpec } from "./model/types.ts";
+import type { ModelSpec } from "./model/types.ts";
 import type { ProjectDefinition } from "./project/types.ts";
 import { ReminderService } from "./reminders/service.ts";
-import { REMINDER_TOOLS, reminderTools } from "./reminders/tools.ts";
 import type { RuntimePort } from "./runtime/types.ts";
 import { dispatchSchedule } from "./schedules/dispatch.ts";
 import { ScheduleRunner } from "./schedules/runner.ts";
 import { EventLog } from "./sessions/event-log.ts";
 import { recoverSessions } from "./sessions/recovery.ts";
+import { createSessionEntry } from "./sessions/session-entry.ts";
 import { SessionService } from "./sessions/session-service.ts";
 import { SessionStore } from "./sessions/session-store.ts";
 import { TurnController } from "./sessions/turn-controller.ts";
@@ -36,8 +35,9 @@ import { TimedWork } from "./timers/timed-work.ts";
 import type { TimerPort } from "./timers/types.ts";
 import { ConversationLog } from "./turns/conversation.ts";
 import type { ToolContextServices } from "./turns/tool-context.ts";
-import type { TurnRunner } from "./turns/turn-runner.ts";
-import { type BuiltinTool, type TurnToolsOptions, createTurnTools, toolSpecs } from "./turns/turn-tools.ts";
+import { builtinTools } from "./turns/builtin-tools.ts";
+import { createTurnRunner } from "./turns/turn-runner.ts";
+import type { TurnToolsOptions } from "./turns/turn-tools.ts";
 import type { AgentHostOptions, AgentMount, HostLogger } from "./types.ts";
 
 /** The most model steps one turn may take before it fails. */
@@ -81,61 +81,85 @@ export interface AgentTimersContext {
   internalRoutes: boolean;
 }
 
+/**
+ * Composes one agent, each service built once from what it needs, in dependency order:
+ *
+ * 1. storage and the records over it (event log, session records, conversations, approvals);
+ * 2. the session entry: the one seam of the cycle "tools and reminders start turns, turns run
+ *    tools" (./sessions/session-entry.ts), bound in step 5;
+ * 3. what tools and hooks reach: the bound runtime, artifacts, reminders, the tool services;
+ * 4. turns: the model, the turn runner (harness included), the turn controller;
+ * 5. sessions (with A/B enrolment), then the session entry is bound;
+ * 6. what watches or drives sessions: hooks, timed work (schedules and reminders), evals.
+ *
+ * A new service goes in the first step where everything it needs exists.
+ */
 export function createAgentRuntime(
   mount: AgentMount,
   options: AgentHostOptions,
   context: { logger: HostLogger; now: () => number; mode: "multi" | "single"; timers: AgentTimersContext },
 ): AgentRuntime {
   const { logger, now } = context;
+  const { project } = mount;
+
+  // 1. Storage and the records over it.
   const storage = mount.storage ?? createMemoryStorage();
   const log = new EventLog(storage, now);
   const store = new SessionStore(storage, now);
   const conversation = new ConversationLog(storage);
   const approvals = new ApprovalRegistry();
+
+  // 2. The session entry, for the services of step 3 that start turns.
+  const entry = createSessionEntry();
+
+  // 3. What tools and hooks reach.
+  // The agent's local options bound into its runtime: every workspace lookup and script honours them.
+  const runtime = bindRuntime(mount.runtime, project, async (sessionId) => (await store.get(sessionId))?.workspaceDir);
+  const pendingFiles = runtime?.prepareWorkspace ? new PendingWorkspaceFiles(storage) : undefined;
+  const artifacts = new ArtifactStore({ storage, ...(project.artifacts ? { definition: project.artifacts } : {}), log, now, logger });
   const reminders = new ReminderService({
     storage,
     exclusive: createExclusive(storage, context.timers.owner),
-    get sessions() {
-      return sessions;
-    },
+    sessions: entry,
     store,
     timers: context.timers.timers,
     keyPrefix: mount.slug,
     now,
     logger,
-    cancelTool: mount.project.agent.builtinTools?.reminders === true,
+    cancelTool: project.agent.builtinTools?.reminders === true,
   });
   // Tools see the host's services as `ctx.host`.
-  const { project } = mount;
-  // The agent's local options bound into its runtime: every workspace lookup and script honours them.
-  const runtime = bindRuntime(mount.runtime, project, async (sessionId) => (await store.get(sessionId))?.workspaceDir);
-  const pendingFiles = runtime?.prepareWorkspace ? new PendingWorkspaceFiles(storage) : undefined;
-  const artifacts = new ArtifactStore({ storage, ...(project.artifacts ? { definition: project.artifacts } : {}), log, now, logger });
   const toolServices: ToolContextServices = {
-    send: (channelId, message, sendOptions) => sessions.send(channelId, message, sendOptions),
-    find: (sessionId) => sessions.find(sessionId),
+    send: entry.send,
+    find: entry.find,
     artifacts: (bound) => artifacts.facade(bound),
     runtime,
     host: { reminders: reminders.facade },
   };
   const tools: TurnToolsOptions = {
     tools: project.tools ?? {},
-    builtins: builtinTools(project, artifacts, { reminders, store, logger }),
+    builtins: builtinTools(project, { artifacts, reminders, store, logger }),
     approvals,
     services: toolServices,
     runtime,
     scriptTimeoutMs: SCRIPT_TIMEOUT_MS,
     now,
   };
-  const experiments = new ExperimentService({ definitions: project.agent.experiments, log, store });
+
+  // 4. Turns.
   const model = chooseModel(project, options);
-  const resolve = options.models?.resolve ?? createModelResolver(options.models);
-  const runner = withHarness(createRunner(project, model.spec, resolve, tools), {
-    project,
-    tools,
-    models: cachedModels(resolve),
-    ...(pendingFiles ? { pendingFiles } : {}),
-  });
+  // Each distinct model (the agent's, an A/B arm's, a subagent's) is resolved once, on first use.
+  const models = cachedModels(options.models?.resolve ?? createModelResolver(options.models));
+  const runner = withHarness(
+    createTurnRunner({
+      base: { spec: model.spec, system: project.instructions },
+      experiments: project.agent.experiments ?? [],
+      models,
+      tools,
+      maxSteps: MAX_STEPS,
+    }),
+    { project, tools, models, ...(pendingFiles ? { pendingFiles } : {}) },
+  );
   const controller = new TurnController({
     log,
     store,
@@ -144,6 +168,9 @@ export function createAgentRuntime(
     runner,
     logger,
   });
+
+  // 5. Sessions; from here on the session entry reaches them.
+  const experiments = new ExperimentService({ definitions: project.agent.experiments, log, store });
   const sessions = new SessionService({
     store,
     log,
@@ -152,6 +179,9 @@ export function createAgentRuntime(
     enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose),
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
   });
+  entry.bind(sessions);
+
+  // 6. What watches or drives sessions.
   const dispatch = createHookDispatcher({
     hooks: project.hooks ?? {},
     record: (sessionId) => store.get(sessionId),
@@ -160,35 +190,28 @@ export function createAgentRuntime(
     logger,
   });
   if (dispatch) log.onEvent(dispatch);
-  const timed: TimedWork = new TimedWork({
+  const timed = new TimedWork({
     reminders,
     internalRoutes: context.timers.internalRoutes,
     now,
-    schedules: new ScheduleRunner({
-      schedules: project.schedules ?? {},
-      storage,
-      exclusive: createExclusive(storage, context.timers.owner),
-      timers: context.timers.timers,
-      keyPrefix: mount.slug,
-      now,
-      logger,
-      automatic: context.timers.automaticSchedules,
-      dispatch: (id, definition, slot) =>
-        dispatchSchedule(
-          {
-            sessions,
-            tools: project.tools ?? {},
-            toolServices,
-            runtime,
-            reminders: reminders.facade,
-            logger,
-            waitUntil: (promise) => timed.waitUntil(promise),
-          },
-          id,
-          definition,
-          slot,
-        ),
-    }),
+    schedules: (waitUntil) =>
+      new ScheduleRunner({
+        schedules: project.schedules ?? {},
+        storage,
+        exclusive: createExclusive(storage, context.timers.owner),
+        timers: context.timers.timers,
+        keyPrefix: mount.slug,
+        now,
+        logger,
+        automatic: context.timers.automaticSchedules,
+        dispatch: (id, definition, slot) =>
+          dispatchSchedule(
+            { sessions, tools: project.tools ?? {}, toolServices, runtime, reminders: reminders.facade, logger, waitUntil },
+            id,
+            definition,
+            slot,
+          ),
+      }),
   });
   const evals = new EvalService({
     storage,
@@ -200,6 +223,7 @@ export function createAgentRuntime(
     now,
     logger,
   });
+
   return {
     slug: mount.slug,
     project,
@@ -233,61 +257,4 @@ function chooseModel(project: ProjectDefinition, options: AgentHostOptions): { s
   if (options.models?.defaultModel) return { spec: { id: options.models.defaultModel, params: {} } };
   const fallback = defaultModelId(options.models?.credentials);
   return { spec: { id: fallback.id, params: {} }, ...(fallback.notice ? { notice: fallback.notice } : {}) };
-}
-
-/** Built-in model-facing tools; an authored tool of the same name wins (the loader warns). */
-function builtinTools(
-  project: ProjectDefinition,
-  artifacts: ArtifactStore,
-  timed: { reminders: ReminderService; store: SessionStore; logger: HostLogger },
-): BuiltinTool[] {
-  const builtins: BuiltinTool[] = [];
-  if (project.agent.builtinTools?.reminders === true) {
-    for (const name of REMINDER_TOOLS) {
-      if (project.tools && Object.hasOwn(project.tools, name)) {
-        timed.logger.warn(`tool ${name} replaces the built-in ${name} of builtinTools.reminders; the authored tool wins`);
-      }
-    }
-    builtins.push(...reminderTools(timed.reminders, timed.store));
-  }
-  const tag = project.artifacts ? tagArtifactTool(project.artifacts) : undefined;
-  if (tag) {
-    builtins.push({
-      spec: tag.spec,
-      async execute(input, scope) {
-        try {
-          const record = await tag.execute(input, { source: "model", ...scope }, artifacts);
-          return { output: { id: record.id, kind: record.kind, key: record.key, title: record.title }, isError: false };
-        } catch (error) {
-          return { output: error instanceof Error ? error.message : String(error), isError: true };
-        }
-      },
-    });
-  }
-  return builtins;
-}
-
-/**
- * The project with each server tool's `execute` given the host services as `ctx.host`; every
- * other member of a definition is kept as authored.
- */
-function createRunner(project: ProjectDefinition, spec: ModelSpec, resolve: ModelResolver, tools: TurnToolsOptions): TurnRunner {
-  // Resolved on first use so a missing credential fails turns with a clear message instead of
-  // failing start-up; each distinct model (the agent's, an A/B arm's) is resolved once.
-  const models = cachedModels(resolve);
-  const base = { spec, system: project.instructions };
-  const experiments = project.agent.experiments ?? [];
-  const specs = toolSpecs(tools);
-  return {
-    prepare(record, turn) {
-      const variant = turnVariant(base, experiments, record.ab);
-      return {
-        system: variant.system,
-        params: variant.spec.params,
-        model: models(variant.spec),
-        tools: createTurnTools(tools, specs, { record, turnId: turn.turnId, emit: turn.emit }),
-        maxSteps: MAX_STEPS,
-      };
-    },
-  };
 }

@@ -8,7 +8,7 @@
  * @module
  */
 import { HTTPError } from "../errors.ts";
-import type { SessionService } from "../sessions/session-service.ts";
+import type { SessionEntry } from "../sessions/session-entry.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
 import type { HostLogger } from "../types.ts";
 import type { ReminderRecord, ReminderRunContext, ReminderRunResult } from "./types.ts";
@@ -26,7 +26,7 @@ export class ConversationGone extends Error {
 }
 
 export interface DeliveryDeps {
-  sessions: SessionService;
+  sessions: SessionEntry;
   store: SessionStore;
 }
 

@@ -9,7 +9,7 @@
  * @module
  */
 import { HTTPError, conflict } from "../errors.ts";
-import type { SessionService } from "../sessions/session-service.ts";
+import type { SessionEntry } from "../sessions/session-entry.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
 import type { StorageDriver } from "../storage/types.ts";
 import type { Exclusive } from "../timers/exclusive.ts";
@@ -39,7 +39,7 @@ const RETRY_MS = 1_000;
 export interface ReminderServiceDeps {
   storage: StorageDriver;
   exclusive: Exclusive;
-  sessions: SessionService;
+  sessions: SessionEntry;
   store: SessionStore;
   timers: TimerPort;
   /** Timer keys are `<keyPrefix>/reminders/<id>`. */

@@ -14,7 +14,11 @@ export interface TimedWorkTick {
 }
 
 export interface TimedWorkOptions {
-  schedules: ScheduleRunner;
+  /**
+   * Builds the cron runner; `waitUntil` takes its run handlers' background work, which `close`
+   * waits for.
+   */
+  schedules: (waitUntil: (promise: Promise<unknown>) => void) => ScheduleRunner;
   reminders: ReminderService;
   /** `--no-control-plane`: the internal fire routes are mounted. */
   internalRoutes: boolean;
@@ -33,7 +37,7 @@ export class TimedWork {
   #closed = false;
 
   constructor(options: TimedWorkOptions) {
-    this.schedules = options.schedules;
+    this.schedules = options.schedules((promise) => this.waitUntil(promise));
     this.reminders = options.reminders;
     this.internalRoutes = options.internalRoutes;
     this.now = options.now;
