@@ -10,6 +10,7 @@ import type { CliIo } from "./io.ts";
 import { createProgress } from "./progress.ts";
 import { withTarget } from "./target.ts";
 import type { TargetArgs } from "./target.ts";
+import { errorMessage } from "../src/errors.ts";
 
 export interface CallArgs extends TargetArgs {
   toolName: string;
@@ -26,7 +27,7 @@ export async function callCommand(args: CallArgs, io: CliIo): Promise<number> {
   try {
     input = JSON.parse(args.input ?? "{}");
   } catch (error) {
-    throw new UsageError(`--input must be JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`--input must be JSON: ${errorMessage(error)}`);
   }
   const progress = createProgress(io, { quiet: args.json });
   return withTarget(args, io, progress, async ({ client }) => {

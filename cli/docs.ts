@@ -8,6 +8,7 @@ import { createHost } from "../src/host.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { waitForStop } from "./stop-signal.ts";
+import { errorMessage } from "../src/errors.ts";
 
 export interface DocsArgs {
   /** @default 3000, moving to the next free port when taken */
@@ -23,7 +24,7 @@ export async function docsCommand(args: DocsArgs, io: CliIo): Promise<number> {
   try {
     server = await serveNode(host, { port: args.port, hostname: args.host ?? "127.0.0.1", silent: true });
   } catch (error) {
-    io.stderr.write(`agent-serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`agent-serve: ${errorMessage(error)}\n`);
     await host.close();
     return EXIT_FAILURE;
   }

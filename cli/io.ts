@@ -39,6 +39,4 @@ export class CommandError extends Error {
 }
 
 /** The message of anything thrown. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+export { errorMessage } from "../src/errors.ts";

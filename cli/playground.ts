@@ -14,6 +14,7 @@ import { serveCommand } from "./serve.ts";
 import type { ServeArgs } from "./serve.ts";
 import { waitForStop } from "./stop-signal.ts";
 import { openTarget } from "./target.ts";
+import { errorMessage } from "../src/errors.ts";
 
 export interface PlaygroundArgs extends ServeArgs {
   /**
@@ -35,7 +36,7 @@ export async function playgroundCommand(args: PlaygroundArgs, io: CliIo): Promis
   try {
     server = await serveNode(proxy, { port: args.port, hostname: args.host ?? "127.0.0.1", silent: true });
   } catch (error) {
-    io.stderr.write(`agent-serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`agent-serve: ${errorMessage(error)}\n`);
     return EXIT_FAILURE;
   }
   const lines = server.notice ? [`agent-serve: ${server.notice}`] : [];

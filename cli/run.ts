@@ -9,6 +9,7 @@ import { EXIT_FAILURE, EXIT_OK, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { startHost } from "./start-host.ts";
 import type { StartHostOptions } from "./start-host.ts";
+import { errorMessage } from "../src/errors.ts";
 
 export interface RunArgs extends StartHostOptions {
   message: string;
@@ -59,7 +60,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     return EXIT_OK;
   } catch (error) {
     const reason = abort.signal.aborted ? abort.signal.reason : error;
-    io.stderr.write(`agent-serve: ${reason instanceof Error ? reason.message : String(reason)}\n`);
+    io.stderr.write(`agent-serve: ${errorMessage(reason)}\n`);
     // Stop the turn rather than let close() wait for it to drain.
     if (sessionId !== undefined) await stopSession(`${base}/v1/session/${encodeURIComponent(sessionId)}/stop`);
     return EXIT_FAILURE;

@@ -9,6 +9,7 @@ import type { CliIo } from "./io.ts";
 import { startHost } from "./start-host.ts";
 import type { StartHostOptions } from "./start-host.ts";
 import { waitForStop } from "./stop-signal.ts";
+import { errorMessage } from "../src/errors.ts";
 
 export interface ServeArgs extends StartHostOptions {
   /** @default 3000, moving to the next free port when taken */
@@ -32,7 +33,7 @@ export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBann
     await host.ready();
     server = await serveNode(host, { port: args.port, hostname: args.host, silent: true });
   } catch (error) {
-    io.stderr.write(`agent-serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`agent-serve: ${errorMessage(error)}\n`);
     await host.close();
     return EXIT_FAILURE;
   }

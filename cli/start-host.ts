@@ -14,6 +14,7 @@ import { createHost } from "../src/host.ts";
 import type { Diagnostic } from "../src/project/types.ts";
 import type { AgentHost, AgentMount, HostLogger } from "../src/types.ts";
 import type { CliIo } from "./io.ts";
+import { errorMessage } from "../src/errors.ts";
 
 export interface StartHostOptions {
   /** Served directory, relative to `io.cwd`. @default "." */
@@ -68,7 +69,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
       : import("../loader/playground-site.ts")
           .then((m) => m.readPlaygroundSite())
           .catch((error: unknown) => {
-            io.stderr.write(`[agent-serve] playground unavailable: ${error instanceof Error ? error.message : String(error)}\n`);
+            io.stderr.write(`[agent-serve] playground unavailable: ${errorMessage(error)}\n`);
             return true as const;
           });
   // Discovery errors return early; the render must not become an unhandled rejection then.

@@ -14,6 +14,7 @@ import type { Diagnostic } from "../src/project/types.ts";
 import type { ToolDefinition } from "../src/tools/types.ts";
 import { validateHooks, validateTools } from "../src/tools/validate-tools.ts";
 import { importProjectModule } from "./import-module.ts";
+import { errorMessage } from "../src/errors.ts";
 
 const EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 
@@ -70,7 +71,7 @@ async function loadFolder(
   try {
     relatives = await definitionFiles(join(root, folder), nested);
   } catch (error) {
-    diagnostics.push({ severity: "error", code: `${what}s_unreadable`, message: `cannot read ${folder}/: ${messageOf(error)}`, file: `${folder}/` });
+    diagnostics.push({ severity: "error", code: `${what}s_unreadable`, message: `cannot read ${folder}/: ${errorMessage(error)}`, file: `${folder}/` });
     return loaded;
   }
   for (const relative of relatives) {
@@ -85,7 +86,7 @@ async function loadFolder(
     try {
       loaded.defs[name] = (await importProjectModule(join(root, file))).default;
     } catch (error) {
-      diagnostics.push({ severity: "error", code: `${what}_import_failed`, message: `cannot load ${file}: ${messageOf(error)}`, file });
+      diagnostics.push({ severity: "error", code: `${what}_import_failed`, message: `cannot load ${file}: ${errorMessage(error)}`, file });
     }
   }
   return loaded;
@@ -110,7 +111,7 @@ async function loadArtifacts(root: string, rootName: string, diagnostics: Diagno
   try {
     def = (await importProjectModule(join(root, file))).default;
   } catch (error) {
-    diagnostics.push({ severity: "error", code: "artifacts_import_failed", message: `cannot load ${file}: ${messageOf(error)}`, file });
+    diagnostics.push({ severity: "error", code: "artifacts_import_failed", message: `cannot load ${file}: ${errorMessage(error)}`, file });
     return undefined;
   }
   if (typeof def !== "object" || def === null || Array.isArray(def)) {
@@ -148,8 +149,4 @@ function isDefinitionFile(name: string): boolean {
 
 function stripExtension(file: string): string {
   return file.replace(/\.m?[jt]s$/, "");
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

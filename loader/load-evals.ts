@@ -12,6 +12,7 @@ import type { EvalConfig, EvalDefinition } from "../src/evals/types.ts";
 import { validateEval, validateEvalConfig } from "../src/evals/validate.ts";
 import type { Diagnostic } from "../src/project/types.ts";
 import { importProjectModule } from "./import-module.ts";
+import { errorMessage } from "../src/errors.ts";
 
 const FOLDER = "evals";
 const CONFIG_FILES = ["evals.config.ts", "evals.config.mts", "evals.config.js", "evals.config.mjs"];
@@ -32,7 +33,7 @@ export async function loadEvals(root: string, diagnostics: Diagnostic[]): Promis
     // Code-unit order: `dup.eval.ts` loads before `dup/index.eval.ts`, so the flat file keeps the id.
     relatives = (await evalFiles(join(root, FOLDER))).sort();
   } catch (error) {
-    diagnostics.push({ severity: "error", code: "evals_unreadable", message: `cannot read ${FOLDER}/: ${messageOf(error)}`, file: `${FOLDER}/` });
+    diagnostics.push({ severity: "error", code: "evals_unreadable", message: `cannot read ${FOLDER}/: ${errorMessage(error)}`, file: `${FOLDER}/` });
     return loaded;
   }
   const evals: Record<string, EvalDefinition> = {};
@@ -43,7 +44,7 @@ export async function loadEvals(root: string, diagnostics: Diagnostic[]): Promis
     try {
       exported = (await importProjectModule(join(root, file))).default;
     } catch (error) {
-      diagnostics.push({ severity: "error", code: "eval_import_failed", message: `cannot load ${file}: ${messageOf(error)}`, file });
+      diagnostics.push({ severity: "error", code: "eval_import_failed", message: `cannot load ${file}: ${errorMessage(error)}`, file });
       continue;
     }
     if (exported === undefined) {
@@ -84,7 +85,7 @@ async function loadConfig(root: string, diagnostics: Diagnostic[]): Promise<Eval
   try {
     config = (await importProjectModule(join(root, file))).default;
   } catch (error) {
-    diagnostics.push({ severity: "error", code: "eval_config_import_failed", message: `cannot load ${file}: ${messageOf(error)}`, file });
+    diagnostics.push({ severity: "error", code: "eval_config_import_failed", message: `cannot load ${file}: ${errorMessage(error)}`, file });
     return undefined;
   }
   const found = validateEvalConfig(config, file);
@@ -102,8 +103,4 @@ async function evalFiles(dir: string, prefix = ""): Promise<string[]> {
     else if (EVAL_FILE.test(entry.name) && !/\.d\.m?ts$/.test(entry.name)) files.push(`${prefix}${entry.name}`);
   }
   return files;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

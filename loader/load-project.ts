@@ -13,6 +13,7 @@ import { loadDefinitions } from "./load-definitions.ts";
 import { loadEvals } from "./load-evals.ts";
 import { loadSchedules } from "./load-schedules.ts";
 import { validateAgentConfig } from "./validate-config.ts";
+import { errorMessage } from "../src/errors.ts";
 
 /** `bot/` is the layout's root; `agent/` is the legacy name, still accepted. */
 const ROOT_NAMES = ["bot", "agent"] as const;
@@ -91,7 +92,7 @@ async function readPackageJson(root: string, diagnostics: Diagnostic[]): Promise
     diagnostics.push({
       severity: "warning",
       code: "invalid_package_json",
-      message: `package.json is not valid JSON: ${messageOf(error)}`,
+      message: `package.json is not valid JSON: ${errorMessage(error)}`,
       file: "package.json",
     });
     return {};
@@ -106,7 +107,7 @@ async function loadAgentConfig(root: string, rootName: string, diagnostics: Diag
   try {
     exports = await importProjectModule(join(root, file));
   } catch (error) {
-    diagnostics.push({ severity: "error", code: "agent_import_failed", message: `cannot load ${file}: ${messageOf(error)}`, file });
+    diagnostics.push({ severity: "error", code: "agent_import_failed", message: `cannot load ${file}: ${errorMessage(error)}`, file });
     return {};
   }
   const config = exports.default;
@@ -154,8 +155,4 @@ function isDirectory(path: string): boolean {
 
 function stringOr(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -12,6 +12,7 @@ import { parseScheduleMarkdown } from "../src/schedules/markdown.ts";
 import type { ScheduleDefinition } from "../src/schedules/types.ts";
 import { validateSchedule } from "../src/schedules/validate.ts";
 import { importProjectModule } from "./import-module.ts";
+import { errorMessage } from "../src/errors.ts";
 
 const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 
@@ -31,7 +32,7 @@ export async function loadSchedules(
       .map((entry) => entry.name)
       .sort();
   } catch (error) {
-    diagnostics.push({ severity: "error", code: "schedules_unreadable", message: `cannot read ${folder}/: ${messageOf(error)}`, file: `${folder}/` });
+    diagnostics.push({ severity: "error", code: "schedules_unreadable", message: `cannot read ${folder}/: ${errorMessage(error)}`, file: `${folder}/` });
     return schedules;
   }
   const seen = new Map<string, string>();
@@ -66,7 +67,7 @@ async function loadModule(root: string, file: string, id: string, diagnostics: D
   try {
     return (await importProjectModule(join(root, file))).default;
   } catch (error) {
-    diagnostics.push({ severity: "error", code: "schedule_import_failed", message: `schedule ${id}: cannot load ${file}: ${messageOf(error)}`, file });
+    diagnostics.push({ severity: "error", code: "schedule_import_failed", message: `schedule ${id}: cannot load ${file}: ${errorMessage(error)}`, file });
     return undefined;
   }
 }
@@ -77,8 +78,4 @@ function isScheduleFile(name: string): boolean {
   if (name.endsWith(".md")) return true;
   if (!MODULE_EXTENSIONS.some((ext) => name.endsWith(ext))) return false;
   return !/\.d\.m?ts$/.test(name) && !/\.(test|spec)\.m?[jt]s$/.test(name);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

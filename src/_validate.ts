@@ -18,18 +18,32 @@ interface StandardIssue {
   readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>;
 }
 
+export interface ValidateOptions {
+  /**
+   * The message is the first issue's own, for schemas whose messages are whole sentences naming
+   * the field; by default it reads `invalid <what> at <path>: <issue>`.
+   */
+  plain?: boolean;
+}
+
 /**
  * Validates (and transforms) `data` at the edge; issues become a 400 `invalid_request` with
  * `issues: [{path, message}]`. Checks `issues` rather than `value`, because valibot returns both
  * on failure (STACK.md §7).
  */
-export async function validate<Output>(data: unknown, schema: StandardSchema<Output>, what = "request body"): Promise<Output> {
+export async function validate<Output>(
+  data: unknown,
+  schema: StandardSchema<Output>,
+  what = "request body",
+  options: ValidateOptions = {},
+): Promise<Output> {
   const result = await schema["~standard"].validate(data);
   if (result.issues) {
     const issues = result.issues.map((issue) => ({ path: toPath(issue.path), message: issue.message }));
     const first = issues[0];
     const where = first?.path ? ` at ${first.path}` : "";
-    throw badRequest(`invalid ${what}${where}: ${first?.message ?? "invalid"}`, { issues });
+    const message = options.plain && first ? first.message : `invalid ${what}${where}: ${first?.message ?? "invalid"}`;
+    throw badRequest(message, { issues });
   }
   return result.value;
 }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { ConnectionDefinition } from "../../src/harness/types.ts";
 import type { Diagnostic } from "../../src/project/types.ts";
 import { importProjectModule } from "../import-module.ts";
+import { errorMessage } from "../../src/errors.ts";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const MODULE = /\.(m?[jt]s)$/;
@@ -40,7 +41,7 @@ export async function loadConnections(root: string, rootName: string, diagnostic
     try {
       value = (await importProjectModule(join(dir, fileName))).default;
     } catch (cause) {
-      error("connection_import_failed", `cannot load ${file}: ${cause instanceof Error ? cause.message : String(cause)}`);
+      error("connection_import_failed", `cannot load ${file}: ${errorMessage(cause)}`);
       continue;
     }
     const checked = checkConnection(value);

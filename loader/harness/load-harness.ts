@@ -14,6 +14,7 @@ import { walkFiles } from "../workspace/walk.ts";
 import { loadConnections } from "./load-connections.ts";
 import { loadSkills } from "./load-skills.ts";
 import { loadSubagents } from "./load-subagents.ts";
+import { errorMessage } from "../../src/errors.ts";
 
 export interface HarnessDefinitions {
   skills?: Record<string, ProjectSkill>;
@@ -28,7 +29,7 @@ export async function loadHarness(root: string, rootName: string, diagnostics: D
     try {
       return await load();
     } catch (error) {
-      diagnostics.push({ severity: "error", code: `${what}_unreadable`, message: `cannot read ${rootName}/${what}/: ${error instanceof Error ? error.message : String(error)}` });
+      diagnostics.push({ severity: "error", code: `${what}_unreadable`, message: `cannot read ${rootName}/${what}/: ${errorMessage(error)}` });
       return undefined;
     }
   };

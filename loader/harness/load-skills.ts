@@ -12,6 +12,7 @@ import type { Diagnostic } from "../../src/project/types.ts";
 import { importProjectModule } from "../import-module.ts";
 import { walkFiles } from "../workspace/walk.ts";
 import { firstLine, parseFrontmatter } from "./frontmatter.ts";
+import { errorMessage } from "../../src/errors.ts";
 
 /** Skill names become folder names in the workspace. */
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -47,7 +48,7 @@ export async function loadSkills(root: string, rootName: string, diagnostics: Di
       else if (entry.name.endsWith(".md")) skill = markdownSkill(await readFile(join(dir, entry.name), "utf8"), file);
       else skill = moduleSkill((await importProjectModule(join(dir, entry.name))).default, file);
     } catch (cause) {
-      skill = `cannot load ${file}: ${cause instanceof Error ? cause.message : String(cause)}`;
+      skill = `cannot load ${file}: ${errorMessage(cause)}`;
     }
     if (typeof skill === "string") {
       error("invalid_skill", skill);

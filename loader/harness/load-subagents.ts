@@ -11,6 +11,7 @@ import type { SubagentDefinition } from "../../src/harness/types.ts";
 import { validateModelId } from "../../src/model/resolve.ts";
 import type { AgentConfig, Diagnostic } from "../../src/project/types.ts";
 import { importProjectModule } from "../import-module.ts";
+import { errorMessage } from "../../src/errors.ts";
 
 const SUBAGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const AGENT_FILES = ["agent.ts", "agent.mts", "agent.js", "agent.mjs"];
@@ -42,7 +43,7 @@ export async function loadSubagents(root: string, rootName: string, diagnostics:
     try {
       config = (await importProjectModule(join(dir, id, agentFile))).default;
     } catch (error) {
-      push("error", "subagent_import_failed", `cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`, file);
+      push("error", "subagent_import_failed", `cannot load ${file}: ${errorMessage(error)}`, file);
       continue;
     }
     if (typeof config !== "object" || config === null || Array.isArray(config)) {

@@ -7,6 +7,7 @@ import type { HarnessPort } from "../../src/runtime/types.ts";
 import { editTool, lsTool, readTool } from "./file-tools.ts";
 import { globTool, grepTool } from "./search.ts";
 import { type ShellOptions, shellTool } from "./shell.ts";
+import { errorMessage } from "../../src/errors.ts";
 
 export interface HarnessOptions extends ShellOptions {
   /** How long one `grep` may search. */
@@ -49,5 +50,5 @@ function describe(error: unknown): string {
     if (code === "EISDIR") return "is a folder";
     if (code === "ENOTDIR") return "not a folder";
   }
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -9,6 +9,7 @@ import type { HarnessInputs, HarnessOutcome } from "../../src/runtime/types.ts";
 import type { GrepJob, GrepResult } from "./grep-worker.ts";
 import { resolveInWorkspace } from "./paths.ts";
 import { globProblem, globToRegExp, walkFiles } from "./walk.ts";
+import { errorMessage } from "../../src/errors.ts";
 
 /** Paths `glob` returns at most. */
 const MAX_GLOB_RESULTS = 1000;
@@ -33,7 +34,7 @@ export async function grepTool(cwd: string, input: HarnessInputs["grep"], signal
   try {
     new RegExp(input.pattern);
   } catch (error) {
-    return fail(`grep: invalid regular expression: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(`grep: invalid regular expression: ${errorMessage(error)}`);
   }
   const problem = input.glob === undefined ? undefined : globProblem(input.glob);
   if (problem) return fail(`grep: glob: ${problem}`);

@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import { validate } from "../_validate.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest, errorMessage } from "../errors.ts";
 import type { ArtifactsDefinition, TagInput } from "./types.ts";
 
 /** The kind of an artifact tagged without one. */
@@ -67,7 +67,7 @@ function toJson(data: unknown): unknown {
   try {
     text = JSON.stringify(data);
   } catch (error) {
-    throw badRequest(`artifact data is not JSON-serializable: ${error instanceof Error ? error.message : String(error)}`);
+    throw badRequest(`artifact data is not JSON-serializable: ${errorMessage(error)}`);
   }
   return text === undefined ? null : (JSON.parse(text) as unknown);
 }

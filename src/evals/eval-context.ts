@@ -10,6 +10,7 @@ import { preview } from "./matchers.ts";
 import { partialMatch } from "./partial-match.ts";
 import { observeTurn } from "./session-turn.ts";
 import type { EvalContext, EvalFailure, Matcher, MatchResult } from "./types.ts";
+import { errorMessage } from "../errors.ts";
 
 /** How a case reaches the agent. */
 export interface CaseDriver {
@@ -111,7 +112,7 @@ export function createEvalContext(input: {
         try {
           outcome = await (matcher as Matcher<typeof value>).test(value);
         } catch (error) {
-          outcome = { pass: false, message: `${matcher.label} threw: ${error instanceof Error ? error.message : String(error)}` };
+          outcome = { pass: false, message: `${matcher.label} threw: ${errorMessage(error)}` };
         }
         return outcome.pass === true ? true : record("check", outcome.message ?? `expected ${preview(value)} to match ${matcher.label}`);
       })();

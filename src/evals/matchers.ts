@@ -4,6 +4,7 @@
  */
 import type { StandardSchema } from "../_validate.ts";
 import type { Matcher } from "./types.ts";
+import { errorMessage } from "../errors.ts";
 
 /**
  * A string that contains `expected` (a substring, or a match of the pattern), or an array with an
@@ -60,7 +61,7 @@ export function satisfies<T>(predicate: (value: T) => boolean | Promise<boolean>
       try {
         return (await predicate(value)) === true ? { pass: true } : { pass: false, message: `expected ${preview(value)} to be ${label}` };
       } catch (error) {
-        return { pass: false, message: `${label} threw: ${error instanceof Error ? error.message : String(error)}` };
+        return { pass: false, message: `${label} threw: ${errorMessage(error)}` };
       }
     },
   };

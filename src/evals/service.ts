@@ -5,7 +5,7 @@
  * and finish, so runs survive restarts; a run a restart interrupted is marked failed on start.
  * @module
  */
-import { HTTPError, conflict, notFound } from "../errors.ts";
+import { HTTPError, conflict, errorMessage, notFound } from "../errors.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import { randomId } from "../ids.ts";
 import type { EventLog } from "../sessions/event-log.ts";
@@ -216,7 +216,7 @@ export class EvalService {
       await Promise.all(Array.from({ length: Math.min(maxConcurrency, queue.length) }, worker));
     } catch (error) {
       this.#deps.logger.error(`[evals] eval run ${snapshot.runId} failed`, error);
-      snapshot.errors.push({ message: `the run failed: ${error instanceof Error ? error.message : String(error)}`, at: this.#iso() });
+      snapshot.errors.push({ message: `the run failed: ${errorMessage(error)}`, at: this.#iso() });
     }
     const ending = active.ending;
     if (ending) this.#end(snapshot, ending.status, ending.error);

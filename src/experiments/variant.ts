@@ -8,6 +8,7 @@ import type { LanguageModelPort, ModelResolver, ModelSpec } from "../model/types
 import type { ModelParam } from "../project/types.ts";
 import { armOf } from "./assign.ts";
 import type { AbAssignment, ExperimentDefinition } from "./types.ts";
+import { errorMessage } from "../errors.ts";
 
 export interface TurnVariant {
   spec: ModelSpec;
@@ -51,7 +52,7 @@ export function cachedModels(resolve: ModelResolver): (spec: ModelSpec) => Langu
       try {
         model = resolve(spec);
       } catch (error) {
-        model = { error: error instanceof Error ? error.message : String(error) };
+        model = { error: errorMessage(error) };
       }
       cache.set(key, model);
     }

@@ -134,7 +134,7 @@ function mcpTool(input: HarnessToolsInput, servers: string[]): BuiltinTool {
         // SAFETY: checked to be a non-null, non-array object above
         return await mcp.callTool(toConfig(connection), tool, toolArgs as Record<string, unknown>, options);
       } catch (error) {
-        return { output: `mcp: ${server}: ${error instanceof Error ? error.message : String(error)}`, isError: true };
+        return { output: `mcp: ${server}: ${errorMessage(error)}`, isError: true };
       }
     },
   };

@@ -18,6 +18,7 @@ import { harnessTools } from "./harness-tools.ts";
 import type { PendingWorkspaceFiles } from "./pending-files.ts";
 import { runSubagentLoop } from "./subagent-loop.ts";
 import { planWorkspace } from "./workspace-plan.ts";
+import { errorMessage } from "../errors.ts";
 
 /** Why turns of a cloud-runtime agent fail on this host. */
 export const NO_CLOUD_RUNTIME =
@@ -53,7 +54,7 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
         const files = (await options.pendingFiles?.take(record.sessionId)) ?? {};
         await runtime.prepareWorkspace?.(cwd, planned.plan, files);
       } catch (error) {
-        return { ...setup, model: { error: `cannot prepare the session workspace: ${messageOf(error)}` } };
+        return { ...setup, model: { error: `cannot prepare the session workspace: ${errorMessage(error)}` } };
       }
       const notes = planned.systemNotes;
       const toolset = (list: Allowlist, withTask: boolean): ToolExecutor =>
@@ -122,8 +123,4 @@ function subagentList(project: ProjectDefinition): Array<{ id: string; descripti
 function withNotes(instructions: string, notes: string, list: Allowlist): string {
   if (!notes || !(list.allowed.has("read") || list.allowed.has("shell"))) return instructions;
   return [instructions, notes].filter(Boolean).join("\n\n");
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

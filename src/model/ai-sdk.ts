@@ -8,7 +8,7 @@
  */
 import type { JSONSchema7, LanguageModel, TextStreamPart, ToolSet } from "ai";
 import { abortError, throwIfAborted } from "../abort.ts";
-import { createError } from "../errors.ts";
+import { createError, errorMessage } from "../errors.ts";
 import type { FinishReason, LanguageModelPort, ModelStepRequest, ModelStreamPart, Usage } from "./types.ts";
 import { emptyUsage } from "./types.ts";
 
@@ -168,7 +168,7 @@ function toFinishReason(reason: string): FinishReason {
 /** Keeps the provider's own message and HTTP status; the SDK's retry wrapper is unwrapped. */
 function toModelError(id: string, error: unknown): Error {
   const last = lastError(error);
-  const message = last instanceof Error ? last.message : String(last);
+  const message = errorMessage(last);
   const status = statusOf(last);
   const suffix = status === undefined ? "" : ` (HTTP ${status})`;
   return createError("model", `${id}: ${message || "model call failed"}${suffix}`, error);

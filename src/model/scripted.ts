@@ -4,7 +4,7 @@
  * @module
  */
 import { abortError, throwIfAborted } from "../abort.ts";
-import { createError } from "../errors.ts";
+import { createError, errorMessage } from "../errors.ts";
 import type {
   ConversationMessage,
   LanguageModelPort,
@@ -146,7 +146,7 @@ function parseTool(argument: string): { name: string; input: unknown } {
   try {
     return { name, input: JSON.parse(json) as unknown };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw createError("scripted", `/tool ${name}: input is not valid JSON (${reason}): ${json}`, error);
   }
 }

@@ -100,7 +100,7 @@ export class ReminderService {
   }
 
   async create(input: unknown, options: CheckOptions & { sessionId?: string; maxPerConversation?: number } = {}): Promise<ReminderRecord> {
-    const checked = checkReminderInput(input, options);
+    const checked = await checkReminderInput(input, options);
     const { channelId, continuationToken } = checked;
     const sessionId = options.sessionId ?? (await this.#deps.store.findByToken(channelId, continuationToken));
     if (sessionId === undefined && channelId === "http") {

@@ -4,7 +4,7 @@
  * (DESIGN.md §4 fixes their inputs).
  * @module
  */
-import { HTTPError } from "../errors.ts";
+import { errorMessage } from "../errors.ts";
 import type { JsonValue } from "../model/types.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
 import type { ToolOutcome } from "../turns/tool-executor.ts";
@@ -109,7 +109,7 @@ async function outcome(work: () => Promise<unknown>): Promise<ToolOutcome> {
   try {
     return { output: toJson(await work()), isError: false };
   } catch (error) {
-    const message = HTTPError.isError(error) || error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return { output: message, isError: true };
   }
 }

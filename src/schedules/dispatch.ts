@@ -15,6 +15,7 @@ import type { ToolDefinition } from "../tools/types.ts";
 import { type ToolContextServices, createToolContext } from "../turns/tool-context.ts";
 import type { HostLogger } from "../types.ts";
 import type { ScheduleContext, ScheduleDefinition, ScheduleFiring } from "./types.ts";
+import { errorMessage } from "../errors.ts";
 
 /** The channel id of schedule-started task sessions. */
 export const SCHEDULE_CHANNEL = "schedule";
@@ -73,7 +74,7 @@ export async function dispatchSchedule(
     return { scheduleId, sessionIds };
   } catch (error) {
     deps.logger.error(`schedule ${scheduleId}: run threw`, error);
-    return { scheduleId, sessionIds, error: error instanceof Error ? error.message : String(error) };
+    return { scheduleId, sessionIds, error: errorMessage(error) };
   }
 }
 

@@ -6,7 +6,7 @@
  * when the active turn ends. Anything that races an admission in progress gets 409 session_busy.
  * @module
  */
-import { HTTPError, conflict } from "../errors.ts";
+import { HTTPError, conflict, errorMessage } from "../errors.ts";
 import { newTurnId } from "../ids.ts";
 import type { HostLogger } from "../types.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
@@ -245,7 +245,7 @@ export class TurnController {
         emit,
       });
     } catch (error) {
-      outcome = signal.aborted ? { status: "interrupted" } : { status: "failed", message: describe(error) };
+      outcome = signal.aborted ? { status: "interrupted" } : { status: "failed", message: errorMessage(error) };
     } finally {
       release?.();
     }
@@ -325,7 +325,3 @@ const busy = (): HTTPError => conflict("session_busy", "the session is busy and 
 
 const shuttingDown = (): HTTPError =>
   new HTTPError({ status: 503, code: "shutting_down", message: "the host is shutting down" });
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -14,6 +14,7 @@ import { toolInputJsonSchema, validateToolInput } from "../tools/schema.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { type ToolContextServices, createToolContext } from "./tool-context.ts";
 import type { PreparedCall, ToolCall, ToolExecutor, ToolOutcome } from "./tool-executor.ts";
+import { errorMessage } from "../errors.ts";
 
 /** An extra model-facing tool that is not an authored definition (e.g. `tag_artifact`). */
 export interface BuiltinTool {
@@ -65,7 +66,7 @@ export function createTurnTools(
       try {
         return { ...call, input: await validateToolInput(def, call.input) };
       } catch (error) {
-        return { ...call, error: error instanceof Error ? error.message : String(error) };
+        return { ...call, error: errorMessage(error) };
       }
     },
     async execute(call: PreparedCall, signal: AbortSignal): Promise<ToolOutcome> {
