@@ -12,6 +12,7 @@
 import { badRequest, createError } from "../errors.ts";
 import { isSessionId, randomId } from "../ids.ts";
 import type { EventLog } from "../sessions/event-log.ts";
+import type { ArtifactEventView } from "../sessions/events.ts";
 import type { StorageDriver } from "../storage/types.ts";
 import type { HostLogger } from "../types.ts";
 import { decodePayload, encodePayload } from "./content.ts";
@@ -261,6 +262,6 @@ export class ArtifactStore {
 }
 
 /** The record as events carry it (SPEC "Artifact": id, kind, key, title, data, source). */
-export function eventView(record: ArtifactRecord): Pick<ArtifactRecord, "id" | "kind" | "key" | "title" | "data" | "source"> {
+export function eventView(record: ArtifactRecord): ArtifactEventView {
   return { id: record.id, kind: record.kind, key: record.key, title: record.title, data: record.data, source: record.source };
 }

@@ -4,25 +4,13 @@
  * stream records `subagent.called` / `subagent.completed`, not the inner steps).
  * @module
  */
-import type { LanguageModelPort, Usage } from "../model/types.ts";
-import { runAgentLoop, silentRecorder } from "../turns/agent-loop.ts";
-import type { ToolExecutor } from "../turns/tool-executor.ts";
+import { type AgentLoopInput, type AgentLoopResult, runAgentLoop, silentRecorder } from "../turns/agent-loop.ts";
 
-export interface SubagentLoopInput {
-  model: LanguageModelPort;
-  system: string;
-  params: Record<string, string>;
+export type SubagentLoopInput = Pick<AgentLoopInput, "model" | "system" | "params" | "tools" | "signal" | "maxSteps"> & {
   prompt: string;
-  tools: ToolExecutor;
-  signal: AbortSignal;
-  maxSteps: number;
-}
+};
 
-export interface SubagentLoopResult {
-  text: string;
-  usage: Usage;
-  steps: number;
-}
+export type SubagentLoopResult = AgentLoopResult;
 
 /** Runs the subagent to its final answer; a model failure, the step cap or an abort throws. */
 export function runSubagentLoop(input: SubagentLoopInput): Promise<SubagentLoopResult> {

@@ -3,6 +3,7 @@
 the core appends. Users read it as `agent-serve/events`.
  * @module
  */
+import type { ArtifactRecord } from "../artifacts/types.ts";
 import type { FinishReason, JsonValue, Usage } from "../model/types.ts";
 
 /** A tool call as `actions.requested` records it: the validated input (SPEC "Events"). */
@@ -21,14 +22,7 @@ export type ActionResultData = {
 };
 
 /** An artifact as `artifact.tagged` carries it (the record without its bookkeeping). */
-export type ArtifactEventView = {
-  id: string;
-  kind: string;
-  key: string;
-  title: string;
-  data: unknown;
-  source: "host" | "model";
-};
+export type ArtifactEventView = Pick<ArtifactRecord, "id" | "kind" | "key" | "title" | "data" | "source">;
 
 /**
  * The `data` payload of every event type (DESIGN.md §4). Members marked optional may be absent
