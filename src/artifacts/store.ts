@@ -203,7 +203,7 @@ export class ArtifactStore {
         await this.#storage.delete(recordKey(oldest.id));
       } catch (error) {
         // Left in storage, it comes back on the next load and is evicted again then.
-        this.#logger.error(`[agent-serve] [artifacts] could not delete evicted artifact ${oldest.id}`, error);
+        this.#logger.error(`[artifacts] could not delete evicted artifact ${oldest.id}`, error);
       }
     }
   }
@@ -235,7 +235,7 @@ export class ArtifactStore {
         try {
           records.push(JSON.parse(raw) as ArtifactRecord);
         } catch {
-          this.#logger.warn(`[agent-serve] [artifacts] skipped unreadable artifact record ${batch[j]}`);
+          this.#logger.warn(`[artifacts] skipped unreadable artifact record ${batch[j]}`);
         }
       });
     }
