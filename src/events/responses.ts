@@ -4,7 +4,6 @@
  * others are declared here and the routes check their bodies against them.
  * @module
  */
-import type { JsonValue } from "../model/types.ts";
 import type { LogLine } from "../types.ts";
 
 export type { ApprovalView } from "../approvals/registry.ts";
@@ -68,6 +67,3 @@ export interface LogsPage {
   lines: LogLine[];
   next: number;
 }
-
-/** A tool result as `action.result.output` and the tool route carry it. */
-export type ToolResultValue = JsonValue;
