@@ -60,7 +60,7 @@ export async function serveNode(host: FetchHandler, options: ServeNodeOptions = 
 
 async function listen(host: FetchHandler, port: number, hostname: string): Promise<Server> {
   const server = serve({
-    // The TCP peer is what loopback-only auth policies judge (SPEC "Authentication").
+    // The TCP peer is what loopback-only auth policies judge (docs/guide/http-api.md "Auth").
     fetch: (request: ServerRequest) => host.fetch(request, { ip: request.ip }),
     port,
     hostname,

@@ -61,7 +61,7 @@ export function createApiClient(baseUrl: string, bearerToken?: string): ApiClien
       // Not JSON: keep the text for the error.
     }
     if (!response.ok) throw new ApiError(`${method} ${pathOnly(path)}`, response.status, parsed);
-    return parsed as T; // SAFETY: the caller names the shape DESIGN.md §4 documents for this route
+    return parsed as T; // SAFETY: the caller names the shape docs/guide/http-api.md "Response shapes" documents for this route
   };
   return {
     baseUrl: base,

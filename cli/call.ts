@@ -1,7 +1,7 @@
 /**
  * `agent-serve call <tool> --input '{...}' [--session <id>]`: `POST /v1/tools/:toolName`. Exits
  * non-zero unless the answer is an HTTP success with `ok: true` and `isError` not true, and
- * prints why (DESIGN.md §4).
+ * prints why (docs/guide/http-api.md "Errors").
  * @module
  */
 import { ApiError, isRecord } from "./api-client.ts";

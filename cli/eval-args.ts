@@ -15,7 +15,7 @@ export interface EvalArgs extends TargetArgs {
   tags: string[];
   /** Run these case ids and everything below them. @default [] (no id filter) */
   filters: string[];
-  /** Case time limit unless a case sets its own (SPEC "Limits"). */
+  /** Case time limit unless a case sets its own (docs/guide/http-api.md "Limits"). */
   timeoutMs?: number;
   /** @default false */
   json: boolean;

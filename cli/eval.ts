@@ -23,7 +23,7 @@ export type { EvalArgs } from "./eval-args.ts";
 /** How often the run is polled. */
 const POLL_MS = 100;
 
-/** The run snapshot of DESIGN.md §4, as far as the command reads it. */
+/** The run snapshot of docs/design/evals.md "Runs", as far as the command reads it. */
 interface RunSnapshot {
   runId: string;
   status: "running" | "completed" | "failed" | "cancelled";

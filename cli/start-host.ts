@@ -56,7 +56,7 @@ export interface StartedHost {
 
 /**
  * Loads the projects and creates the host, or prints every diagnostic and returns `undefined`
- * when any has severity `error` (SPEC: `serve` refuses to start when errors exist).
+ * when any has severity `error` (docs/guide/cli.md: `serve` refuses to start when errors exist).
  */
 export async function startHost(options: StartHostOptions, io: CliIo): Promise<StartedHost | undefined> {
   const mode = options.mode ?? "multi";
@@ -115,7 +115,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
 }
 
 /**
- * State root of one mount (SPEC "Start-up options"): an explicit root R is R in single mode and
+ * State root of one mount (docs/guide/cli.md): an explicit root R is R in single mode and
  * R/<slug> in multi mode; the default lives in the project folder.
  */
 export function stateRootFor(input: {

@@ -1,5 +1,5 @@
 /**
- * Where request-sending commands send their requests (SPEC "Start-up options", last paragraph):
+ * Where request-sending commands send their requests (docs/guide/cli.md):
  * an ephemeral local server over the project directory (no `--url`; same state root as `serve`,
  * so sessions persist between commands) or a running server (`--url`, with `--bearer-token`).
  * @module

@@ -1,6 +1,6 @@
 /**
- * Model credentials for the CLI and the Node adapter (SPEC "Credentials"): explicit `--api-key`,
- * then the provider's environment variable, then the stored login file.
+ * Model credentials for the CLI and the Node adapter (docs/guide/cli.md "Credentials"): explicit
+ * `--api-key`, then the provider's environment variable, then the stored login file.
  * @module
  */
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

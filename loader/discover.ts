@@ -1,6 +1,7 @@
 /**
- * Finds the agent projects a served directory holds (SPEC "Route layout"): the directory itself
- * when it is a project, else each child directory that is one, mounted under its name.
+ * Finds the agent projects a served directory holds (docs/guide/http-api.md "Route layout"): the
+ * directory itself when it is a project, else each child directory that is one, mounted under its
+ * name.
  * @module
  */
 import { existsSync } from "node:fs";

@@ -1,6 +1,7 @@
 /**
- * Loads one agent project directory into a `ProjectDefinition` (DESIGN.md §2). Problems become
- * diagnostics, never exceptions, so `serve` and `validate` can print every one of them.
+ * Loads one agent project directory into a `ProjectDefinition` (docs/guide/agent-projects.md
+ * "Layout"). Problems become diagnostics, never exceptions, so `serve` and `validate` can print
+ * every one of them.
  * @module
  */
 import { existsSync, statSync } from "node:fs";

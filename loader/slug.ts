@@ -1,5 +1,6 @@
 /**
- * Mount slugs (SPEC "Route layout"): a letter or digit, then letters, digits, `_` or `-`.
+ * Mount slugs (docs/guide/http-api.md "Route layout"): a letter or digit, then letters, digits, `_`
+ * or `-`.
  * `v1`, `playground` and `docs` are reserved because host-level routes live there.
  * @module
  */

@@ -2,7 +2,7 @@ import { validateExperiments } from "../src/experiments/validate.ts";
 import { validateModelId } from "../src/model/resolve.ts";
 import type { AgentConfig, Diagnostic } from "../src/project/types.ts";
 
-/** Upper bound of `concurrency.maxRunningTurns` (SPEC "Limits"). */
+/** Upper bound of `concurrency.maxRunningTurns` (docs/guide/http-api.md "Limits"). */
 export const MAX_RUNNING_TURNS_LIMIT = 200;
 
 /**

@@ -29,7 +29,7 @@ export interface ValidateOptions {
 /**
  * Validates (and transforms) `data` at the edge; issues become a 400 `invalid_request` with
  * `issues: [{path, message}]`. Checks `issues` rather than `value`, because valibot returns both
- * on failure (STACK.md §7).
+ * on failure (docs/design/foundation.md "Validation").
  */
 export async function validate<Output>(
   data: unknown,

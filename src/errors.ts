@@ -1,9 +1,9 @@
 /**
  * The one error class of the host and the one place that renders errors.
  *
- * Every failure a client can cause is an `HTTPError` with a stable `code` (DESIGN.md §4). Anything
- * else that escapes a handler is a bug: it is logged and answered with a generic 500 that leaks
- * nothing.
+ * Every failure a client can cause is an `HTTPError` with a stable `code` (docs/guide/http-api.md
+ * "Errors"). Anything else that escapes a handler is a bug: it is logged and answered with a
+ * generic 500 that leaks nothing.
  * @module
  */
 import { json } from "./http/responses.ts";

@@ -1,5 +1,6 @@
 /**
- * Test helpers for agent projects: the offline, deterministic `scripted` model (DESIGN.md §5).
+ * Test helpers for agent projects: the offline, deterministic `scripted` model
+ * (docs/guide/getting-started.md "The scripted model").
  * @module agent-serve/testing
  */
 export { createScriptedModel } from "./model/scripted.ts";

@@ -75,7 +75,7 @@ export interface ModelOptions {
 
 export interface AgentHostOptions {
   agents: AgentMount[];
-  /** Route layout (SPEC "Route layout"). @default "multi" */
+  /** Route layout (docs/guide/http-api.md "Route layout"). @default "multi" */
   mode?: "multi" | "single";
   /**
    * Development mode: session lists and reads widen for loopback callers, dev routes exist.
@@ -108,9 +108,9 @@ export interface AgentHostOptions {
   /** @default console-backed logger with an `[agent-serve]` prefix */
   logger?: HostLogger;
   /**
-   * Recover turns interrupted by a crash before serving (DESIGN.md §6). Turn off for short-lived
-   * helper hosts that share a state root with a running server: recovery cannot tell a live
-   * server's turns from a crashed one's. @default true
+   * Recover turns interrupted by a crash before serving (docs/design/foundation.md "Guarantees").
+   * Turn off for short-lived helper hosts that share a state root with a running server: recovery
+   * cannot tell a live server's turns from a crashed one's. @default true
    */
   recoverOnStart?: boolean;
   /** Extra time given to in-flight turns on `close()` before they are interrupted. @default 10000 */
@@ -159,7 +159,8 @@ export interface AgentHost {
   /** Drains in-flight turns (up to `drainTimeoutMs`), ends live streams and closes storage. */
   close(): Promise<void>;
   /**
-   * Channel-level send (SPEC "Channel" send options): starts or continues a session of the agent
+   * Channel-level send (docs/guide/agent-projects.md "Sending into sessions" send options): starts
+   * or continues a session of the agent
    * `slug` (optional when one agent is mounted) through `channel` (default the HTTP channel).
    */
   send(message: string, options?: SendOptions & { slug?: string; channel?: string }): Promise<SendResult>;

@@ -1,5 +1,5 @@
 /**
- * Approval-gated tool calls (SPEC "Approval", the approval rows of "States and transitions"),
+ * Approval-gated tool calls (docs/design/tools.md "Approvals"),
  * in-process and over a real loopback server: parking, listing, approve and deny, races, stop
  * and preempt while parked, ownership, and what a restart leaves behind.
  */

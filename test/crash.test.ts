@@ -1,6 +1,7 @@
 /**
- * DESIGN.md §6 under a real crash: SIGKILL a serving process mid-turn, restart it on the same
- * state root, and check that nothing observed was lost and nothing stays running.
+ * docs/design/foundation.md "Guarantees" under a real crash: SIGKILL a serving process mid-turn,
+ * restart it on the same state root, and check that nothing observed was lost and nothing stays
+ * running.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

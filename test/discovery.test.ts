@@ -1,4 +1,4 @@
-/** `GET /v1/info`, `/v1/meta` and `/v1/logs` (SPEC "Discovery and meta routes", DESIGN.md §4). */
+/** `GET /v1/info`, `/v1/meta` and `/v1/logs` (docs/design/mcp-and-discovery.md "Discovery and meta", docs/guide/http-api.md "Response shapes"). */
 import { readFile } from "node:fs/promises";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";

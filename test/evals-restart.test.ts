@@ -1,7 +1,7 @@
 /**
  * Eval runs across restarts and shutdowns (runs are stored in the agent's storage), and the case
- * time limit priority of SPEC "Limits": the case's own, the run's (CLI `--timeout-ms`), the
- * config's, then 180 s.
+ * time limit priority of docs/guide/http-api.md "Limits": the case's own, the run's (CLI
+ * `--timeout-ms`), the config's, then 180 s.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,6 +1,7 @@
 /**
- * Load-time checks of the harness configuration (SPEC "Agent configuration", issue 3): the tools
- * allowlist, the cloud-runtime rules and skill definitions, as diagnostics of `loadProject`.
+ * Load-time checks of the harness configuration (docs/guide/agent-projects.md "Agent
+ * configuration"): the tools allowlist, the cloud-runtime rules and skill definitions, as
+ * diagnostics of `loadProject`.
  */
 import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";

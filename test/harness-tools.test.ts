@@ -1,5 +1,5 @@
 /**
- * The harness tools in scripted turns on the local runtime (issue 3): each tool's effect on the
+ * The harness tools in scripted turns on the local runtime: each tool's effect on the
  * session workspace, the event pairing, path escapes refused, and the allowlist rules.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * MCP connections, client side (issue 3): `bot/mcp-connections/<name>.ts` loaded and called by
+ * MCP connections, client side: `bot/mcp-connections/<name>.ts` loaded and called by
  * the `mcp` harness tool over stdio (a small server in `fixtures/`) and over Streamable HTTP (a
  * second host's own `/v1/mcp` on loopback), with `${NAME}` templates from the environment, and
  * failing closed under `local.sandbox`.

@@ -1,7 +1,8 @@
 /**
- * Serving the playground SPA (SPEC "Host-level routes"): the page at `<base>/playground` with the
- * agent's base path filled in and a confining CSP, its assets, the 404s around them, single mode,
- * and `readPlaygroundSite()` over a folder and over the package's own files.
+ * Serving the playground SPA (docs/guide/http-api.md "Route layout"): the page at
+ * `<base>/playground` with the agent's base path filled in and a confining CSP, its assets, the
+ * 404s around them, single mode, and `readPlaygroundSite()` over a folder and over the package's
+ * own files.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

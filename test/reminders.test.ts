@@ -1,6 +1,6 @@
 /**
- * Reminders (SPEC "Reminder"; issue 5): cadences, prompt and run forms, restarts, the host
- * facade, and the dev and internal routes. Time is an injected clock driven by `host.tick`,
+ * Reminders (docs/design/timed-work.md "Reminders"): cadences, prompt and run forms, restarts, the
+ * host facade, and the dev and internal routes. Time is an injected clock driven by `host.tick`,
  * except where the built-in clock itself is under test.
  */
 import { describe, expect, it } from "vitest";

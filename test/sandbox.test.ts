@@ -1,5 +1,5 @@
 /**
- * `local.sandbox: true` (issue 3): shell commands and agent-tool scripts run under bubblewrap,
+ * `local.sandbox: true`: shell commands and agent-tool scripts run under bubblewrap,
  * confined to the workspace; without a working sandbox they are refused, never run unsandboxed.
  */
 import { spawnSync } from "node:child_process";

@@ -1,5 +1,6 @@
 /**
- * Loading `bot/schedules/` (DESIGN.md §2): markdown schedules with cron frontmatter and
+ * Loading `bot/schedules/` (docs/guide/agent-projects.md "Layout"): markdown schedules with cron
+ * frontmatter and
  * `defineSchedule` modules; invalid ones are error diagnostics and are left out.
  */
 import { describe, expect, test } from "vitest";

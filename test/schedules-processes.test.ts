@@ -1,5 +1,5 @@
 /**
- * Exactly once per slot across processes (issue 5): two real host processes on one fs state
+ * Exactly once per slot across processes: two real host processes on one fs state
  * root tick the same simulated hour in lockstep; the storage lease decides which fires each slot.
  */
 import { spawn } from "node:child_process";

@@ -1,7 +1,7 @@
 /**
- * Schedules (SPEC "Schedule"; issue 5): exactly one firing per due minute, driven by `host.tick`
- * with an injected clock, across restarts and crashes; missed slots; markdown task sessions;
- * run handlers; `schedules: false`.
+ * Schedules (docs/design/timed-work.md "Schedules"): exactly one firing per due minute, driven by
+ * `host.tick` with an injected clock, across restarts and crashes; missed slots; markdown task
+ * sessions; run handlers; `schedules: false`.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createHost } from "../src/host.ts";

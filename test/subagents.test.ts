@@ -1,5 +1,5 @@
 /**
- * Subagents (`bot/subagents/<id>/`) and the `task` tool (issue 3): loading and its diagnostics,
+ * Subagents (`bot/subagents/<id>/`) and the `task` tool: loading and its diagnostics,
  * a nested model loop with the subagent's own instructions, model and toolset, and the
  * `subagent.called` / `subagent.completed` events on the parent's stream.
  */

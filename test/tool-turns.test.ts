@@ -241,7 +241,7 @@ describeHost(
       expect(String(empty!.data["output"])).toMatch(/city/);
       expect(missing!.data).toMatchObject({ toolName: "weather", isError: true });
       expect(valid!.data).toMatchObject({ isError: false, output: { city: "Oslo", days: 4 } });
-      // actions.requested records validated arguments (SPEC "Events"); invalid ones as the model sent them.
+      // actions.requested records validated arguments (docs/guide/http-api.md "Events"); invalid ones as the model sent them.
       const requested = events.filter((e) => e.type === "actions.requested").map((e) => (e.data["actions"] as Array<{ input: unknown }>)[0]!.input);
       expect(requested).toEqual([{ city: "" }, { town: "Oslo" }, { city: "Oslo", days: 4 }, {}]);
       expect(unknown!.data).toMatchObject({ toolName: "nosuch", isError: true, output: "unknown tool: nosuch" });

@@ -1,7 +1,7 @@
 /**
- * `POST /v1/tools/:toolName` (SPEC "Tool route", rules 1-7), in-process and over a real loopback
- * server: scratch and session workspaces, recording on the session stream, serialization with
- * turns, errors, and the outcome envelope.
+ * `POST /v1/tools/:toolName` (docs/design/tools.md "Direct calls"), in-process and over a real
+ * loopback server: scratch and session workspaces, recording on the session stream, serialization
+ * with turns, errors, and the outcome envelope.
  */
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,7 +1,8 @@
 /**
- * Session workspace preparation on the local runtime (SPEC "Session", issue 3): AGENTS.md,
- * skills in their three forms, agent-tool scripts with their catalog, seed files, per-send
- * workspace files, and where the workspace lives (local.cwd, local.workspaceDir, per send).
+ * Session workspace preparation on the local runtime (docs/design/local-runtime.md "Preparation"):
+ * AGENTS.md, skills in their three forms, agent-tool scripts with their catalog, seed files,
+ * per-send workspace files, and where the workspace lives (local.cwd, local.workspaceDir, per
+ * send).
  */
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

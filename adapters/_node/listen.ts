@@ -1,5 +1,5 @@
 /**
- * The port policy of SPEC "Start-up options": 0 takes any free port; a taken default port moves on
+ * The port policy of docs/guide/cli.md: 0 takes any free port; a taken default port moves on
  * to the next free one with a notice; a taken explicit port fails with a hint.
  * @module
  */

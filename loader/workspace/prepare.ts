@@ -1,7 +1,8 @@
 /**
- * Brings a session workspace up to the agent's workspace plan before a local turn (SPEC
- * "Session"): the host's block of `AGENTS.md`, skills, agent-tool scripts, the seed files (once,
- * into a fresh workspace, never over existing files) and the per-send files.
+ * Brings a session workspace up to the agent's workspace plan before a local turn
+ * (docs/design/local-runtime.md "Preparation"): the host's block of `AGENTS.md`, skills, agent-tool
+ * scripts, the seed files (once, into a fresh workspace, never over existing files) and the
+ * per-send files.
  *
  * A marker (`.agent-serve/workspace.json`) records the plan's fingerprint and what was generated,
  * so a later turn with an unchanged plan costs one small read, and a changed plan removes the

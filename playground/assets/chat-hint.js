@@ -1,8 +1,9 @@
 // @ts-check
 /**
  * What an empty conversation shows: how to start, and, when the agent runs on the offline
- * scripted model, the directives that model understands (DESIGN.md §5), so a first visitor can
- * make it call tools, reason, wait or fail without reading the docs.
+ * scripted model, the directives that model understands (docs/guide/getting-started.md "The
+ * scripted model"), so a first visitor can make it call tools, reason, wait or fail without reading
+ * the docs.
  * @module
  */
 import { h } from "./dom.js";

@@ -1,6 +1,6 @@
 /**
- * Parked tool calls waiting for a human decision (SPEC "Approval"). They live in memory only:
- * parked approvals do not survive a restart (the turn is failed by recovery instead).
+ * Parked tool calls waiting for a human decision (docs/design/tools.md "Approvals"). They live in
+ * memory only: parked approvals do not survive a restart (the turn is failed by recovery instead).
  * @module
  */
 

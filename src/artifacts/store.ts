@@ -1,7 +1,7 @@
 /**
- * The artifact store (SPEC "Artifact"): one record per (kind, key), an optional payload, a
- * retention cap that evicts the oldest-updated record, and `artifact.tagged` on the attributed
- * session's stream.
+ * The artifact store (docs/design/tools.md "Artifacts"): one record per (kind, key), an optional
+ * payload, a retention cap that evicts the oldest-updated record, and `artifact.tagged` on the
+ * attributed session's stream.
  *
  * Storage keys: `artifacts/<id>` (the record, JSON) and `artifact-content/<id>` (the payload).
  * The records are loaded once, lazily, into memory; they are bounded by the cap, so tagging,
@@ -19,7 +19,7 @@ import { decodePayload, encodePayload } from "./content.ts";
 import { type NormalizedTag, normalizeTag } from "./tag-input.ts";
 import type { ArtifactRecord, ArtifactsDefinition, ArtifactsFacade, TagInput } from "./types.ts";
 
-/** Retention cap when the declaration sets none (SPEC "Limits"). */
+/** Retention cap when the declaration sets none (docs/guide/http-api.md "Limits"). */
 export const DEFAULT_MAX_ARTIFACTS = 1000;
 
 export interface ArtifactStoreOptions {
@@ -192,7 +192,7 @@ export class ArtifactStore {
     return record;
   }
 
-  /** Evicts oldest-updated records until the cap holds (SPEC "Limits": on insert past the cap). */
+  /** Evicts oldest-updated records until the cap holds (docs/guide/http-api.md "Limits": on insert past the cap). */
   async #evict(): Promise<void> {
     while (this.#records.size > this.#max) {
       const oldest = this.#records.values().next().value;
@@ -261,7 +261,7 @@ export class ArtifactStore {
   }
 }
 
-/** The record as events carry it (SPEC "Artifact": id, kind, key, title, data, source). */
+/** The record as events carry it (docs/design/tools.md "Artifacts": id, kind, key, title, data, source). */
 export function eventView(record: ArtifactRecord): ArtifactEventView {
   return { id: record.id, kind: record.kind, key: record.key, title: record.title, data: record.data, source: record.source };
 }

@@ -1,6 +1,7 @@
 /**
- * Checks and normalizes a tag request before anything is stored (SPEC "Artifact"): the shape of
- * the input, the declared kinds, and the kind's schema over `data` (whose parsed output is kept).
+ * Checks and normalizes a tag request before anything is stored (docs/design/tools.md "Artifacts"):
+ * the shape of the input, the declared kinds, and the kind's schema over `data` (whose parsed
+ * output is kept).
  * @module
  */
 import * as v from "valibot";

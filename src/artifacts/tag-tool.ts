@@ -1,6 +1,6 @@
 /**
- * The model-facing `tag_artifact` tool (SPEC "Artifact": `agentTool`), generated from the
- * declared kinds, and the checks the loader reports as diagnostics.
+ * The model-facing `tag_artifact` tool (docs/design/tools.md "Artifacts": `agentTool`), generated
+ * from the declared kinds, and the checks the loader reports as diagnostics.
  *
  * The union over kinds sits on the `kind` enum and the `data` member rather than at the root:
  * providers reject `oneOf`/`anyOf`/`allOf` at the top level of a tool's input schema (the

@@ -1,6 +1,6 @@
 /**
- * Artifacts (SPEC "Artifact"): durable, capped, listable records of outputs, optionally with a
- * downloadable payload.
+ * Artifacts (docs/design/tools.md "Artifacts"): durable, capped, listable records of outputs,
+ * optionally with a downloadable payload.
  * @module
  */
 import type { StandardSchema } from "../_validate.ts";
@@ -31,7 +31,7 @@ export interface TagInput {
   sessionId?: string;
 }
 
-/** The record events and lists carry (SPEC: id, kind, key, title, data, source). */
+/** The record events and lists carry (docs/design/tools.md "Artifacts": id, kind, key, title, data, source). */
 export interface ArtifactRecord {
   id: string;
   kind: string;

@@ -1,5 +1,6 @@
 /**
- * The session cost report (DESIGN.md §4): per-turn usage and estimated cost folded from
+ * The session cost report (docs/guide/http-api.md "Response shapes"): per-turn usage and estimated
+ * cost folded from
  * `turn.completed` events, plus the subagent runs inside those turns (`subagent.completed`),
  * which spend tokens of their own, possibly on another model.
  * @module

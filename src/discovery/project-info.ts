@@ -1,7 +1,7 @@
 /**
- * The project-info object of `GET /v1/info` (SPEC "Discovery and meta routes"): what the agent is
- * made of and how to reach it, with diagnostics. Plain data, so the CLI's `info` command and the
- * playground can read the same object.
+ * The project-info object of `GET /v1/info` (docs/design/mcp-and-discovery.md "Discovery and
+ * meta"): what the agent is made of and how to reach it, with diagnostics. Plain data, so the CLI's
+ * `info` command and the playground can read the same object.
  * @module
  */
 import type { AgentRuntime } from "../agent-runtime.ts";

@@ -1,7 +1,8 @@
 /**
  * From eval definitions to runnable cases: ids from paths and case ids, iterations, filters.
  *
- * Ids (DESIGN.md §2): `evals/readiness.eval.ts` is `readiness`, `evals/builds/index.eval.ts` is
+ * Ids (docs/design/evals.md "Definitions and ids"): `evals/readiness.eval.ts` is `readiness`,
+ * `evals/builds/index.eval.ts` is
  * `builds`, a case appends `/<case id>`, an exported array names its entries `<path>/0000`, ...
  * and iterations beyond one run as `<id>#1`, `<id>#2`, ...
  * @module
@@ -101,7 +102,7 @@ export function buildCatalog(evals: Record<string, EvalDefinition>, files: Recor
   return catalog;
 }
 
-/** Run filters (SPEC "Eval run"): OR within `filterIds` and within `tags`, AND across them. */
+/** Run filters (docs/design/evals.md "Runs"): OR within `filterIds` and within `tags`, AND across them. */
 export interface EvalFilter {
   /** Case ids; an id also selects everything below it (`prs` selects `prs/checkout`). */
   filterIds?: readonly string[];

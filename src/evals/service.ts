@@ -1,8 +1,9 @@
 /**
- * One agent's eval runner (SPEC "Eval run"): one run at a time, cases `maxConcurrency` at once,
- * each bounded by its time limit (SPEC "Limits": the case's own, then the run's `timeoutMs` from
- * the CLI, then the config's, then 180 s). Snapshots are stored as cases start their sessions
- * and finish, so runs survive restarts; a run a restart interrupted is marked failed on start.
+ * One agent's eval runner (docs/design/evals.md "Runs"): one run at a time, cases `maxConcurrency`
+ * at once, each bounded by its time limit (docs/guide/http-api.md "Limits": the case's own, then
+ * the run's `timeoutMs` from the CLI, then the config's, then 180 s). Snapshots are stored as cases
+ * start their sessions and finish, so runs survive restarts; a run a restart interrupted is marked
+ * failed on start.
  * @module
  */
 import { HTTPError, conflict, errorMessage, notFound } from "../errors.ts";
@@ -19,9 +20,9 @@ import type { EvalCaseResult, EvalConfig, EvalDefinition, EvalRunSnapshot } from
 
 /** Concurrency when the config sets none. */
 export const DEFAULT_MAX_CONCURRENCY = 4;
-/** Case time limit when nothing else sets one (SPEC "Limits"). */
+/** Case time limit when nothing else sets one (docs/guide/http-api.md "Limits"). */
 export const DEFAULT_CASE_TIMEOUT_MS = 180_000;
-/** The in-memory cap of SPEC "Eval run"; runs here are always stored, so it is only reported. */
+/** The in-memory cap of docs/design/evals.md "Runs"; runs here are always stored, so it is only reported. */
 export const MAX_PLAYGROUND_RUNS = 50;
 
 /** The channel eval sessions run on. */
@@ -102,7 +103,7 @@ export class EvalService {
       runId: `eval_${randomId(20)}`,
       status: "running",
       startedAt: new Date(this.#deps.now()).toISOString(),
-      // Holds its place in the key order of DESIGN.md §4; JSON leaves it out until it is set.
+      // Holds its place in the key order of docs/design/evals.md "Runs"; JSON leaves it out until it is set.
       finishedAt: undefined,
       total: selected.length,
       passed: 0,

@@ -1,6 +1,6 @@
 /**
  * Evals (`evals/**\/*.eval.ts`): definitions, the `t` API a test drives the agent with, matchers,
- * and the run snapshot of DESIGN.md §4.
+ * and the run snapshot of docs/design/evals.md "Runs".
  * @module
  */
 
@@ -16,7 +16,7 @@ interface EvalDefinitionBase {
    * `<id>#2`, ... @default 1
    */
   iterations?: number;
-  /** Time limit of each case that sets none itself (SPEC "Limits": the case's own limit wins). */
+  /** Time limit of each case that sets none itself (docs/guide/http-api.md "Limits": the case's own limit wins). */
   timeoutMs?: number;
 }
 
@@ -121,7 +121,7 @@ export interface EvalRunError {
   at: string;
 }
 
-/** The run snapshot of DESIGN.md §4. */
+/** The run snapshot of docs/design/evals.md "Runs". */
 export interface EvalRunSnapshot {
   /** `eval_<id>`. */
   runId: string;

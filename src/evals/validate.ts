@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from "../project/types.ts";
 
-/** Bounds of `maxConcurrency` (SPEC "Limits"). */
+/** Bounds of `maxConcurrency` (docs/guide/http-api.md "Limits"). */
 export const MAX_CONCURRENCY = 200;
 /** Longest time limit a case may ask for: one day. */
 export const MAX_TIMEOUT_MS = 86_400_000;

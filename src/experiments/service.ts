@@ -9,7 +9,7 @@ import { type RandomSource, cryptoRandom, drawAssignments } from "./assign.ts";
 import { type AbReport, AbMetrics } from "./metrics.ts";
 import type { AbAssignment, ExperimentDefinition } from "./types.ts";
 
-/** Sessions with this `purpose` are never enrolled (SPEC "Channel": send options). */
+/** Sessions with this `purpose` are never enrolled (docs/guide/agent-projects.md "Sending into sessions": send options). */
 export const EVAL_PURPOSE = "eval";
 
 export class ExperimentService {

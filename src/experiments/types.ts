@@ -1,6 +1,7 @@
 /**
- * A/B experiments declared in agent config (SPEC "Session": `ab.assigned`): arms that vary the
- * model, its params or the instructions, assigned once per session and kept for every turn.
+ * A/B experiments declared in agent config (docs/design/experiments.md: `ab.assigned`): arms that
+ * vary the model, its params or the instructions, assigned once per session and kept for every
+ * turn.
  * @module
  */
 import type { ModelParam } from "../project/types.ts";

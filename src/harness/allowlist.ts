@@ -1,7 +1,7 @@
 /**
- * The `tools` allowlist of SPEC "Agent configuration": which built-in harness tools a turn gets.
- * Unset means all of them, an empty list none; `mcp` is always added to a configured list;
- * unknown names fail the turn with a ConfigurationError.
+ * The `tools` allowlist of docs/guide/agent-projects.md "Agent configuration": which built-in
+ * harness tools a turn gets. Unset means all of them, an empty list none; `mcp` is always added to
+ * a configured list; unknown names fail the turn with a ConfigurationError.
  * @module
  */
 

@@ -8,7 +8,8 @@ import type { ProjectDefinition } from "../project/types.ts";
 import type { RuntimePort, WorkspacePlacement } from "../runtime/types.ts";
 
 /**
- * The workspace placement of SPEC "Agent configuration": a per-send `workspaceDir` wins over
+ * The workspace placement of docs/guide/agent-projects.md "Agent configuration": a per-send
+ * `workspaceDir` wins over
  * `local.workspaceDir` (one shared directory), which wins over `local.cwd` (`<cwd>/<sessionId>`).
  * Relative paths resolve against the project root.
  */

@@ -111,7 +111,7 @@ function mcpTool(input: HarnessToolsInput, servers: string[]): BuiltinTool {
       inputSchema: MCP_INPUT_SCHEMA,
     },
     async execute(raw, scope): Promise<ToolOutcome> {
-      // SPEC "Agent configuration": under local.sandbox MCP tool calls fail closed.
+      // docs/guide/agent-projects.md "Agent configuration": under local.sandbox MCP tool calls fail closed.
       if (input.sandbox) return { output: "mcp: MCP tool calls are disabled while local.sandbox is on (they fail closed)", isError: true };
       const mcp = input.runtime.mcp;
       if (!mcp) return { output: "mcp: this runtime cannot open MCP connections", isError: true };

@@ -105,8 +105,9 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
 // --- internals ---
 
 /**
- * The authored tools a turn may call: agent-execution tools need shell (SPEC "Agent
- * configuration": `shell` grants the shell input they run with).
+ * The authored tools a turn may call: agent-execution tools need shell
+ * (docs/guide/agent-projects.md "Agent configuration": `shell` grants the shell input they run
+ * with).
  */
 function runnableTools(tools: Record<string, ToolDefinition>, list: Allowlist): Record<string, ToolDefinition> {
   if (list.allowed.has("shell")) return tools;

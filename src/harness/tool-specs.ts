@@ -1,6 +1,7 @@
 /**
- * The model-facing specs of the harness tools (DESIGN.md §4) and the checks of their input. The
- * model's input is checked here, in the core, so every runtime receives typed input.
+ * The model-facing specs of the harness tools (docs/design/local-runtime.md "Harness tools") and
+ * the checks of their input. The model's input is checked here, in the core, so every runtime
+ * receives typed input.
  * @module
  */
 import type { ModelToolSpec } from "../model/types.ts";

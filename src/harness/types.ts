@@ -1,6 +1,7 @@
 /**
  * What the local harness reads from a project besides tools: skills, subagents, MCP connections
- * and the workspace seed folder (DESIGN.md §2). Plain data; the loader fills it from disk.
+ * and the workspace seed folder (docs/guide/agent-projects.md "Layout"). Plain data; the loader
+ * fills it from disk.
  * @module
  */
 import type { AgentConfig } from "../project/types.ts";

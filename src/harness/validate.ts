@@ -1,7 +1,7 @@
 /**
- * Load-time checks of the harness configuration (SPEC "Agent configuration"): the `tools`
- * allowlist, the local options and the cloud-runtime rules. Pure, so any loader can run them on
- * a loaded project.
+ * Load-time checks of the harness configuration (docs/guide/agent-projects.md "Agent
+ * configuration"): the `tools` allowlist, the local options and the cloud-runtime rules. Pure, so
+ * any loader can run them on a loaded project.
  * @module
  */
 import type { Diagnostic, ProjectDefinition } from "../project/types.ts";

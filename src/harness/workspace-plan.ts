@@ -1,8 +1,9 @@
 /**
- * What a session workspace holds before its first local turn (SPEC "Session"): `AGENTS.md` from
- * the instructions, each skill under `.cursor/skills/<name>/`, each agent-execution tool as a
- * script under `.agent-serve/tools/<name>` with a catalog in `AGENTS.md`, and the seed folder.
- * Computed once per agent from the loaded project; the runtime writes it.
+ * What a session workspace holds before its first local turn (docs/design/local-runtime.md
+ * "Preparation"): `AGENTS.md` from the instructions, each skill under `.cursor/skills/<name>/`,
+ * each agent-execution tool as a script under `.agent-serve/tools/<name>` with a catalog in
+ * `AGENTS.md`, and the seed folder. Computed once per agent from the loaded project; the runtime
+ * writes it.
  * @module
  */
 import type { ProjectDefinition } from "../project/types.ts";

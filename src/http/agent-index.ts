@@ -1,6 +1,7 @@
 /**
  * The multi-mode index routes that exist while the playground is enabled: `GET /` (a web page
- * linking each agent's playground) and `GET /v1/agents` (the same list as JSON, DESIGN.md).
+ * linking each agent's playground) and `GET /v1/agents` (the same list as JSON,
+ * docs/guide/http-api.md "Route layout").
  * @module
  */
 import type { AgentRuntime } from "../agent-runtime.ts";

@@ -1,5 +1,5 @@
 /**
- * The built-in auth policies of SPEC "Authentication" 2. Each returns an `AuthPolicy`.
+ * The built-in auth policies of docs/guide/http-api.md "Auth". Each returns an `AuthPolicy`.
  * @module
  */
 import type { AuthContext, AuthPolicy } from "./auth-types.ts";

@@ -1,4 +1,4 @@
-/** The resolved request principal (SPEC "Authentication" 4). */
+/** The resolved request principal (docs/guide/http-api.md "Auth"). */
 export interface AuthContext {
   authenticator: string;
   principalId: string;

@@ -2,7 +2,8 @@ import { HTTPError, badRequest } from "../errors.ts";
 
 /**
  * Reads a JSON request body, refusing bodies over `maxBytes` with 413 before buffering them.
- * An empty body reads as `{}` (SPEC "Custom channel routes": empty POST bodies are coerced).
+ * An empty body reads as `{}` (docs/guide/http-api.md "Route layout": empty POST bodies are
+ * coerced).
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");

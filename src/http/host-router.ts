@@ -1,6 +1,6 @@
 /**
  * The host's top-level dispatch: host routes plus one agent app per slug (multi mode), or the
- * single agent at the root (single mode), as SPEC "Route layout" lays out.
+ * single agent at the root (single mode), as docs/guide/http-api.md "Route layout" lays out.
  * @module
  */
 import type { AgentRuntime } from "../agent-runtime.ts";

@@ -1,8 +1,8 @@
 /**
- * The tools of `POST /v1/mcp` (SPEC "MCP routes"): `ask` delegates a message to the agent and
- * waits a bounded time for the reply, `check` polls a session, `call_tool` passes through to a
- * server tool (listed only when the agent has one). They act as the caller's principal, with the
- * same ownership rules as the session API.
+ * The tools of `POST /v1/mcp` (docs/design/mcp-and-discovery.md): `ask` delegates a message to the
+ * agent and waits a bounded time for the reply, `check` polls a session, `call_tool` passes through
+ * to a server tool (listed only when the agent has one). They act as the caller's principal, with
+ * the same ownership rules as the session API.
  * @module
  */
 import { validate } from "../_validate.ts";

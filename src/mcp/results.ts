@@ -1,6 +1,7 @@
 /**
  * MCP tool results. A JSON object result travels twice, as `structuredContent` and as the same
- * JSON in a text part (DESIGN.md §4), so clients that read only text still get all of it.
+ * JSON in a text part (docs/design/mcp-and-discovery.md), so clients that read only text still get
+ * all of it.
  * @module
  */
 import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";

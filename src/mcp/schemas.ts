@@ -1,4 +1,4 @@
-/** Arguments of the `/v1/mcp` tools (DESIGN.md §4); their JSON Schemas are derived from these. */
+/** Arguments of the `/v1/mcp` tools (docs/design/mcp-and-discovery.md); their JSON Schemas are derived from these. */
 import * as v from "valibot";
 
 /** Longest a single `ask` or `check` waits, whatever the caller asks for. */

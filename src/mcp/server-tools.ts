@@ -1,7 +1,7 @@
 /**
- * The tools of `POST /v1/mcp/tools` (SPEC "MCP routes"): each deterministic server tool under its
- * own name and JSON Schema, run as a session-less direct call. Hosted turns reach the host's tools
- * through this endpoint (`--cloud-tools-url`).
+ * The tools of `POST /v1/mcp/tools` (docs/design/mcp-and-discovery.md): each deterministic server
+ * tool under its own name and JSON Schema, run as a session-less direct call. Hosted turns reach
+ * the host's tools through this endpoint (`--cloud-tools-url`).
  * @module
  */
 import type { AgentRuntime } from "../agent-runtime.ts";

@@ -11,7 +11,7 @@ import { type ReplyState, emptyReplyState, foldReply } from "../sessions/reply-f
 
 export type McpSessionStatus = "running" | "waiting" | "completed" | "failed";
 
-/** `{status, sessionId, continuationToken, reply?, error?}` (DESIGN.md §4). */
+/** `{status, sessionId, continuationToken, reply?, error?}` (docs/design/mcp-and-discovery.md). */
 export interface SessionReport {
   status: McpSessionStatus;
   sessionId: string;

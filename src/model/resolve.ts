@@ -19,7 +19,7 @@ export const CREDENTIAL_ENV: Record<AiSdkProvider, string> = {
 
 const PROVIDERS: readonly AiSdkProvider[] = ["openai", "anthropic", "openai-compatible"];
 
-/** Suffix-style ids that encode effort or speed (SPEC "Agent configuration"): use params instead. */
+/** Suffix-style ids that encode effort or speed (docs/guide/agent-projects.md "Agent configuration"): use params instead. */
 const SUFFIX_STYLE = /[-:](minimal|low|medium|high|xhigh|fast)$/i;
 
 /** Normalizes `model` of an agent config: a string or `{id, params: [{id, value}]}`. */

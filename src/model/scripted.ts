@@ -1,6 +1,7 @@
 /**
- * The built-in `scripted` model (DESIGN.md §5): offline and deterministic. It reads directives
- * from the latest user message, so demos and CI of agents run without a credential.
+ * The built-in `scripted` model (docs/guide/getting-started.md "The scripted model"): offline and
+ * deterministic. It reads directives from the latest user message, so demos and CI of agents run
+ * without a credential.
  * @module
  */
 import { abortError, throwIfAborted } from "../abort.ts";

@@ -54,7 +54,7 @@ export interface Usage {
   cacheWriteTokens: number;
 }
 
-/** Event-level finish reasons; `tool_call` marks an intermediate message (SPEC "Events"). */
+/** Event-level finish reasons; `tool_call` marks an intermediate message (docs/guide/http-api.md "Events"). */
 export type FinishReason = "stop" | "tool_call" | "length" | "content_filter" | "error" | "other";
 
 export type ModelStreamPart =

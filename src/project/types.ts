@@ -1,6 +1,7 @@
 /**
  * What an agent project is once loaded: plain objects and functions. The core never reads the
- * filesystem; adapters load a project directory into a `ProjectDefinition` (DESIGN.md §2).
+ * filesystem; adapters load a project directory into a `ProjectDefinition`
+ * (docs/guide/agent-projects.md "Layout").
  * @module
  */
 import type { ArtifactsDefinition } from "../artifacts/types.ts";
@@ -16,7 +17,7 @@ export interface ModelParam {
   value: string;
 }
 
-/** `bot/agent.ts` (SPEC "Agent configuration"). Every field is optional on the root agent. */
+/** `bot/agent.ts` (docs/guide/agent-projects.md "Agent configuration"). Every field is optional on the root agent. */
 export interface AgentConfig {
   /** Model for turns: `scripted`, `openai/<id>`, `anthropic/<id>`, `openai-compatible/<id>`. */
   model?: string | { id: string; params?: ModelParam[] };

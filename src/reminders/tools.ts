@@ -1,7 +1,7 @@
 /**
  * The model-facing reminder tools (`builtinTools.reminders: true`): `reminders_create`,
  * `reminders_list` and `reminders_cancel`, bound to the conversation of the turn that calls them
- * (DESIGN.md §4 fixes their inputs).
+ * (docs/design/timed-work.md "Reminders" fixes their inputs).
  * @module
  */
 import { errorMessage } from "../errors.ts";

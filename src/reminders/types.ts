@@ -1,6 +1,7 @@
 /**
- * Reminders (SPEC "Reminder"): runtime wakes bound to one channel continuation, durable in
- * storage. The record shape is DESIGN.md §4's.
+ * Reminders (docs/design/timed-work.md "Reminders"): runtime wakes bound to one channel
+ * continuation, durable in storage. The record shape is that of docs/design/timed-work.md
+ * "Reminders".
  * @module
  */
 

@@ -27,9 +27,9 @@ export interface ScriptOptions {
 }
 
 /**
- * Where a session's workspace lives (SPEC "Agent configuration", local options): a per-send
- * directory wins over `local.workspaceDir`, which wins over `local.cwd`; none of them means the
- * runtime's default place.
+ * Where a session's workspace lives (docs/guide/agent-projects.md "Agent configuration", local
+ * options): a per-send directory wins over `local.workspaceDir`, which wins over `local.cwd`; none
+ * of them means the runtime's default place.
  */
 export interface WorkspacePlacement {
   /** One directory used as is (shared or per-send), absolute or relative to `base`. */
@@ -41,8 +41,9 @@ export interface WorkspacePlacement {
 }
 
 /**
- * What a workspace holds before the first local turn (SPEC "Session"): generated files, skill
- * folders copied from the project, the host's block in `AGENTS.md` and the seed folder.
+ * What a workspace holds before the first local turn (docs/design/local-runtime.md "Preparation"):
+ * generated files, skill folders copied from the project, the host's block in `AGENTS.md` and the
+ * seed folder.
  */
 export interface WorkspacePlan {
   /** Changes whenever anything below changes; a workspace prepared with it is not prepared again. */
@@ -59,7 +60,7 @@ export interface WorkspacePlan {
   seedDir?: string;
 }
 
-/** The harness tools a runtime implements, with their inputs (DESIGN.md §4). */
+/** The harness tools a runtime implements, with their inputs (docs/design/local-runtime.md "Harness tools"). */
 export interface HarnessInputs {
   shell: { command: string; timeoutMs?: number; stdin?: string };
   read: { path: string; offset?: number; limit?: number };

@@ -31,7 +31,7 @@ export interface DispatchDeps {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-/** The schedule-scoped principal (SPEC "Schedule": appAuth); it owns the sessions a firing starts. */
+/** The schedule-scoped principal (docs/design/timed-work.md "Schedules": appAuth); it owns the sessions a firing starts. */
 export function schedulePrincipal(scheduleId: string): AuthContext {
   return { authenticator: "schedule", principalId: `schedule:${scheduleId}`, principalType: "service" };
 }

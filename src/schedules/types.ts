@@ -1,5 +1,6 @@
 /**
- * Schedules (SPEC "Schedule"): deploy-time cron work of an agent, defined in `bot/schedules/`.
+ * Schedules (docs/design/timed-work.md "Schedules"): deploy-time cron work of an agent, defined in
+ * `bot/schedules/`.
  * @module
  */
 import type { AuthContext } from "../http/auth-types.ts";

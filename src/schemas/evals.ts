@@ -3,7 +3,7 @@ import { MAX_TIMEOUT_MS } from "../evals/validate.ts";
 
 const names = v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(512))), v.maxLength(1000));
 
-/** `POST /v1/dev/evals/runs`: the filters of SPEC "Eval run", plus the CLI's `--timeout-ms`. */
+/** `POST /v1/dev/evals/runs`: the filters of docs/design/evals.md "Runs", plus the CLI's `--timeout-ms`. */
 export const startEvalRunBody = v.strictObject({
   filterIds: v.optional(names),
   tags: v.optional(names),

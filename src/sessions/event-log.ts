@@ -1,9 +1,10 @@
 /**
  * Per-agent event logs over the storage port: index assignment, group commit and live fan-out.
  *
- * Guarantee (DESIGN.md §6): an event is durably appended before any follower sees it, and indexes
- * are contiguous from 0. Appends for one session are queued and flushed by one writer, so events
- * that pile up while a write is in flight go to storage as one batch.
+ * Guarantee (docs/design/foundation.md "Guarantees"): an event is durably appended before any
+ * follower sees it, and indexes are contiguous from 0. Appends for one session are queued and
+ * flushed by one writer, so events that pile up while a write is in flight go to storage as one
+ * batch.
  * @module
  */
 import type { StorageDriver } from "../storage/types.ts";

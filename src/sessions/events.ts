@@ -1,12 +1,13 @@
 /**
- * The event vocabulary: the envelope of SPEC "Event envelope", every type's payload, and the draft
+ * The event vocabulary: the envelope of docs/guide/http-api.md "Events", every type's payload, and
+ * the draft
 the core appends. Users read it as `agent-serve/events`.
  * @module
  */
 import type { ArtifactRecord } from "../artifacts/types.ts";
 import type { FinishReason, JsonValue, Usage } from "../model/types.ts";
 
-/** A tool call as `actions.requested` records it: the validated input (SPEC "Events"). */
+/** A tool call as `actions.requested` records it: the validated input (docs/guide/http-api.md "Events"). */
 export interface ActionRequest {
   toolCallId: string;
   toolName: string;
@@ -25,8 +26,8 @@ export type ActionResultData = {
 export type ArtifactEventView = Pick<ArtifactRecord, "id" | "kind" | "key" | "title" | "data" | "source">;
 
 /**
- * The `data` payload of every event type (DESIGN.md §4). Members marked optional may be absent
- * from records a host wrote before it tracked them.
+ * The `data` payload of every event type (docs/guide/http-api.md "Events"). Members marked optional
+ * may be absent from records a host wrote before it tracked them.
  */
 export interface EventDataMap {
   "session.started": { mode: string; channel: string; title?: string };

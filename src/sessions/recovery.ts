@@ -1,5 +1,6 @@
 /**
- * Crash recovery (DESIGN.md §6): on start, every turn that was admitted but never ended gets
+ * Crash recovery (docs/design/foundation.md "Guarantees"): on start, every turn that was admitted
+ * but never ended gets
  * `turn.failed {message: "host restarted"}` and the session returns to waiting (chat) or failed
  * (task). Only sessions with an active marker are read, so start-up cost does not grow with the
  * number of stored sessions.

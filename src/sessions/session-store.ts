@@ -2,7 +2,8 @@
  * Session records, continuation-token index and the "active" markers recovery starts from.
  *
  * Records are read from storage on every use rather than cached, so removing a session's stored
- * data takes effect at once (SPEC "Session": it leaves listings and answers 404).
+ * data takes effect at once (docs/design/foundation.md "Sessions and events": it leaves listings
+ * and answers 404).
  * @module
  */
 import type { AbAssignment } from "../experiments/types.ts";

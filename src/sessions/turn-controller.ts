@@ -1,5 +1,6 @@
 /**
- * Turn admission and lifecycle for the sessions of one agent (SPEC "States and transitions").
+ * Turn admission and lifecycle for the sessions of one agent (docs/design/foundation.md
+ * "Admission").
  *
  * Admission policies: `preempt` (default) interrupts the running or queued turn, waits for it to
  * settle, then runs the new message; `coalesce` queues follow-ups and drains them into one turn

@@ -1,5 +1,6 @@
 /**
- * The `concurrency.maxRunningTurns` cap: a counting semaphore with a FIFO queue (SPEC "Limits").
+ * The `concurrency.maxRunningTurns` cap: a counting semaphore with a FIFO queue
+ * (docs/guide/http-api.md "Limits").
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * The storage port (DESIGN.md §3): key/value records, append-only logs and short leases.
+ * The storage port (docs/design/storage.md): key/value records, append-only logs and short leases.
  *
  * Keys are `/`-separated segments of `[A-Za-z0-9_.-]` (no empty, `.` or `..` segment); drivers
  * reject anything else with `assertKey`, so an id taken from a URL can never escape its namespace.

@@ -1,6 +1,7 @@
 /**
- * Cron expressions (SPEC "Schedule": standard 5 fields, UTC, minute granularity). croner is used
- * only as a calculator, with no callback, so it never arms a timer of its own (STACK.md §5).
+ * Cron expressions (docs/design/timed-work.md "Schedules": standard 5 fields, UTC, minute
+ * granularity). croner is used only as a calculator, with no callback, so it never arms a timer of
+ * its own (docs/design/timed-work.md "The timer port and who fires").
  * @module
  */
 import { Cron } from "croner";

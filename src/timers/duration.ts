@@ -1,6 +1,6 @@
 /**
- * Duration strings of reminders (SPEC "Reminder": `20m`, `2h`): one or more `<number><unit>`
- * parts, units `s`, `m`, `h`, `d` (and `ms`), as in `1h30m`.
+ * Duration strings of reminders (docs/design/timed-work.md "Reminders": `20m`, `2h`): one or more
+ * `<number><unit>` parts, units `s`, `m`, `h`, `d` (and `ms`), as in `1h30m`.
  * @module
  */
 

@@ -1,5 +1,6 @@
 /**
- * The timer port (DESIGN.md §3): where the host says when it next has timed work to do.
+ * The timer port (docs/design/timed-work.md "The timer port and who fires"): where the host says
+ * when it next has timed work to do.
  *
  * Keys name one schedule or reminder of one agent (`<slug>/schedules/<id>`,
  * `<slug>/reminders/<id>`). An arm is a one-shot wake-up call: when its time comes the port wakes

@@ -1,5 +1,6 @@
 /**
- * A server tool called directly, with no model turn (SPEC "Tool route", rules 1-7). Shared by
+ * A server tool called directly, with no model turn (docs/design/tools.md "Direct calls"). Shared
+ * by
  * `POST /v1/tools/:toolName`, the MCP `call_tool` tool and the `/v1/mcp/tools` endpoint, so all
  * three validate, run and record a call the same way.
  * @module

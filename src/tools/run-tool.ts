@@ -1,7 +1,7 @@
 /**
- * Runs one tool call and normalizes its result (SPEC "Server tool": a string passes verbatim, a
- * JSON value is serialized, `{content, isError?}` is an envelope; a throw is an error result and
- * the turn goes on).
+ * Runs one tool call and normalizes its result (docs/design/tools.md "Tools": a string passes
+ * verbatim, a JSON value is serialized, `{content, isError?}` is an envelope; a throw is an error
+ * result and the turn goes on).
  * @module
  */
 import { randomId } from "../ids.ts";
@@ -67,7 +67,7 @@ export async function runAgentTool(
   return normalizeToolResult(parseOutput(stdout));
 }
 
-/** The `callId` of a direct call over `POST /v1/tools/:toolName` (SPEC: `tool_<toolName>_<id>`). */
+/** The `callId` of a direct call over `POST /v1/tools/:toolName` (docs/design/tools.md "Direct calls": `tool_<toolName>_<id>`). */
 export function toolCallIdForDirectCall(toolName: string): string {
   return `tool_${toolName}_${randomId(16)}`;
 }

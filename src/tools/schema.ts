@@ -1,7 +1,7 @@
 /**
  * Tool input schemas: the JSON Schema the model and `/v1/info` see, and validation before
- * execution (SPEC "Server tool": a schema-validator object validates and transforms; a plain JSON
- * Schema is passed through unvalidated).
+ * execution (docs/design/tools.md "Tools": a schema-validator object validates and transforms; a
+ * plain JSON Schema is passed through unvalidated).
  * @module
  */
 import { toJsonSchema } from "@valibot/to-json-schema";

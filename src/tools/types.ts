@@ -1,5 +1,6 @@
 /**
- * Server tools (SPEC "Server tool"): typed actions the model calls, also callable over HTTP.
+ * Server tools (docs/design/tools.md "Tools"): typed actions the model calls, also callable over
+ * HTTP.
  * @module
  */
 import type { StandardSchema } from "../_validate.ts";
@@ -8,7 +9,7 @@ import type { AuthContext } from "../http/auth-types.ts";
 import type { RemindersFacade } from "../reminders/types.ts";
 import type { SendOptions, SendResult, SessionSummary } from "../sessions/session-service.ts";
 
-/** A JSON Schema object, passed to the model as is and never validated (SPEC). */
+/** A JSON Schema object, passed to the model as is and never validated (docs/design/tools.md "Tools"). */
 export type JsonSchemaObject = Record<string, unknown>;
 
 export interface ToolDefinition<Input = unknown> {
@@ -49,7 +50,7 @@ export interface ToolContext {
   /** The session workspace, or the ephemeral scratch directory of a session-less direct call. */
   workspaceDir: string | undefined;
   stateRoot: string | undefined;
-  /** Host services (SPEC "Server tool": execution context). */
+  /** Host services (docs/design/tools.md "Tools": execution context). */
   host: ToolHostServices;
   /** Starts or continues a session through a channel of this agent. */
   send(channelId: string, message: string, options?: SendOptions): Promise<SendResult>;

@@ -1,7 +1,7 @@
 /**
  * One turn: the agent loop (./agent-loop.ts) over the session's stored conversation, every step
  * and tool result recorded in the event log and the conversation before the next step starts
- * (DESIGN.md §3).
+ * (docs/design/foundation.md "The agent loop").
  * @module
  */
 import type { ConversationMessage, LanguageModelPort, Usage } from "../model/types.ts";

@@ -1,5 +1,6 @@
 /**
- * Builds the execution context a server tool receives (SPEC "Server tool": execution context).
+ * Builds the execution context a server tool receives (docs/design/tools.md "Tools": execution
+ * context).
  * @module
  */
 import type { ArtifactsFacade } from "../artifacts/types.ts";

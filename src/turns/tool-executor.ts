@@ -14,7 +14,8 @@ export interface ToolOutcome {
 
 /**
  * A call after input validation: `input` is the validated (and transformed) input, which is what
- * `actions.requested` records (SPEC "Events": validated arguments), or the raw input with `error`.
+ * `actions.requested` records (docs/guide/http-api.md "Events": validated arguments), or the raw
+ * input with `error`.
  */
 export interface PreparedCall extends ToolCall {
   error?: string;

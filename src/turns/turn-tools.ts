@@ -1,6 +1,7 @@
 /**
  * The tools of one model turn: the agent's server and agent tools, `tag_artifact`, and the
- * approval gate (SPEC "Approval": a parked call keeps the turn running until a human decides).
+ * approval gate (docs/design/tools.md "Approvals": a parked call keeps the turn running until a
+ * human decides).
  * @module
  */
 import { TURN_INTERRUPTED, throwIfAborted } from "../abort.ts";

@@ -1,6 +1,7 @@
 /**
- * `GET /v1/abs` (SPEC "Discovery and meta routes"): live A/B metrics. Arm totals cover every
- * enrolled session; the per-session assignments list only the sessions the caller may read.
+ * `GET /v1/abs` (docs/design/mcp-and-discovery.md "Discovery and meta"): live A/B metrics. Arm
+ * totals cover every enrolled session; the per-session assignments list only the sessions the
+ * caller may read.
  * @module
  */
 import { json } from "../responses.ts";

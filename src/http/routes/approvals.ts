@@ -1,4 +1,4 @@
-/** Approval routes: list parked calls, resolve one (SPEC "Session routes", "Approval"). */
+/** Approval routes: list parked calls, resolve one (docs/guide/http-api.md "Sessions", docs/design/tools.md "Approvals"). */
 import { validate } from "../../_validate.ts";
 import { conflict, notFound } from "../../errors.ts";
 import { approvalBody } from "../../schemas/tools.ts";

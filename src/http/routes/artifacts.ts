@@ -1,6 +1,6 @@
 /**
- * Artifact routes (SPEC "Artifact routes"): the list, newest-updated first, and the payload as an
- * attachment. A caller sees the artifacts of the sessions they may read (the rules of
+ * Artifact routes (docs/design/tools.md "Artifacts"): the list, newest-updated first, and the
+ * payload as an attachment. A caller sees the artifacts of the sessions they may read (the rules of
  * `/v1/sessions`); anything else answers as if it did not exist.
  */
 import * as v from "valibot";
@@ -56,7 +56,7 @@ export const artifactContent = defineRoute({
     return new Response(content.body, {
       headers: {
         "content-type": content.contentType,
-        // Never inline (SPEC): payloads are whatever host code or the model wrote.
+        // Never inline (docs/design/tools.md "Artifacts"): payloads are whatever host code or the model wrote.
         "content-disposition": `attachment; filename="${safeFilename(record.key, record.id)}"`,
         "x-content-type-options": "nosniff",
         "content-security-policy": "default-src 'none'; sandbox",

@@ -1,6 +1,7 @@
 /**
- * Discovery and meta routes (SPEC "Discovery and meta routes"): the project-info object, the
- * bootstrap data the playground reads before it authenticates, and recent server log lines.
+ * Discovery and meta routes (docs/design/mcp-and-discovery.md "Discovery and meta"): the
+ * project-info object, the bootstrap data the playground reads before it authenticates, and recent
+ * server log lines.
  * @module
  */
 import type { AgentMeta, LogsPage } from "../../events/responses.ts";

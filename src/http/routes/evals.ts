@@ -1,5 +1,5 @@
 /**
- * Eval routes (SPEC "Eval routes"): always registered, behind the agent's auth chain.
+ * Eval routes (docs/design/evals.md "Runs"): always registered, behind the agent's auth chain.
  * @module
  */
 import { validate } from "../../_validate.ts";

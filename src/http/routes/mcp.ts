@@ -1,7 +1,8 @@
 /**
- * The MCP endpoints (SPEC "MCP routes"). Both are stateless Streamable HTTP and carry the protocol
- * in POST only; GET and DELETE get the router's 405 with `Allow: POST`, which the MCP transport
- * spec allows for a server that offers no standalone SSE stream and no session termination.
+ * The MCP endpoints (docs/design/mcp-and-discovery.md). Both are stateless Streamable HTTP and
+ * carry the protocol in POST only; GET and DELETE get the router's 405 with `Allow: POST`, which
+ * the MCP transport spec allows for a server that offers no standalone SSE stream and no session
+ * termination.
  * @module
  */
 import { authenticate } from "../auth-chain.ts";

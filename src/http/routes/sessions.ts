@@ -1,4 +1,4 @@
-/** Session routes of SPEC "Session routes" (create, follow-up, stop, list). */
+/** Session routes of docs/guide/http-api.md "Sessions" (create, follow-up, stop, list). */
 import { validate } from "../../_validate.ts";
 import { isSessionId } from "../../ids.ts";
 import { createSessionBody, followUpBody } from "../../schemas/session.ts";

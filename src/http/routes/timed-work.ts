@@ -1,7 +1,8 @@
 /**
- * Timed-work routes: the dev-mode routes (SPEC "Dev-mode routes") that fire schedules and
- * reminders by hand and list reminders, and the platform timer routes (SPEC "Platform timer
- * routes") through which a platform fires timed work under `--no-control-plane`.
+ * Timed-work routes: the dev-mode routes (docs/design/timed-work.md "Routes") that fire schedules
+ * and reminders by hand and list reminders, and the platform timer routes
+ * (docs/design/timed-work.md "Routes") through which a platform fires timed work under
+ * `--no-control-plane`.
  *
  * The route table is static, so these answer 404 `not_found` (as an unknown route does) when
  * their mode is off.

@@ -1,6 +1,6 @@
 /**
- * `POST /v1/tools/:toolName`: a server tool called directly, with no model turn (SPEC "Tool route",
- * rules 1-7).
+ * `POST /v1/tools/:toolName`: a server tool called directly, with no model turn
+ * (docs/design/tools.md "Direct calls", rules 1-7).
  * @module
  */
 import { validate } from "../../_validate.ts";
