@@ -27,6 +27,11 @@ export interface ProjectRuntime {
   importModule: ModuleImporter;
   /** srvx's `serve` for the runtime. */
   serve: SrvxServe;
+  /**
+   * What this runtime does not offer that Node does, told to every project as an `info`
+   * diagnostic (code `runtime_limits`, listed by `GET /v1/info`).
+   */
+  limits?: string;
 }
 
 export interface LoadProjectOptions {
@@ -86,6 +91,9 @@ export async function loadProjectWith(runtime: ProjectRuntime, dir: string, opti
   const mode = options.mode ?? "multi";
   setModuleImporter(runtime.importModule);
   const discovery = await discoverProjects(resolve(dir), { mode });
+  if (runtime.limits) {
+    for (const { project } of discovery.projects) project.diagnostics.push({ severity: "info", code: "runtime_limits", message: runtime.limits });
+  }
   const diagnostics = [
     ...discovery.diagnostics.map((diagnostic) => ({ diagnostic, where: "" })),
     ...discovery.projects.flatMap(({ slug, project }) => project.diagnostics.map((diagnostic) => ({ diagnostic, where: slug }))),

@@ -19,7 +19,12 @@ export type { LoadedProjects, LoadProjectOptions, ProjectHostOptions, ServedProj
 export type { FetchHandler, RunningServer, ServeOptions } from "./_serve.ts";
 
 /** How Bun runs agent projects: its native `import()` of TypeScript. */
-export const bunRuntime: ProjectRuntime = { importModule: importNatively, serve: srvxServe };
+export const bunRuntime: ProjectRuntime = {
+  importModule: importNatively,
+  serve: srvxServe,
+  limits:
+    "on Bun, projects load through Bun's own resolver: the Agent SDK module names (@cursor/bdk, @grok/agent-sdk), extensionless relative imports and the fallback to the host's valibot and zod need Node's module hooks; import agent-serve, installed in the project, by name",
+};
 
 /** Serves `host` on a real port. */
 export function serve(host: FetchHandler, options?: ServeOptions): Promise<RunningServer> {

@@ -19,7 +19,12 @@ export type { LoadedProjects, LoadProjectOptions, ProjectHostOptions, ServedProj
 export type { FetchHandler, RunningServer, ServeOptions } from "./_serve.ts";
 
 /** How Deno runs agent projects: its native `import()` of TypeScript. */
-export const denoRuntime: ProjectRuntime = { importModule: importNatively, serve: srvxServe };
+export const denoRuntime: ProjectRuntime = {
+  importModule: importNatively,
+  serve: srvxServe,
+  limits:
+    "on Deno, projects load through Deno's own resolver: the Agent SDK module names (@cursor/bdk, @grok/agent-sdk), extensionless relative imports and the fallback to the host's valibot and zod need Node's module hooks; list agent-serve as a dependency of the project (npm install agent-serve) and import it by name",
+};
 
 /** Serves `host` on a real port. */
 export function serve(host: FetchHandler, options?: ServeOptions): Promise<RunningServer> {

@@ -119,7 +119,7 @@ await host.close();
 `,
     );
     const { stdout } = await inApp("node", ["in-process.mjs"]);
-    expect(stdout.trim()).toBe("201 in process function");
+    expect(stdout.trim()).toBe("200 in process function");
   });
 
   test("`tsc --noEmit` type-checks against the shipped .d.ts of agent-serve, /tools and /channels", async () => {
