@@ -96,6 +96,11 @@ export function addAdapterTests({ url, runtime }: AdapterUnderTest): void {
     expect(events.some((event) => event.data.text === "second")).toBe(true);
   });
 
+  test(`[${runtime}] the adapter passes srvx's ip and waitUntil, and no platform env`, async () => {
+    const context = await (await fetch(`${url()}/__context`)).json();
+    expect(context).toEqual({ ip: "127.0.0.1", waitUntil: "function", env: null });
+  });
+
   test(`[${runtime}] the TCP peer reaches the host: a loopback caller is admitted by the default policy`, async () => {
     const response = await fetch(`${agent()}/v1/sessions`);
     expect(response.status).toBe(200);
