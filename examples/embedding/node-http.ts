@@ -6,11 +6,12 @@
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import { toNodeHandler } from "srvx/node";
-import type { ServerRequest } from "srvx";
+import type { NodeHttp1Handler, ServerRequest } from "srvx";
 import type { AgentHost } from "agent-serve";
 
 export function createNodeServer(host: AgentHost): Server {
-  const agents = toNodeHandler((request: ServerRequest) => host.fetch(request, { ip: request.ip }));
+  // SAFETY: toNodeHandler serves HTTP/1 and HTTP/2 alike; this server is HTTP/1.
+  const agents = toNodeHandler((request: ServerRequest) => host.fetch(request, { ip: request.ip })) as NodeHttp1Handler;
   return createServer((req, res) => {
     if (req.url === "/healthz") {
       res.end("ok");
