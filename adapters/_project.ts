@@ -37,6 +37,8 @@ export interface ProjectRuntime {
 export interface LoadProjectOptions {
   /** Route layout: single mode serves exactly one project, unslugged. @default "multi" */
   mode?: "multi" | "single";
+  /** Imports the project's files instead of the runtime's importer (e.g. a bundler's). */
+  importModule?: ModuleImporter;
 }
 
 export interface LoadedProjects {
@@ -89,7 +91,7 @@ export interface ServedProject {
 /** Discovers and loads every agent project under `dir`, importing files the runtime's way. */
 export async function loadProjectWith(runtime: ProjectRuntime, dir: string, options: LoadProjectOptions = {}): Promise<LoadedProjects> {
   const mode = options.mode ?? "multi";
-  setModuleImporter(runtime.importModule);
+  setModuleImporter(options.importModule ?? runtime.importModule);
   const discovery = await discoverProjects(resolve(dir), { mode });
   if (runtime.limits) {
     for (const { project } of discovery.projects) project.diagnostics.push({ severity: "info", code: "runtime_limits", message: runtime.limits });

@@ -17,6 +17,7 @@ export { createHost } from "../src/host.ts";
 export { createProjectHost } from "./_project.ts";
 export type { LoadedProjects, LoadProjectOptions, ProjectHostOptions, ServedProject, ServeProjectOptions } from "./_project.ts";
 export type { FetchHandler, RunningServer, ServeOptions } from "./_serve.ts";
+export type { ModuleImporter } from "../loader/import-module.ts";
 
 /** How Deno runs agent projects: its native `import()` of TypeScript. */
 export const denoRuntime: ProjectRuntime = {

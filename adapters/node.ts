@@ -23,6 +23,7 @@ export { readPlaygroundSite } from "../loader/playground-site.ts";
 export { createProjectHost } from "./_project.ts";
 export type { LoadedProjects, LoadProjectOptions, ProjectHostOptions, ServedProject, ServeProjectOptions } from "./_project.ts";
 export type { FetchHandler, RunningServer, ServeOptions } from "./_serve.ts";
+export type { ModuleImporter } from "../loader/import-module.ts";
 /** @deprecated the same as {@link ServeOptions} */
 export type ServeNodeOptions = ServeOptions;
 /** @deprecated the same as {@link RunningServer} */

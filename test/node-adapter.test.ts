@@ -7,6 +7,7 @@ import type { Server } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
 import { createHost, loadProject, serveNode, serveProject } from "../adapters/node.ts";
 import type { NodeServer } from "../adapters/node.ts";
+import { importWithNodeHooks } from "../loader/import-module.ts";
 import type { AgentHostOptions, RequestContext } from "../src/types.ts";
 
 const agents: AgentHostOptions["agents"] = [
@@ -139,6 +140,19 @@ describe("the composition root in agent-serve/node", () => {
     expect(loaded.errors).toBe(0);
     expect(loaded.projects.map((p) => p.slug)).toEqual(["hello"]);
     expect(loaded.projects[0]!.project.agent).toBeDefined();
+  });
+
+  test("an injected importer loads the project's files", async () => {
+    const imported: string[] = [];
+    const loaded = await loadProject(example, {
+      mode: "single",
+      importModule: (file) => {
+        imported.push(file);
+        return importWithNodeHooks(file);
+      },
+    });
+    expect(loaded.errors).toBe(0);
+    expect(imported).toContain(join(example, "bot", "agent.ts"));
   });
 
   test("serveProject loads, binds fs storage and listens; a turn is answered and survives a restart", async () => {
