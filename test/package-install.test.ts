@@ -4,7 +4,7 @@
  * type-check against the shipped `.d.ts`, and run the bin on Bun and Deno. Installs from the npm
  * registry, so the whole file shares one install.
  */
-import { execFile, spawnSync } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,6 +76,43 @@ describe("installed into a fresh app", () => {
   test("`npx agent-serve run` answers one turn with the scripted model", async () => {
     const { stdout } = await inApp("npx", ["--no-install", "agent-serve", "run", "echo", "--message", "hi"]);
     expect(stdout.trim()).toBe("echo: hi");
+  });
+
+  test("`agent-serve serve` serves the playground and the /docs pages from the installed files", async () => {
+    // The installed bin itself (as `npx` finds it), so the signal below reaches the server.
+    const bin = join(app, "node_modules", ".bin", "agent-serve");
+    const child = spawn(bin, ["serve", "echo", "--port", "0", "--state-root", join(work, "state")], {
+      cwd: app,
+      env: appEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let output = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`not listening within 30 s:\n${output}`)), 30_000);
+        const onData = (chunk: Buffer): void => {
+          output += chunk.toString();
+          const match = /agent-serve listening on (http:\/\/\S+)/.exec(output);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        };
+        child.stdout.on("data", onData);
+        child.stderr.on("data", onData);
+      });
+      const docs = await fetch(`${url}/docs/guide/embedding`);
+      expect(docs.status).toBe(200);
+      expect(await docs.text()).toContain("Installing and embedding");
+      const playground = await fetch(`${url}/echo/playground`);
+      expect(playground.status).toBe(200);
+      expect(playground.headers.get("content-type")).toContain("text/html");
+      expect(output).not.toContain("playground unavailable");
+    } finally {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
   });
 
   test("an Agent SDK project (`@cursor/bdk` imports) runs unchanged", async () => {
