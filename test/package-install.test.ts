@@ -43,7 +43,7 @@ beforeAll(async () => {
   await writeFile(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
   await run(
     "npm",
-    ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball, "node@22", "typescript@^7", "@types/node@^22"],
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", tarball, "node@22", "typescript@^7", "@types/node@^22"],
     { cwd: app, encoding: "utf8", timeout: 240_000 },
   );
   await writeProject(join(app, "echo"), `import { defineAgent, defineTool } from "agent-serve";\n`);
