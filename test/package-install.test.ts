@@ -159,7 +159,7 @@ await host.close();
     expect(stdout.trim()).toBe("200 in process function");
   });
 
-  test("`tsc --noEmit` type-checks against the shipped .d.ts of agent-serve, /tools and /channels", async () => {
+  test("`tsc --noEmit` type-checks against the shipped .d.ts of agent-serve, /tools, /channels and the adapters", async () => {
     await writeFile(
       join(app, "tsconfig.json"),
       JSON.stringify({ compilerOptions: { module: "nodenext", target: "es2023", strict: true, noEmit: true, types: ["node"], lib: ["es2023", "dom"] }, include: ["typed.ts"] }),
@@ -170,11 +170,15 @@ await host.close();
 import { defineTool } from "agent-serve/tools";
 import { bearerAuth, type AuthPolicy } from "agent-serve/channels";
 import { serveProject } from "agent-serve/node";
+import { serve as serveOnBun } from "agent-serve/bun";
+import { serve as serveOnDeno } from "agent-serve/deno";
 export const agent = defineAgent({ model: "scripted" });
 export const tool = defineTool({ description: "Adds", inputSchema: { type: "object", properties: {} }, execute: async () => "ok" });
 export const policy: AuthPolicy = bearerAuth("secret");
 export const host: AgentHost = createHost({ agents: [] });
 export const served: Promise<{ server: { url: string } }> = serveProject(".");
+// The Bun and Deno adapters type-check without Bun's or Deno's own type packages.
+export const elsewhere: Array<typeof serveOnBun | typeof serveOnDeno> = [serveOnBun, serveOnDeno];
 // Resolved types, not \`any\`: a wrong call must fail to compile.
 // @ts-expect-error agents must be a list of mounts
 createHost({ agents: 42 });
