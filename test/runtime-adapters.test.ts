@@ -4,9 +4,11 @@
  * `deno` npm packages), and the unchanged CLI (`bun <bin> serve`, `deno run -A <bin> serve`)
  * serving a project from disk.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -75,6 +77,20 @@ for (const runtime of ["node", "bun", "deno"] as const) {
     });
     afterAll(() => stop(server));
     addAdapterTests({ url: () => server?.url ?? "", runtime });
+
+    test(`[${runtime}] an explicit port that is taken fails with the hint, not a stack trace`, async () => {
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+      try {
+        const port = (blocker.address() as AddressInfo).port;
+        const [file, argv] = command(runtime, FIXTURE);
+        const result = spawnSync(file, argv, { cwd: REPO, env: { ...process.env, FIXTURE_PORT: String(port), NO_COLOR: "1" }, encoding: "utf8", timeout: 30_000 });
+        expect(result.status).toBe(1);
+        expect(result.stderr.trim()).toBe(`[agent-serve] [serve] port ${port} is in use; pass --port 0 for any free port`);
+      } finally {
+        await new Promise((resolve) => blocker.close(resolve));
+      }
+    });
   });
 }
 
