@@ -1,78 +1,51 @@
 /**
- * Node adapter: binds `host.fetch` to a real port with srvx. It only moves bytes; every
- * behaviour lives in the host.
+ * Node adapter: binds `host.fetch` to a real port with srvx, and loads agent projects with Node's
+ * own type stripping and the package's module hooks. It only moves bytes; every behaviour lives
+ * in the host.
  * @example
  * import { createHost, serveNode } from "agent-serve/node";
  * const server = await serveNode(createHost({ agents }), { port: 0 });
  * console.log(server.url);
+ * @example
+ * import { serveProject } from "agent-serve/node";
+ * const { server } = await serveProject("./my-agent", { port: 3000 });
  * @module
  */
-import { serve } from "srvx";
-import type { Server, ServerRequest } from "srvx";
-import type { AgentHost } from "../src/types.ts";
-import { listenWithPolicy } from "./_node/listen.ts";
+import { serve as srvxServe } from "srvx/node";
+import { importWithNodeHooks } from "../loader/import-module.ts";
+import { loadProjectWith, serveProjectWith } from "./_project.ts";
+import type { LoadedProjects, LoadProjectOptions, ProjectRuntime, ServedProject, ServeProjectOptions } from "./_project.ts";
+import { serveWith } from "./_serve.ts";
+import type { FetchHandler, RunningServer, ServeOptions } from "./_serve.ts";
 
 export { createHost } from "../src/host.ts";
 export { readPlaygroundSite } from "../loader/playground-site.ts";
+export { createProjectHost } from "./_project.ts";
+export type { LoadedProjects, LoadProjectOptions, ProjectHostOptions, ServedProject, ServeProjectOptions } from "./_project.ts";
+export type { FetchHandler, RunningServer, ServeOptions } from "./_serve.ts";
+export type { ModuleImporter } from "../loader/import-module.ts";
+/** @deprecated the same as {@link ServeOptions} */
+export type ServeNodeOptions = ServeOptions;
+/** @deprecated the same as {@link RunningServer} */
+export type NodeServer = RunningServer;
 
-export interface ServeNodeOptions {
-  /** Listen port; 0 picks any free port. @default 3000 */
-  port?: number;
-  /** Bind address. Security: the default accepts loopback connections only. @default "127.0.0.1" */
-  hostname?: string;
-  /** Whether a taken port fails (true) or moves on to the next free one. @default port !== undefined */
-  portExplicit?: boolean;
-  /** Do not print the moved-port notice (it is still returned). @default false */
-  silent?: boolean;
+/** How Node runs agent projects: its own loader with the package's module hooks. */
+export const nodeRuntime: ProjectRuntime = { importModule: importWithNodeHooks, serve: srvxServe };
+
+/** Serves `host` on a real port. */
+export function serve(host: FetchHandler, options?: ServeOptions): Promise<RunningServer> {
+  return serveWith(srvxServe, host, options);
 }
 
-export interface NodeServer {
-  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:3000`. */
-  url: string;
-  port: number;
-  /** Set when the default port was taken and another one is used. */
-  notice?: string;
-  /** Stops listening; `force` also ends open connections such as live streams. */
-  close(force?: boolean): Promise<void>;
+/** The same as {@link serve}; the name the Node adapter had first. */
+export const serveNode: typeof serve = serve;
+
+/** Discovers and loads the agent projects of `dir` (a project, or a folder of projects). */
+export function loadProject(dir: string, options?: LoadProjectOptions): Promise<LoadedProjects> {
+  return loadProjectWith(nodeRuntime, dir, options);
 }
 
-/** Anything with the host's `fetch`: an {@link AgentHost}, or a handler built over one. */
-export type FetchHandler = Pick<AgentHost, "fetch">;
-
-export async function serveNode(host: FetchHandler, options: ServeNodeOptions = {}): Promise<NodeServer> {
-  const hostname = options.hostname ?? "127.0.0.1";
-  const listening = await listenWithPolicy((port) => listen(host, port, hostname), {
-    port: options.port ?? 3000,
-    explicit: options.portExplicit ?? options.port !== undefined,
-  });
-  const server = listening.value;
-  if (listening.notice && !options.silent) console.warn(`[agent-serve] ${listening.notice}`);
-  const port = listeningPort(server) ?? listening.port;
-  return {
-    url: (server.url ?? `http://${hostname}:${port}/`).replace(/\/$/, ""),
-    port,
-    notice: listening.notice,
-    close: (force) => server.close(force),
-  };
-}
-
-// --- internals ---
-
-async function listen(host: FetchHandler, port: number, hostname: string): Promise<Server> {
-  const server = serve({
-    // The TCP peer is what loopback-only auth policies judge (docs/guide/http-api.md "Auth").
-    fetch: (request: ServerRequest) => host.fetch(request, { ip: request.ip }),
-    port,
-    hostname,
-    silent: true,
-    gracefulShutdown: false,
-    manual: true,
-  });
-  await server.serve();
-  return server;
-}
-
-function listeningPort(server: Server): number | undefined {
-  const address = server.node?.server?.address();
-  return typeof address === "object" && address !== null ? address.port : undefined;
+/** Loads `dir`, creates its host and serves it; rejects listing the errors when a project has any. */
+export function serveProject(dir: string, options?: ServeProjectOptions): Promise<ServedProject> {
+  return serveProjectWith(nodeRuntime, dir, options);
 }

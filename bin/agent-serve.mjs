@@ -1,22 +1,51 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run by Node's own type stripping (Node >= 22.13). On an older Node, run
-// again under the `node` package's binary when it is installed.
+// The `agent-serve` command on Node (>= 22.13), Bun (`bun <bin> serve`) and Deno
+// (`deno run -A <bin> serve`). An installed package runs its compiled dist/; a checkout, which
+// has the TypeScript sources, runs those (docs/guide/embedding.md, "Installing").
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { constants } from "node:os";
 import { fileURLToPath } from "node:url";
 
+const runtime = globalThis.Bun ? "bun" : globalThis.Deno ? "deno" : "node";
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
-const bundled = fileURLToPath(new URL("../node_modules/node/bin/node", import.meta.url));
 
-if ((major < 22 || (major === 22 && minor < 13)) && existsSync(bundled)) {
-  const child = spawn(bundled, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
-  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-  child.on("exit", (code, signal) => {
-    process.exitCode = code ?? 128 + (constants.signals[signal] ?? 1);
-  });
+if (runtime === "node" && (major < 22 || (major === 22 && minor < 13))) {
+  const newer = findNodePackage();
+  if (newer) {
+    const child = spawn(newer, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
+    for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+    child.on("exit", (code, signal) => {
+      process.exitCode = code ?? 128 + (constants.signals[signal] ?? 1);
+    });
+  } else {
+    process.stderr.write(
+      `agent-serve: needs Node.js 22.13 or newer (this is ${process.version}); install a newer Node, or add it to the project with \`npm install node@22\`\n`,
+    );
+    process.exitCode = 1;
+  }
 } else {
-  const { main } = await import("../cli/main.ts");
+  const fromSource = existsSync(new URL("../cli/main.ts", import.meta.url));
+  const entry = (path) => new URL(fromSource ? `../${path}.ts` : `../dist/${path}.js`, import.meta.url).href;
+  const [{ main }, adapter] = await Promise.all([import(entry("cli/main")), import(entry(`adapters/${runtime}`))]);
   const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
-  process.exitCode = await main({ argv: process.argv.slice(2), ...io });
+  const exitCode = await main({ argv: process.argv.slice(2), runtime: adapter[`${runtime}Runtime`], ...io });
+  process.exitCode = exitCode;
+  // Deno keeps running while anything is pending; Node and Bun exit on their own.
+  if (runtime === "deno") globalThis.Deno.exit(exitCode);
+}
+
+/** The `node` package's binary (Node 22) installed next to this package or in the project. */
+function findNodePackage() {
+  for (const base of [import.meta.url, `${process.cwd()}/`]) {
+    try {
+      const manifest = createRequire(base).resolve("node/package.json");
+      const binary = fileURLToPath(new URL("bin/node", `file://${manifest}`));
+      if (existsSync(binary)) return binary;
+    } catch {
+      // Not installed there.
+    }
+  }
+  return undefined;
 }

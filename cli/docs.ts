@@ -2,7 +2,7 @@
  * `agent-serve docs`: the `/docs` documentation site alone, on a host with no agents.
  * @module
  */
-import { serveNode } from "../adapters/node.ts";
+import { listenHost } from "./start-host.ts";
 import { renderDocsSite } from "../loader/docs-site.ts";
 import { createHost } from "../src/host.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
@@ -22,7 +22,7 @@ export async function docsCommand(args: DocsArgs, io: CliIo): Promise<number> {
   const host = createHost({ agents: [], playground: false, controlPlane: false, docs: await renderDocsSite() });
   let server;
   try {
-    server = await serveNode(host, { port: args.port, hostname: args.host ?? "127.0.0.1", silent: true });
+    server = await listenHost(host, { port: args.port, hostname: args.host ?? "127.0.0.1", silent: true }, io);
   } catch (error) {
     io.stderr.write(`agent-serve: ${errorMessage(error)}\n`);
     await host.close();

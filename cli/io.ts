@@ -1,3 +1,5 @@
+import type { ProjectRuntime } from "../adapters/_project.ts";
+
 /** What a command may touch of the outside world; injected so commands run in-process in tests. */
 export interface CliIo {
   stdout: Writable;
@@ -12,6 +14,11 @@ export interface CliIo {
    * SIGINT or SIGTERM.
    */
   signal?: AbortSignal;
+  /**
+   * How this runtime loads projects and listens (the `bin` passes Bun's or Deno's adapter there).
+   * @default the Node adapter's
+   */
+  runtime?: ProjectRuntime;
 }
 
 export interface Writable {

@@ -6,7 +6,7 @@
  * callers only, with the same DNS-rebinding check as `localDevStrict()`.
  * @module
  */
-import type { FetchHandler } from "../adapters/node.ts";
+import type { FetchHandler } from "../adapters/_serve.ts";
 import { HTTPError, toErrorResponse } from "../src/errors.ts";
 import { localDevStrict } from "../src/http/auth-policies.ts";
 import { createPlaygroundHandler } from "../src/http/playground-site.ts";

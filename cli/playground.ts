@@ -4,7 +4,7 @@
  * its API calls forwarded there (see `playground-proxy.ts`).
  * @module
  */
-import { serveNode } from "../adapters/node.ts";
+import { listenHost } from "./start-host.ts";
 import { readPlaygroundSite } from "../loader/playground-site.ts";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
@@ -34,7 +34,7 @@ export async function playgroundCommand(args: PlaygroundArgs, io: CliIo): Promis
   const proxy = createPlaygroundProxy({ site: await readPlaygroundSite(), upstream: target.client.baseUrl, bearerToken: args.bearerToken });
   let server;
   try {
-    server = await serveNode(proxy, { port: args.port, hostname: args.host ?? "127.0.0.1", silent: true });
+    server = await listenHost(proxy, { port: args.port, hostname: args.host ?? "127.0.0.1", silent: true }, io);
   } catch (error) {
     io.stderr.write(`agent-serve: ${errorMessage(error)}\n`);
     return EXIT_FAILURE;

@@ -3,11 +3,10 @@
  * on a free loopback port), printing the final assistant text.
  * @module
  */
-import { serveNode } from "../adapters/node.ts";
 import { readNdjson } from "./ndjson.ts";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
-import { startHost } from "./start-host.ts";
+import { listenHost, startHost } from "./start-host.ts";
 import type { StartHostOptions } from "./start-host.ts";
 import { errorMessage } from "../src/errors.ts";
 
@@ -37,7 +36,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     const slugs = projects.map((p) => p.slug).join(", ");
     throw new UsageError(args.slug === undefined ? `several agents are mounted (${slugs}): pass --slug` : `no agent "${args.slug}" (mounted: ${slugs})`);
   }
-  const server = await serveNode(host, { port: 0, hostname: "127.0.0.1", silent: true });
+  const server = await listenHost(host, { port: 0, hostname: "127.0.0.1", silent: true }, io);
   const base = mode === "single" ? server.url : `${server.url}/${mount.slug}`;
   const timeoutMs = args.timeoutMs ?? 300_000;
   const abort = new AbortController();

@@ -3,10 +3,9 @@
  * playground [dir]` serves the same way and lists each agent's playground instead.
  * @module
  */
-import { serveNode } from "../adapters/node.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
-import { startHost } from "./start-host.ts";
+import { listenHost, startHost } from "./start-host.ts";
 import type { StartHostOptions } from "./start-host.ts";
 import { waitForStop } from "./stop-signal.ts";
 import { errorMessage } from "../src/errors.ts";
@@ -31,7 +30,7 @@ export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBann
   try {
     // Recover turns a crash interrupted before anyone can observe them.
     await host.ready();
-    server = await serveNode(host, { port: args.port, hostname: args.host, silent: true });
+    server = await listenHost(host, { port: args.port, hostname: args.host, silent: true }, io);
   } catch (error) {
     io.stderr.write(`agent-serve: ${errorMessage(error)}\n`);
     await host.close();

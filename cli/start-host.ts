@@ -1,20 +1,20 @@
 /**
- * Shared start-up of `serve`, `dev` and `run`: discover and load the projects, refuse on error
- * diagnostics, give each mount its fs storage, resolve model credentials and create the host.
+ * Shared start-up of `serve`, `dev` and `run`: the adapters' composition root
+ * (`adapters/_project.ts`) loads the projects and binds the host; this file prints the
+ * diagnostics, refuses on errors and routes the host's log lines to the CLI's streams.
  * @module
  */
-import { join, resolve } from "node:path";
-import { createFsStorage } from "../drivers/fs/index.ts";
-import { resolveCredentials } from "../loader/credentials.ts";
-import type { CredentialProvider } from "../loader/credentials.ts";
-import { discoverProjects } from "../loader/discover.ts";
-import { createLocalRuntime } from "../loader/runtime.ts";
+import { resolve } from "node:path";
+import { createProjectHost, formatDiagnostic, loadProjectWith, stateRootFor } from "../adapters/_project.ts";
+import type { ProjectRuntime } from "../adapters/_project.ts";
+import { serveWith } from "../adapters/_serve.ts";
+import type { FetchHandler, RunningServer, ServeOptions } from "../adapters/_serve.ts";
+import { nodeRuntime } from "../adapters/node.ts";
 import type { DiscoveredProject } from "../loader/discover.ts";
-import { createHost } from "../src/host.ts";
-import type { Diagnostic } from "../src/project/types.ts";
-import type { AgentHost, AgentMount, HostLogger } from "../src/types.ts";
+import type { AgentHost, HostLogger } from "../src/types.ts";
 import type { CliIo } from "./io.ts";
-import { errorMessage } from "../src/errors.ts";
+
+export { formatDiagnostic, stateRootFor };
 
 export interface StartHostOptions {
   /** Served directory, relative to `io.cwd`. @default "." */
@@ -56,95 +56,35 @@ export interface StartedHost {
 
 /**
  * Loads the projects and creates the host, or prints every diagnostic and returns `undefined`
- * when any has severity `error` (docs/guide/cli.md: `serve` refuses to start when errors exist).
+ * when any has severity `error` (`serve` refuses to start when errors exist).
  */
 export async function startHost(options: StartHostOptions, io: CliIo): Promise<StartedHost | undefined> {
-  const mode = options.mode ?? "multi";
-  // Rendered alongside project discovery; the host needs the pages only once it is created.
-  const docs = options.docs === true ? import("../loader/docs-site.ts").then((m) => m.renderDocsSite()) : undefined;
-  // A broken install without the page's files still serves every agent, with a warning.
-  const playground =
-    options.playground === false
-      ? undefined
-      : import("../loader/playground-site.ts")
-          .then((m) => m.readPlaygroundSite())
-          .catch((error: unknown) => {
-            io.stderr.write(`[agent-serve] playground unavailable: ${errorMessage(error)}\n`);
-            return true as const;
-          });
-  // Discovery errors return early; the render must not become an unhandled rejection then.
-  docs?.catch(() => {});
-  const discovery = await discoverProjects(resolve(io.cwd, options.dir ?? "."), { mode });
-  const all = [
-    ...discovery.diagnostics.map((diagnostic) => ({ diagnostic, where: "" })),
-    ...discovery.projects.flatMap(({ slug, project }) =>
-      project.diagnostics.map((diagnostic) => ({ diagnostic, where: slug })),
-    ),
-  ];
-  for (const { diagnostic, where } of all) {
+  const loaded = await loadProjectWith(runtimeOf(io), resolve(io.cwd, options.dir ?? "."), { mode: options.mode });
+  for (const { diagnostic, where } of loaded.diagnostics) {
     if (diagnostic.severity !== "info") io.stderr.write(`${formatDiagnostic(diagnostic, where)}\n`);
   }
-  const errors = all.filter(({ diagnostic }) => diagnostic.severity === "error").length;
-  if (errors > 0) {
-    io.stderr.write(`agent-serve: not starting: ${errors} error${errors === 1 ? "" : "s"} in the project\n`);
+  if (loaded.errors > 0) {
+    io.stderr.write(`agent-serve: not starting: ${loaded.errors} error${loaded.errors === 1 ? "" : "s"} in the project\n`);
     return undefined;
   }
-  const agents: AgentMount[] = discovery.projects.map(({ slug, dir, project }) => {
-    const root = stateRootFor({ mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd: io.cwd });
-    return { slug, project, storage: createFsStorage({ root }), runtime: createLocalRuntime({ stateRoot: root }) };
-  });
-  const credentials = resolveCredentials({
-    apiKey: options.apiKey,
-    provider: apiKeyProvider(discovery.projects),
+  const host = await createProjectHost(loaded, {
+    ...options,
+    cwd: io.cwd,
     env: io.env,
-  });
-  const host = createHost({
-    agents,
-    mode,
-    dev: options.dev ?? false,
-    auth: { bearerToken: options.bearerToken, allowAnonymous: options.allowAnonymous },
-    models: { credentials, openaiCompatibleBaseURL: io.env.AGENT_SERVE_OPENAI_BASE_URL || undefined },
     logger: createCliLogger(io, options.infoTo ?? "stdout"),
-    recoverOnStart: options.recover ?? true,
-    playground: (await playground) ?? false,
-    docs: docs ? await docs : false,
-    schedules: options.schedules ?? true,
-    controlPlane: options.controlPlane ?? true,
   });
-  return { host, projects: discovery.projects, mode };
+  return { host, projects: loaded.projects, mode: loaded.mode };
 }
 
-/**
- * State root of one mount (docs/guide/cli.md): an explicit root R is R in single mode and
- * R/<slug> in multi mode; the default lives in the project folder.
- */
-export function stateRootFor(input: {
-  mode: "multi" | "single";
-  slug: string;
-  projectDir: string;
-  stateRoot?: string;
-  cwd: string;
-}): string {
-  const base = input.stateRoot === undefined ? join(input.projectDir, ".agent-serve") : resolve(input.cwd, input.stateRoot);
-  return input.mode === "single" ? base : join(base, input.slug);
-}
-
-export function formatDiagnostic(diagnostic: Diagnostic, where: string): string {
-  const place = [where, diagnostic.file].filter(Boolean).join(": ");
-  return `${diagnostic.severity} [${diagnostic.code}]${place ? ` ${place}:` : ""} ${diagnostic.message}`;
+/** Listens with the runtime's srvx adapter (Node unless the bin passed Bun's or Deno's). */
+export function listenHost(host: FetchHandler, options: ServeOptions, io: CliIo): Promise<RunningServer> {
+  return serveWith(runtimeOf(io).serve, host, options);
 }
 
 // --- internals ---
 
-/** `--api-key` belongs to the provider of the first agent that names one. */
-function apiKeyProvider(projects: DiscoveredProject[]): CredentialProvider | undefined {
-  for (const { project } of projects) {
-    const model = project.agent.model;
-    const id = typeof model === "string" ? model : model?.id;
-    const provider = id?.split("/")[0];
-    if (provider === "openai" || provider === "anthropic" || provider === "openai-compatible") return provider;
-  }
-  return undefined;
+function runtimeOf(io: CliIo): ProjectRuntime {
+  return io.runtime ?? nodeRuntime;
 }
 
 function createCliLogger(io: CliIo, infoTo: "stdout" | "stderr" | "none"): HostLogger {

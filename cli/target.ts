@@ -4,13 +4,12 @@
  * so sessions persist between commands) or a running server (`--url`, with `--bearer-token`).
  * @module
  */
-import { serveNode } from "../adapters/node.ts";
 import { createApiClient, isRecord } from "./api-client.ts";
 import type { ApiClient } from "./api-client.ts";
 import { CommandError, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import type { Progress } from "./progress.ts";
-import { startHost } from "./start-host.ts";
+import { listenHost, startHost } from "./start-host.ts";
 
 export interface TargetArgs {
   /** Base URL of a running server; in multi mode it includes the agent's slug. */
@@ -119,7 +118,7 @@ async function openLocal(args: TargetArgs, io: CliIo, progress: Progress): Promi
   try {
     // Recovery runs before the first request, as under `serve`.
     await host.ready();
-    const server = await serveNode(host, { port: 0, hostname: "127.0.0.1", silent: true });
+    const server = await listenHost(host, { port: 0, hostname: "127.0.0.1", silent: true }, io);
     progress.done();
     const baseUrl = mode === "single" ? server.url : `${server.url}/${mount.slug}`;
     return {

@@ -12,6 +12,7 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Marked } from "marked";
 import type { Token } from "marked";
+import { packageFile } from "./package-root.ts";
 import { escapeHtml } from "../src/http/escape-html.ts";
 import type { DocsSite } from "../src/types.ts";
 
@@ -22,7 +23,7 @@ export interface RenderDocsOptions {
 
 /** Pages keyed by their path below `/docs` (`""` is the index, `guide/cli` is `/docs/guide/cli`). */
 export async function renderDocsSite(options: RenderDocsOptions = {}): Promise<DocsSite> {
-  const root = options.root ?? fileURLToPath(new URL("../docs/", import.meta.url));
+  const root = options.root ?? fileURLToPath(packageFile("docs/"));
   const sections = await Promise.all(
     SECTIONS.map(async (section) => ({ ...section, sources: await readSection(join(root, section.dir), section.order) })),
   );

@@ -1,8 +1,27 @@
+/**
+ * How the loader imports a project's files. Each runtime adapter supplies its own importer
+ * (`agent-serve/node`: Node's loader with module hooks; `agent-serve/bun` and `agent-serve/deno`:
+ * their native TypeScript loading); see `docs/guide/embedding.md`.
+ * @module
+ */
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { installModuleHooks } from "./module-hooks.ts";
 
-const require = createRequire(import.meta.url);
+/** Imports one project file (absolute path) and resolves with its module namespace. */
+export type ModuleImporter = (file: string) => Promise<Record<string, unknown>>;
+
+let current: ModuleImporter | undefined;
+
+/** Makes `importer` the one the loader uses from now on, for this process. */
+export function setModuleImporter(importer: ModuleImporter): void {
+  current = importer;
+}
+
+/** Imports a project file with the importer in use; Node's unless an adapter set another. */
+export function importProjectModule(file: string): Promise<Record<string, unknown>> {
+  return (current ?? importWithNodeHooks)(file);
+}
 
 /**
  * Imports a project file with Node's own loader and type stripping, hooks installed.
@@ -11,7 +30,7 @@ const require = createRequire(import.meta.url);
  * transform `import()` would otherwise load the project through their own resolver and miss the
  * hooks. Modules with top-level await cannot be required; they take the `import()` path.
  */
-export async function importProjectModule(file: string): Promise<Record<string, unknown>> {
+export async function importWithNodeHooks(file: string): Promise<Record<string, unknown>> {
   installModuleHooks();
   try {
     return require(file) as Record<string, unknown>;
@@ -20,6 +39,15 @@ export async function importProjectModule(file: string): Promise<Record<string, 
     return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   }
 }
+
+/** The runtime's own `import()`, for runtimes that load TypeScript natively. */
+export async function importNatively(file: string): Promise<Record<string, unknown>> {
+  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+}
+
+// --- internals ---
+
+const require = createRequire(import.meta.url);
 
 function isAsyncModuleError(error: unknown): boolean {
   return typeof error === "object" && error !== null && "code" in error && error.code === "ERR_REQUIRE_ASYNC_MODULE";

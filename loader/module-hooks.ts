@@ -12,16 +12,20 @@
  * @module
  */
 import { existsSync, statSync } from "node:fs";
-import { registerHooks } from "node:module";
+import * as nodeModule from "node:module";
 import type { ResolveFnOutput, ResolveHookContext } from "node:module";
+import { FROM_SOURCE, SOURCE_CONDITION, packageFile } from "./package-root.ts";
 
 const SELF = "agent-serve";
 const SDK_ALIASES = ["@cursor/bdk", "@grok/agent-sdk"];
 const HOST_DEPS = new Set(["valibot", "zod", "@valibot/to-json-schema"]);
 const EXTENSIONS = [".ts", ".js", ".mts", ".mjs", "/index.ts", "/index.js"];
 
-/** A file inside this package: resolving from it makes `agent-serve` a self-reference. */
-const SELF_PARENT = import.meta.url;
+/**
+ * The package's own manifest: resolving from it makes `agent-serve` a self-reference, from the
+ * sources and from `dist/` alike.
+ */
+const SELF_PARENT = packageFile("package.json").href;
 
 let installed = false;
 
@@ -29,7 +33,8 @@ let installed = false;
 export function installModuleHooks(): void {
   if (installed) return;
   installed = true;
-  registerHooks({ resolve: resolveHook });
+  // A namespace import: Bun has no `registerHooks`, and a named import would fail to link there.
+  nodeModule.registerHooks({ resolve: resolveHook });
 }
 
 type NextResolve = (specifier: string, context?: Partial<ResolveHookContext>) => ResolveFnOutput;
@@ -64,7 +69,9 @@ function resolveSelf(
   next: NextResolve,
 ): ResolveFnOutput {
   try {
-    return { ...next(target, { ...context, parentURL: SELF_PARENT }), shortCircuit: true };
+    // From a checkout the sources serve `agent-serve/*`, so a project and the host share them.
+    const conditions = FROM_SOURCE ? [SOURCE_CONDITION, ...context.conditions] : context.conditions;
+    return { ...next(target, { ...context, conditions, parentURL: SELF_PARENT }), shortCircuit: true };
   } catch (error) {
     const code = errorCode(error);
     const subpath = target === SELF ? "." : `.${target.slice(SELF.length)}`;

@@ -9,6 +9,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { packageFile } from "./package-root.ts";
 import type { PlaygroundAsset, PlaygroundSite } from "../src/types.ts";
 
 export interface ReadPlaygroundOptions {
@@ -17,7 +18,7 @@ export interface ReadPlaygroundOptions {
 }
 
 export async function readPlaygroundSite(options: ReadPlaygroundOptions = {}): Promise<PlaygroundSite> {
-  const root = options.root ?? fileURLToPath(new URL("../playground/", import.meta.url));
+  const root = options.root ?? fileURLToPath(packageFile("playground/"));
   const assetsDir = join(root, "assets");
   const names = (await readdir(assetsDir)).filter((name) => TYPES[extname(name)] !== undefined).sort();
   const [index, ...bodies] = await Promise.all([

@@ -7,6 +7,14 @@
  */
 export { createHost } from "./host.ts";
 export { defineAgent } from "./project/define.ts";
+// Every `define*` is also here: Agent SDK projects import `defineTool` and the rest from the root.
+export { defineTool } from "./tools/index.ts";
+export { defineHook } from "./hooks/index.ts";
+export { defineArtifacts } from "./artifacts/index.ts";
+export { defineSchedule } from "./schedules/index.ts";
+export { defineEval, defineEvalConfig } from "./evals/index.ts";
+export { defineSkill } from "./skills/index.ts";
+export { defineConnection } from "./connections/index.ts";
 export { prompt } from "./project/prompt.ts";
 export { HTTPError } from "./errors.ts";
 export type {

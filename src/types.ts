@@ -141,9 +141,17 @@ export interface AgentHostOptions {
 }
 
 /** Runtime context the adapter attaches to a request (srvx's `ServerRequest` fields). */
+/**
+ * What the runtime tells the host about one request; the adapters fill it from srvx's request on
+ * every runtime (`docs/guide/embedding.md`).
+ */
 export interface RequestContext {
   /** TCP peer address. Absent for in-process requests, which therefore are not loopback. */
   ip?: string;
+  /** Keeps the runtime alive until `promise` settles, where the runtime offers that. */
+  waitUntil?: (promise: Promise<unknown>) => void;
+  /** The platform's bindings for this request (Workers `env`); absent on Node, Bun and Deno. */
+  env?: Record<string, unknown>;
 }
 
 export interface AgentHost {

@@ -1,9 +1,14 @@
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Server } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
-import { createHost, serveNode } from "../adapters/node.ts";
+import { createHost, loadProject, serveNode, serveProject } from "../adapters/node.ts";
 import type { NodeServer } from "../adapters/node.ts";
-import type { AgentHostOptions } from "../src/types.ts";
+import { importWithNodeHooks } from "../loader/import-module.ts";
+import type { AgentHostOptions, RequestContext } from "../src/types.ts";
 
 const agents: AgentHostOptions["agents"] = [
   { slug: "a", project: { name: "A", agent: { model: "scripted" }, instructions: "Be brief.", diagnostics: [] } },
@@ -124,4 +129,73 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | "timed ou
     timer = setTimeout(resolve, ms, "timed out");
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+describe("the composition root in agent-serve/node", () => {
+  const example = fileURLToPath(new URL("../examples/hello", import.meta.url));
+
+  test("loadProject discovers a project with its diagnostics and no errors", async () => {
+    const loaded = await loadProject(example, { mode: "single" });
+    expect(loaded.mode).toBe("single");
+    expect(loaded.errors).toBe(0);
+    expect(loaded.projects.map((p) => p.slug)).toEqual(["hello"]);
+    expect(loaded.projects[0]!.project.agent).toBeDefined();
+  });
+
+  test("an injected importer loads the project's files", async () => {
+    const imported: string[] = [];
+    const loaded = await loadProject(example, {
+      mode: "single",
+      importModule: (file) => {
+        imported.push(file);
+        return importWithNodeHooks(file);
+      },
+    });
+    expect(loaded.errors).toBe(0);
+    expect(imported).toContain(join(example, "bot", "agent.ts"));
+  });
+
+  test("serveProject loads, binds fs storage and listens; a turn is answered and survives a restart", async () => {
+    const stateRoot = await mkdtemp(join(tmpdir(), "agent-serve-project-"));
+    cleanups.push(() => rm(stateRoot, { recursive: true, force: true }));
+    const quiet = { info() {}, warn() {}, error() {} };
+    const first = await serveProject(example, { port: 0, silent: true, stateRoot, logger: quiet, playground: false, env: {} });
+    const created = await fetch(`${first.server.url}/hello/v1/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "/reply stored" }),
+    });
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    await eventuallyText(`${first.server.url}/hello/v1/session/${sessionId}/events`, '"session.waiting"');
+    await first.close();
+    const second = await serveProject(example, { port: 0, silent: true, stateRoot, logger: quiet, playground: false, env: {} });
+    cleanups.push(() => second.close());
+    expect(await eventuallyText(`${second.server.url}/hello/v1/session/${sessionId}/events`, '"stored"')).toContain('"message.completed"');
+  });
+
+  test("serveProject refuses a directory with errors and lists them", async () => {
+    const empty = await mkdtemp(join(tmpdir(), "agent-serve-empty-"));
+    cleanups.push(() => rm(empty, { recursive: true, force: true }));
+    await expect(serveProject(empty, { port: 0, silent: true })).rejects.toThrow(/not starting: 1 error in the project\nerror \[no_project\]/);
+  });
+
+  test("each request reaches the host with srvx's ip and waitUntil", async () => {
+    const seen: RequestContext[] = [];
+    const server = await serveNode({ fetch: async (_request, context) => (seen.push(context ?? {}), new Response("ok")) }, { port: 0, silent: true });
+    cleanups.push(() => server.close(true));
+    expect(await (await fetch(`${server.url}/anything`)).text()).toBe("ok");
+    expect(seen[0]?.ip).toBe("127.0.0.1");
+    expect(typeof seen[0]?.waitUntil).toBe("function");
+    expect(seen[0]?.env).toBeUndefined();
+  });
+});
+
+async function eventuallyText(url: string, needle: string): Promise<string> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const text = await (await fetch(url)).text();
+    if (text.includes(needle)) return text;
+    if (Date.now() > deadline) throw new Error(`no ${needle} in ${url}: ${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

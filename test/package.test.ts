@@ -2,10 +2,30 @@
 import { readFile, readdir } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 
-const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as { exports: Record<string, string> };
+import { ENTRIES, exportsMap } from "../scripts/entries.mjs";
+
+type Conditions = { "agent-serve-source": string; types: string; import: string };
+const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as {
+  exports: Record<string, Conditions | string>;
+  files: string[];
+  bin: Record<string, string>;
+};
 
 const expected: Record<string, string[]> = {
-  ".": ["HTTPError", "createHost", "defineAgent", "prompt"],
+  ".": [
+    "HTTPError",
+    "createHost",
+    "defineAgent",
+    "defineArtifacts",
+    "defineConnection",
+    "defineEval",
+    "defineEvalConfig",
+    "defineHook",
+    "defineSchedule",
+    "defineSkill",
+    "defineTool",
+    "prompt",
+  ],
   "./testing": ["createScriptedModel"],
   "./tools": ["defineTool"],
   "./hooks": ["defineHook"],
@@ -18,7 +38,9 @@ const expected: Record<string, string[]> = {
   "./channels": ["allowAll", "bearerAuth", "localDev", "localDevStrict", "loopbackOnly"],
   "./storage": ["LogConflictError", "assertKey", "assertPrefix", "createMemoryStorage"],
   "./storage/fs": ["createFsStorage"],
-  "./node": ["createHost", "readPlaygroundSite", "serveNode"],
+  "./node": ["createHost", "createProjectHost", "loadProject", "nodeRuntime", "readPlaygroundSite", "serve", "serveNode", "serveProject"],
+  "./bun": ["bunRuntime", "createHost", "createProjectHost", "loadProject", "serve", "serveProject"],
+  "./deno": ["createHost", "createProjectHost", "denoRuntime", "loadProject", "serve", "serveProject"],
 };
 
 describe("package exports", () => {
@@ -26,9 +48,31 @@ describe("package exports", () => {
     expect(Object.keys(pkg.exports).sort()).toEqual([...Object.keys(expected), "./package.json"].sort());
   });
 
+  it("is generated from scripts/entries.mjs: types and import in dist/, sources only under their own condition", () => {
+    expect(pkg.exports).toEqual(exportsMap());
+    for (const [subpath, source] of Object.entries(ENTRIES)) {
+      const conditions = pkg.exports[subpath] as Conditions;
+      // Order matters: the first matching condition wins, and only a checkout asks for the sources.
+      expect(Object.keys(conditions)).toEqual(["agent-serve-source", "types", "import"]);
+      expect(conditions.types).toBe(`./dist/${source.replace(/\.ts$/, ".d.ts")}`);
+      expect(conditions.import).toBe(`./dist/${source.replace(/\.ts$/, ".js")}`);
+    }
+  });
+
+  it("ships dist/, the bin and the files the server reads at runtime, not sources or tests", () => {
+    expect(pkg.bin).toEqual({ "agent-serve": "./bin/agent-serve.mjs" });
+    expect(pkg.files).toEqual(
+      expect.arrayContaining(["dist", "bin", "playground/index.html", "playground/assets", "docs/guide", "docs/design", "README.md"]),
+    );
+    for (const excluded of ["src", "test", "bench", "cli", "adapters", "loader", "drivers", "examples", "scripts"]) {
+      expect(pkg.files).not.toContain(excluded);
+    }
+  });
+
   for (const [subpath, names] of Object.entries(expected)) {
     it(`${subpath} exports ${names.join(", ")}`, async () => {
-      const module = (await import(new URL(`../${pkg.exports[subpath]}`, import.meta.url).href)) as Record<string, unknown>;
+      const source = (pkg.exports[subpath] as Conditions)["agent-serve-source"];
+      const module = (await import(new URL(`../${source}`, import.meta.url).href)) as Record<string, unknown>;
       expect(Object.keys(module).sort()).toEqual([...names].sort());
     });
   }

@@ -59,7 +59,8 @@ export async function grepTool(cwd: string, input: HarnessInputs["grep"], signal
 
 // --- internals ---
 
-const WORKER_URL = new URL("./grep-worker.ts", import.meta.url);
+// Compiled to `dist/` the worker is `grep-worker.js` next to this file.
+const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./grep-worker.ts" : "./grep-worker.js", import.meta.url);
 
 function inWorker(job: GrepJob, signal: AbortSignal, timeoutMs: number): Promise<GrepResult | string> {
   return new Promise((resolve) => {

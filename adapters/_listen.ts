@@ -3,7 +3,7 @@
  * to the next free one with a notice; a taken explicit port fails with a hint.
  * @module
  */
-import { createError } from "../../src/errors.ts";
+import { createError } from "../src/errors.ts";
 
 export interface PortPolicy {
   /** @default 3000 */
@@ -35,7 +35,7 @@ export async function listenWithPolicy<T>(
       return { value: await listen(port), port };
     } catch (error) {
       if (!isAddressInUse(error)) throw error;
-      throw createError("node", `port ${port} is in use; pass --port 0 for any free port`, error);
+      throw createError("serve", `port ${port} is in use; pass --port 0 for any free port`, error);
     }
   }
   const attempts = policy.attempts ?? 20;
@@ -48,7 +48,7 @@ export async function listenWithPolicy<T>(
       if (!isAddressInUse(error)) throw error;
     }
   }
-  throw createError("node", `ports ${port}-${port + attempts - 1} are in use; pass --port 0 for any free port`);
+  throw createError("serve", `ports ${port}-${port + attempts - 1} are in use; pass --port 0 for any free port`);
 }
 
 function isAddressInUse(error: unknown): boolean {

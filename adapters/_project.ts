@@ -1,0 +1,202 @@
+/**
+ * The composition root shared by the Node, Bun and Deno adapters: loads the agent projects of a
+ * directory and binds them to a host (fs storage and the local runtime per mount, model
+ * credentials, the playground and docs pages), then serves it. The runtime supplies how project
+ * files are imported and srvx's `serve`; see `docs/guide/embedding.md`.
+ * @module
+ */
+import { join, resolve } from "node:path";
+import { createFsStorage } from "../drivers/fs/index.ts";
+import { resolveCredentials } from "../loader/credentials.ts";
+import type { CredentialProvider } from "../loader/credentials.ts";
+import { discoverProjects } from "../loader/discover.ts";
+import type { DiscoveredProject } from "../loader/discover.ts";
+import { setModuleImporter } from "../loader/import-module.ts";
+import type { ModuleImporter } from "../loader/import-module.ts";
+import { createLocalRuntime } from "../loader/runtime.ts";
+import { createError, errorMessage } from "../src/errors.ts";
+import { createHost } from "../src/host.ts";
+import type { Diagnostic } from "../src/project/types.ts";
+import type { AgentHost, AgentMount, HostLogger } from "../src/types.ts";
+import { serveWith } from "./_serve.ts";
+import type { RunningServer, ServeOptions, SrvxServe } from "./_serve.ts";
+
+/** What differs between runtimes for the composition root. */
+export interface ProjectRuntime {
+  /** Imports a project's TypeScript files. */
+  importModule: ModuleImporter;
+  /** srvx's `serve` for the runtime. */
+  serve: SrvxServe;
+  /**
+   * What this runtime does not offer that Node does, told to every project as an `info`
+   * diagnostic (code `runtime_limits`, listed by `GET /v1/info`).
+   */
+  limits?: string;
+}
+
+export interface LoadProjectOptions {
+  /** Route layout: single mode serves exactly one project, unslugged. @default "multi" */
+  mode?: "multi" | "single";
+  /** Imports the project's files instead of the runtime's importer (e.g. a bundler's). */
+  importModule?: ModuleImporter;
+}
+
+export interface LoadedProjects {
+  mode: "multi" | "single";
+  /** Every project found, each with its own diagnostics. */
+  projects: DiscoveredProject[];
+  /** Every diagnostic, of the directory and of each project (`where` is the slug, or ""). */
+  diagnostics: Array<{ diagnostic: Diagnostic; where: string }>;
+  /** How many diagnostics have severity `error`; a host refuses to start over any. */
+  errors: number;
+}
+
+export interface ProjectHostOptions {
+  /** @default false */
+  dev?: boolean;
+  /** An API key for the provider of the first agent that names one. */
+  apiKey?: string;
+  /** @default `<project>/.agent-serve` (single) or `<project>/.agent-serve/<slug>` (multi) */
+  stateRoot?: string;
+  /** Relative `stateRoot`s resolve against this. @default process.cwd() */
+  cwd?: string;
+  /** Model credentials and `AGENT_SERVE_OPENAI_BASE_URL` come from here. @default process.env */
+  env?: Record<string, string | undefined>;
+  bearerToken?: string;
+  allowAnonymous?: boolean;
+  /** Recover turns a crash interrupted. @default true */
+  recover?: boolean;
+  /** The playground SPA and the `/` index. @default true */
+  playground?: boolean;
+  /** The `/docs` site, rendered from the package's Markdown. @default false */
+  docs?: boolean;
+  /** The cron runner outside dev. @default true */
+  schedules?: boolean;
+  /** Built-in clocks; false mounts the internal fire routes instead. @default true */
+  controlPlane?: boolean;
+  /** @default console, with an `[agent-serve]` prefix */
+  logger?: HostLogger;
+}
+
+export interface ServeProjectOptions extends LoadProjectOptions, ProjectHostOptions, ServeOptions {}
+
+export interface ServedProject {
+  host: AgentHost;
+  server: RunningServer;
+  projects: DiscoveredProject[];
+  /** Stops the host (draining turns), then the server. */
+  close(): Promise<void>;
+}
+
+/** Discovers and loads every agent project under `dir`, importing files the runtime's way. */
+export async function loadProjectWith(runtime: ProjectRuntime, dir: string, options: LoadProjectOptions = {}): Promise<LoadedProjects> {
+  const mode = options.mode ?? "multi";
+  setModuleImporter(options.importModule ?? runtime.importModule);
+  const discovery = await discoverProjects(resolve(dir), { mode });
+  if (runtime.limits) {
+    for (const { project } of discovery.projects) project.diagnostics.push({ severity: "info", code: "runtime_limits", message: runtime.limits });
+  }
+  const diagnostics = [
+    ...discovery.diagnostics.map((diagnostic) => ({ diagnostic, where: "" })),
+    ...discovery.projects.flatMap(({ slug, project }) => project.diagnostics.map((diagnostic) => ({ diagnostic, where: slug }))),
+  ];
+  const errors = diagnostics.filter(({ diagnostic }) => diagnostic.severity === "error").length;
+  return { mode, projects: discovery.projects, diagnostics, errors };
+}
+
+/** Binds loaded projects to a host: fs storage and the local runtime per mount. */
+export async function createProjectHost(loaded: LoadedProjects, options: ProjectHostOptions = {}): Promise<AgentHost> {
+  if (loaded.errors > 0) {
+    const lines = loaded.diagnostics.filter(({ diagnostic }) => diagnostic.severity === "error").map(({ diagnostic, where }) => formatDiagnostic(diagnostic, where));
+    throw createError("project", `not starting: ${loaded.errors} error${loaded.errors === 1 ? "" : "s"} in the project\n${lines.join("\n")}`);
+  }
+  const { mode } = loaded;
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? consoleLogger;
+  const docs = options.docs === true ? import("../loader/docs-site.ts").then((m) => m.renderDocsSite()) : undefined;
+  // A broken install without the page's files still serves every agent, with a warning.
+  const playground =
+    options.playground === false
+      ? undefined
+      : import("../loader/playground-site.ts")
+          .then((m) => m.readPlaygroundSite())
+          .catch((error: unknown) => {
+            logger.warn(`playground unavailable: ${errorMessage(error)}`);
+            return true as const;
+          });
+  const agents: AgentMount[] = loaded.projects.map(({ slug, dir, project }) => {
+    const root = stateRootFor({ mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd });
+    return { slug, project, storage: createFsStorage({ root }), runtime: createLocalRuntime({ stateRoot: root }) };
+  });
+  const credentials = resolveCredentials({ apiKey: options.apiKey, provider: apiKeyProvider(loaded.projects), env });
+  return createHost({
+    agents,
+    mode,
+    dev: options.dev ?? false,
+    auth: { bearerToken: options.bearerToken, allowAnonymous: options.allowAnonymous },
+    models: { credentials, openaiCompatibleBaseURL: env.AGENT_SERVE_OPENAI_BASE_URL || undefined },
+    logger,
+    recoverOnStart: options.recover ?? true,
+    playground: (await playground) ?? false,
+    docs: docs ? await docs : false,
+    schedules: options.schedules ?? true,
+    controlPlane: options.controlPlane ?? true,
+  });
+}
+
+/** Loads `dir`, creates the host, recovers crashed turns and listens. */
+export async function serveProjectWith(runtime: ProjectRuntime, dir: string, options: ServeProjectOptions = {}): Promise<ServedProject> {
+  const loaded = await loadProjectWith(runtime, dir, options);
+  const host = await createProjectHost(loaded, options);
+  let server: RunningServer;
+  try {
+    await host.ready();
+    server = await serveWith(runtime.serve, host, options);
+  } catch (error) {
+    await host.close();
+    throw error;
+  }
+  return {
+    host,
+    server,
+    projects: loaded.projects,
+    close: async () => {
+      await host.close();
+      await server.close(true);
+    },
+  };
+}
+
+/**
+ * State root of one mount (docs/guide/cli.md, "serve"): an explicit root R is R in single mode and
+ * R/<slug> in multi mode; the default lives in the project folder.
+ */
+export function stateRootFor(input: { mode: "multi" | "single"; slug: string; projectDir: string; stateRoot?: string; cwd: string }): string {
+  const base = input.stateRoot === undefined ? join(input.projectDir, ".agent-serve") : resolve(input.cwd, input.stateRoot);
+  return input.mode === "single" ? base : join(base, input.slug);
+}
+
+export function formatDiagnostic(diagnostic: Diagnostic, where: string): string {
+  const place = [where, diagnostic.file].filter(Boolean).join(": ");
+  return `${diagnostic.severity} [${diagnostic.code}]${place ? ` ${place}:` : ""} ${diagnostic.message}`;
+}
+
+// --- internals ---
+
+/** `apiKey` belongs to the provider of the first agent that names one. */
+function apiKeyProvider(projects: DiscoveredProject[]): CredentialProvider | undefined {
+  for (const { project } of projects) {
+    const model = project.agent.model;
+    const id = typeof model === "string" ? model : model?.id;
+    const provider = id?.split("/")[0];
+    if (provider === "openai" || provider === "anthropic" || provider === "openai-compatible") return provider;
+  }
+  return undefined;
+}
+
+const consoleLogger: HostLogger = {
+  info: (message) => console.log(`[agent-serve] ${message}`),
+  warn: (message) => console.warn(`[agent-serve] ${message}`),
+  error: (message, cause) => console.error(`[agent-serve] ${message}`, cause ?? ""),
+};

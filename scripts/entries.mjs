@@ -1,0 +1,50 @@
+/**
+ * The package's public entry points: one line per subpath. `node scripts/sync-exports.mjs`
+ * writes them into `package.json` (`exports`) and `tsconfig.json` (`paths`); the build checks
+ * both are in sync. Every subpath's source is compiled to `dist/` with its `.d.ts`.
+ */
+export const ENTRIES = {
+  ".": "src/index.ts",
+  "./testing": "src/testing.ts",
+  "./tools": "src/tools/index.ts",
+  "./hooks": "src/hooks/index.ts",
+  "./artifacts": "src/artifacts/index.ts",
+  "./schedules": "src/schedules/index.ts",
+  "./evals": "src/evals/index.ts",
+  "./events": "src/events/index.ts",
+  "./skills": "src/skills/index.ts",
+  "./connections": "src/connections/index.ts",
+  "./channels": "src/channels/index.ts",
+  "./storage": "src/storage/index.ts",
+  "./storage/fs": "drivers/fs/index.ts",
+  "./node": "adapters/node.ts",
+  "./bun": "adapters/bun.ts",
+  "./deno": "adapters/deno.ts",
+};
+
+/**
+ * The export condition that points at the TypeScript sources. Only the loader running from a
+ * checkout (and `tsc` there, through `customConditions`) asks for it; an installed package
+ * resolves `types` and `import` in `dist/`.
+ */
+export const SOURCE_CONDITION = "agent-serve-source";
+
+/** The `exports` map of `package.json` for {@link ENTRIES}. */
+export function exportsMap() {
+  const map = {};
+  for (const [subpath, source] of Object.entries(ENTRIES)) {
+    const built = `./dist/${source.replace(/\.ts$/, "")}`;
+    map[subpath] = { [SOURCE_CONDITION]: `./${source}`, types: `${built}.d.ts`, import: `${built}.js` };
+  }
+  map["./package.json"] = "./package.json";
+  return map;
+}
+
+/** The `compilerOptions.paths` of `tsconfig.json`: examples and tests type-check against sources. */
+export function tsconfigPaths() {
+  const paths = {};
+  for (const [subpath, source] of Object.entries(ENTRIES)) {
+    paths[subpath === "." ? "agent-serve" : `agent-serve/${subpath.slice(2)}`] = [`./${source}`];
+  }
+  return paths;
+}

@@ -1,0 +1,259 @@
+/**
+ * The package as a user gets it (docs/guide/embedding.md, "Installing"): `npm pack`, install the
+ * tarball with `node@22` into a fresh app, then use the bin, import the library in-process,
+ * type-check against the shipped `.d.ts`, and run the bin on Bun and Deno. Installs from the npm
+ * registry, so the whole file shares one install.
+ */
+import { execFile, spawn, spawnSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL("..", import.meta.url));
+const BIN_DIR = join(REPO, "node_modules", ".bin");
+const { version } = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { version: string };
+
+let work = "";
+let app = "";
+let tarball = "";
+
+/** The app's own environment: its `node_modules/.bin` first, as `npx` and npm scripts have it. */
+function appEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(app, "node_modules", ".bin")}:${process.env.PATH ?? ""}` };
+  for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NODE_OPTIONS", "VITEST", "npm_config_prefix"]) delete env[name];
+  env.AGENT_SERVE_CONFIG_DIR = join(work, "config");
+  return env;
+}
+
+async function inApp(command: string, args: string[], timeout = 60_000): Promise<{ stdout: string; stderr: string }> {
+  return run(command, args, { cwd: app, env: appEnv(), timeout, encoding: "utf8" });
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), "agent-serve-pack-"));
+  app = join(work, "app");
+  // `npm pack` runs `prepare`, which builds dist/ from the sources being tested.
+  const packed = await run("npm", ["pack", "--pack-destination", work, "--silent"], { cwd: REPO, encoding: "utf8", timeout: 120_000 });
+  tarball = join(work, packed.stdout.trim().split("\n").pop() ?? "");
+  await mkdir(app, { recursive: true });
+  await writeFile(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
+  await run(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", tarball, "node@22", "@types/node@^22"],
+    { cwd: app, encoding: "utf8", timeout: 240_000 },
+  );
+  await writeProject(join(app, "echo"), `import { defineAgent, defineTool } from "agent-serve";\n`);
+  // An Agent SDK project: its module names alias to the installed package.
+  await writeProject(join(app, "sdk"), `import { defineAgent } from "@cursor/bdk";\nimport { defineTool } from "@cursor/bdk/tools";\n`);
+}, 400_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe("the packed tarball", () => {
+  test("ships dist/, the bin, the playground and docs pages, and no sources, tests or benches", async () => {
+    const { stdout } = await run("tar", ["tzf", tarball], { encoding: "utf8" });
+    const files = stdout.trim().split("\n").map((line) => line.replace(/^package\//, ""));
+    for (const needed of ["package.json", "README.md", "bin/agent-serve.mjs", "dist/src/index.js", "dist/src/index.d.ts", "dist/adapters/node.js", "dist/adapters/bun.js", "dist/adapters/deno.js", "dist/cli/main.js", "playground/index.html", "docs/guide/getting-started.md"]) {
+      expect(files).toContain(needed);
+    }
+    const stray = files.filter((file) => /^(src|test|bench|cli|adapters|loader|drivers|examples|scripts)\//.test(file) || /\.test\.|(?<!\.d)\.ts$/.test(file));
+    expect(stray).toEqual([]);
+  });
+});
+
+describe("installed into a fresh app", () => {
+  test("`npx agent-serve version` prints the package version", async () => {
+    const { stdout } = await inApp("npx", ["--no-install", "agent-serve", "version"]);
+    expect(stdout.trim()).toBe(version);
+  });
+
+  test("`npx agent-serve run` answers one turn with the scripted model", async () => {
+    const { stdout } = await inApp("npx", ["--no-install", "agent-serve", "run", "echo", "--message", "hi"]);
+    expect(stdout.trim()).toBe("echo: hi");
+  });
+
+  test("`agent-serve serve` serves the playground and the /docs pages from the installed files", async () => {
+    // The installed bin itself (as `npx` finds it), so the signal below reaches the server.
+    const bin = join(app, "node_modules", ".bin", "agent-serve");
+    const child = spawn(bin, ["serve", "echo", "--port", "0", "--state-root", join(work, "state")], {
+      cwd: app,
+      env: appEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let output = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`not listening within 30 s:\n${output}`)), 30_000);
+        const onData = (chunk: Buffer): void => {
+          output += chunk.toString();
+          const match = /agent-serve listening on (http:\/\/\S+)/.exec(output);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        };
+        child.stdout.on("data", onData);
+        child.stderr.on("data", onData);
+      });
+      const docs = await fetch(`${url}/docs/guide/embedding`);
+      expect(docs.status).toBe(200);
+      expect(await docs.text()).toContain("Installing and embedding");
+      const playground = await fetch(`${url}/echo/playground`);
+      expect(playground.status).toBe(200);
+      expect(playground.headers.get("content-type")).toContain("text/html");
+      expect(output).not.toContain("playground unavailable");
+    } finally {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+
+  test("an Agent SDK project (`@cursor/bdk` imports) runs unchanged", async () => {
+    const { stdout } = await inApp("npx", ["--no-install", "agent-serve", "run", "sdk", "--message", "from the sdk"]);
+    expect(stdout.trim()).toBe("echo: from the sdk");
+  });
+
+  test("a script answers a session in-process from plain Requests", async () => {
+    await writeFile(
+      join(app, "in-process.mjs"),
+      `import { createHost, defineTool } from "agent-serve";
+import { createScriptedModel } from "agent-serve/testing";
+const model = createScriptedModel();
+const host = createHost({
+  agents: [{ slug: "bot", project: { name: "Bot", agent: {}, instructions: "Be brief.", diagnostics: [] } }],
+  models: { resolve: () => model },
+});
+const created = await host.fetch(new Request("http://localhost/bot/v1/session", {
+  method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: "/reply in process" }),
+}), { ip: "127.0.0.1" });
+const { sessionId } = await created.json();
+const stream = await host.fetch(new Request(\`http://localhost/bot/v1/session/\${sessionId}/stream\`), { ip: "127.0.0.1" });
+// The stream follows the session live; read lines until it waits for the next message.
+const reader = stream.body.pipeThrough(new TextDecoderStream()).getReader();
+let buffer = "";
+let text;
+while (text === undefined) {
+  const { value, done } = await reader.read();
+  if (done) throw new Error("stream ended");
+  buffer += value;
+  const lines = buffer.split("\\n");
+  buffer = lines.pop();
+  for (const line of lines.filter(Boolean)) {
+    const event = JSON.parse(line);
+    if (event.type === "message.completed") text = event.data.text;
+  }
+}
+await reader.cancel();
+console.log(created.status, text, typeof defineTool);
+await host.close();
+`,
+    );
+    const { stdout } = await inApp("node", ["in-process.mjs"]);
+    expect(stdout.trim()).toBe("200 in process function");
+  });
+
+  test("`tsc --noEmit` type-checks against the shipped .d.ts of agent-serve, /tools, /channels and the adapters", async () => {
+    await writeFile(
+      join(app, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { module: "nodenext", target: "es2023", strict: true, noEmit: true, types: ["node"], lib: ["es2023", "dom"] }, include: ["typed.ts"] }),
+    );
+    await writeFile(
+      join(app, "typed.ts"),
+      `import { createHost, defineAgent, type AgentHost } from "agent-serve";
+import { defineTool } from "agent-serve/tools";
+import { bearerAuth, type AuthPolicy } from "agent-serve/channels";
+import { serveProject } from "agent-serve/node";
+import { serve as serveOnBun } from "agent-serve/bun";
+import { serve as serveOnDeno } from "agent-serve/deno";
+export const agent = defineAgent({ model: "scripted" });
+export const tool = defineTool({ description: "Adds", inputSchema: { type: "object", properties: {} }, execute: async () => "ok" });
+export const policy: AuthPolicy = bearerAuth("secret");
+export const host: AgentHost = createHost({ agents: [] });
+export const served: Promise<{ server: { url: string } }> = serveProject(".");
+// The Bun and Deno adapters type-check without Bun's or Deno's own type packages.
+export const elsewhere: Array<typeof serveOnBun | typeof serveOnDeno> = [serveOnBun, serveOnDeno];
+// Resolved types, not \`any\`: a wrong call must fail to compile.
+// @ts-expect-error agents must be a list of mounts
+createHost({ agents: 42 });
+`,
+    );
+    // The checkout's compiler; what matters is that it resolves agent-serve from the app.
+    const result = await inApp(join(BIN_DIR, "tsc"), ["-p", "tsconfig.json"]).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error), stderr: "" }));
+    expect(result.stdout).toBe("");
+    // The types came from dist/, the only TypeScript the package ships.
+    const installed = await readdir(join(app, "node_modules", "agent-serve"));
+    expect(installed.sort()).toEqual(expect.arrayContaining(["bin", "dist", "package.json"]));
+    expect(installed).not.toContain("src");
+  });
+
+  test("`bun <bin> run` and `deno run -A <bin> run` work from the installed package", async () => {
+    const bin = join(app, "node_modules", "agent-serve", "bin", "agent-serve.mjs");
+    const onBun = await inApp(join(BIN_DIR, "bun"), [bin, "run", "echo", "--message", "on bun"]);
+    expect(onBun.stdout.trim()).toBe("echo: on bun");
+    const onDeno = await inApp(join(BIN_DIR, "deno"), ["run", "-A", bin, "run", "echo", "--message", "on deno"]);
+    expect(onDeno.stdout.trim()).toBe("echo: on deno");
+  });
+});
+
+/** A Node older than 22.13 on this machine, if any (the system Node here is 20). */
+const oldNode = ["/usr/bin/node", "/usr/local/bin/node", ...whichAll("node")].find((path) => {
+  const found = spawnSync(path, ["--version"], { encoding: "utf8" }).stdout?.trim();
+  const [major = 0, minor = 0] = (found ?? "").replace(/^v/, "").split(".").map(Number);
+  return Boolean(found) && (major < 22 || (major === 22 && minor < 13));
+});
+
+describe("on an unsupported Node", () => {
+  test("the bin says in one line what it needs, without a stack trace", async (context) => {
+    if (!oldNode) {
+      console.warn("[package-install] did not run: no Node older than 22.13 on this machine");
+      context.skip();
+      return;
+    }
+    // The package alone, without a `node` package anywhere to fall back on.
+    const bare = join(work, "bare");
+    await mkdir(bare, { recursive: true });
+    await run("tar", ["xzf", tarball, "-C", bare]);
+    const result = spawnSync(oldNode, [join(bare, "package", "bin", "agent-serve.mjs"), "version"], { cwd: bare, encoding: "utf8", env: { PATH: "/usr/bin:/bin" } });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe("");
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^agent-serve: needs Node\.js 22\.13 or newer \(this is v\d+\.\d+\.\d+\); .*npm install node@22/);
+  });
+
+  test("with `node@22` installed in the app, the bin re-runs itself under it", async (context) => {
+    if (!oldNode) {
+      console.warn("[package-install] did not run: no Node older than 22.13 on this machine");
+      context.skip();
+      return;
+    }
+    const bin = join(app, "node_modules", "agent-serve", "bin", "agent-serve.mjs");
+    const result = spawnSync(oldNode, [bin, "version"], { cwd: app, encoding: "utf8", env: { PATH: "/usr/bin:/bin" } });
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe(version);
+  });
+});
+
+// --- helpers ---
+
+async function writeProject(dir: string, imports: string): Promise<void> {
+  await mkdir(join(dir, "bot"), { recursive: true });
+  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "agent", private: true, type: "module" }));
+  await writeFile(join(dir, "bot", "instructions.md"), "Be brief.\n");
+  await writeFile(
+    join(dir, "bot", "agent.ts"),
+    `${imports}export default defineAgent({ model: "scripted" });\nexport const tools = typeof defineTool;\n`,
+  );
+}
+
+function whichAll(name: string): string[] {
+  const found = spawnSync("which", ["-a", name], { encoding: "utf8" }).stdout ?? "";
+  return found.split("\n").filter((path) => path && !path.includes("node_modules"));
+}
