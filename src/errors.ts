@@ -7,6 +7,7 @@
  * @module
  */
 import { json } from "./http/responses.ts";
+import { StorageUnavailableError } from "./storage/errors.ts";
 
 export interface HTTPErrorInit {
   status: number;
@@ -56,6 +57,16 @@ export interface ErrorLogger {
 export function toErrorResponse(error: unknown, logger?: ErrorLogger): Response {
   if (HTTPError.isError(error)) {
     return json({ ...error.data, ok: false, error: error.code, message: error.message }, error.status, error.headers);
+  }
+  // A full, read-only or failing store is an outage, not a bug: reads go on, writes get 503 until
+  // it clears (docs/design/faults.md). The driver's own error (paths included) stays in the log.
+  if (StorageUnavailableError.isError(error)) {
+    logger?.error("[agent-serve] storage unavailable", error);
+    return json(
+      { ok: false, error: "storage_unavailable", message: "storage is unavailable: the store cannot take writes right now" },
+      503,
+      { "retry-after": "5" },
+    );
   }
   logger?.error("[agent-serve] unhandled error", error);
   return json({ ok: false, error: "internal_error", message: "internal error" }, 500);

@@ -6,6 +6,7 @@
 import { addUsage, emptyUsage } from "../model/types.ts";
 import type { ConversationMessage, FinishReason, LanguageModelPort, ToolCallPart, Usage } from "../model/types.ts";
 import type { EventDraft } from "../sessions/events.ts";
+import { StorageUnavailableError } from "../storage/errors.ts";
 import type { ConversationLog } from "./conversation.ts";
 import { type ToolExecutor, toModelOutput } from "./tool-executor.ts";
 
@@ -30,6 +31,9 @@ export type TurnOutcome =
   | { status: "completed"; usage: Usage; text: string }
   | { status: "failed"; message: string }
   | { status: "interrupted" };
+
+/** The `turn.failed` message of a turn the store stopped taking writes for. */
+export const STORAGE_UNAVAILABLE_MESSAGE = "storage unavailable";
 
 export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const { sessionId, turnId, signal } = input;
@@ -84,14 +88,17 @@ async function runStep(
   emit: (type: EventDraft["type"], data: Record<string, unknown>) => Promise<unknown>,
 ): Promise<StepResult> {
   const started = Date.now();
-  void emit("step.started", { stepIndex });
+  // Streamed events are not awaited one by one (that would slow the stream to the disk's pace),
+  // but every write is watched: the first failure (a full disk, docs/design/faults.md) stops the
+  // step, and no rejection is left unhandled.
+  const writes = watchWrites();
+  writes.add(emit("step.started", { stepIndex }));
   let text = "";
   let reasoning = "";
   let finishReason: FinishReason = "stop";
   let usage = emptyUsage();
   const toolCalls: ToolCallPart[] = [];
   const parts: Array<ToolCallPart | { type: "text"; text: string } | { type: "reasoning"; text: string }> = [];
-  let written: Promise<unknown> = Promise.resolve();
 
   const stream = model.stream({
     system: input.system,
@@ -102,19 +109,20 @@ async function runStep(
   });
   for await (const part of stream) {
     throwIfAborted(input.signal);
+    writes.throwIfFailed();
     switch (part.type) {
       case "text-delta":
         if (part.delta === "") break;
         text += part.delta;
-        written = emit("message.appended", { delta: part.delta });
+        writes.add(emit("message.appended", { delta: part.delta }));
         break;
       case "reasoning-delta":
         reasoning += part.delta;
-        written = emit("reasoning.appended", { delta: part.delta });
+        writes.add(emit("reasoning.appended", { delta: part.delta }));
         break;
       case "reasoning-end":
         if (reasoning) parts.push({ type: "reasoning", text: reasoning });
-        written = emit("reasoning.completed", { text: reasoning });
+        writes.add(emit("reasoning.completed", { text: reasoning }));
         reasoning = "";
         break;
       case "tool-call":
@@ -126,8 +134,7 @@ async function runStep(
         break;
     }
   }
-  // Streamed deltas were not awaited one by one; a failed write surfaces here.
-  await written;
+  await writes.settled();
   throwIfAborted(input.signal);
   if (reasoning) {
     parts.push({ type: "reasoning", text: reasoning });
@@ -169,11 +176,33 @@ async function runTools(
   return { role: "tool", content };
 }
 
+/** Background event writes of one step: the last one in flight and the first failure seen. */
+function watchWrites(): { add(write: Promise<unknown>): void; throwIfFailed(): void; settled(): Promise<void> } {
+  let last: Promise<unknown> = Promise.resolve();
+  let failure: { error: unknown } | undefined;
+  return {
+    add(write) {
+      last = write.catch((error: unknown) => {
+        failure ??= { error };
+      });
+    },
+    throwIfFailed() {
+      if (failure) throw failure.error;
+    },
+    async settled() {
+      // One session's appends commit in order, so the last write settles after all earlier ones.
+      await last;
+      if (failure) throw failure.error;
+    },
+  };
+}
+
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw new DOMException("turn interrupted", "AbortError");
 }
 
 function errorMessage(error: unknown): string {
+  if (StorageUnavailableError.isError(error)) return STORAGE_UNAVAILABLE_MESSAGE;
   if (error instanceof Error && error.message) return error.message;
   return typeof error === "string" && error ? error : "model call failed";
 }
