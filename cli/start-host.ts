@@ -14,6 +14,7 @@ import { createHost } from "../src/host.ts";
 import type { Diagnostic } from "../src/project/types.ts";
 import type { AgentHost, AgentMount, HostLogger } from "../src/types.ts";
 import type { CliIo } from "./io.ts";
+import { stateRootProblem } from "./state-root-check.ts";
 
 export interface StartHostOptions {
   /** Served directory, relative to `io.cwd`. @default "." */
@@ -88,10 +89,20 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     io.stderr.write(`agent-serve: not starting: ${errors} error${errors === 1 ? "" : "s"} in the project\n`);
     return undefined;
   }
+  const roots: string[] = [];
   const agents: AgentMount[] = discovery.projects.map(({ slug, dir, project }) => {
     const root = stateRootFor({ mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd: io.cwd });
+    roots.push(root);
     return { slug, project, storage: createFsStorage({ root }), runtime: createLocalRuntime({ stateRoot: root }) };
   });
+  for (const root of roots) {
+    const problem = await stateRootProblem(root);
+    if (problem) {
+      io.stderr.write(
+        `agent-serve: warning: the state root ${root} is not writable (${problem}): reads work, writes answer 503 storage_unavailable\n`,
+      );
+    }
+  }
   const credentials = resolveCredentials({
     apiKey: options.apiKey,
     provider: apiKeyProvider(discovery.projects),

@@ -32,7 +32,9 @@ const UNAVAILABLE_CODES = ["ENOSPC", "EDQUOT", "EROFS", "EIO", "EACCES", "EPERM"
 
 /** `error` as `StorageUnavailableError` when it is one of the codes above; otherwise unchanged. */
 export function toStorageError(error: unknown): unknown {
-  if (!hasCode(error, ...UNAVAILABLE_CODES)) return error;
+  // A recursive mkdir on a read-only mount reports ENOENT, not EROFS (the parent it could not make).
+  const cannotMakeDir = hasCode(error, "ENOENT") && (error as { syscall?: unknown }).syscall === "mkdir";
+  if (!cannotMakeDir && !hasCode(error, ...UNAVAILABLE_CODES)) return error;
   const code = (error as { code: string }).code;
   return new StorageUnavailableError(`[agent-serve] [storage] the store cannot take writes (${code})`, { cause: error });
 }
