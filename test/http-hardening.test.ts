@@ -48,7 +48,8 @@ function fire(url: string, headers: Record<string, string>): Promise<{ status: n
 test("internal fire routes need the marker header and the loopback chain: forwarding headers and a foreign Host are refused", async () => {
   const { url } = await serveHost({ controlPlane: false });
   expect((await fire(url, {})).status).toBe(403);
-  for (const headers of [{ "x-forwarded-for": "203.0.113.9" }, { forwarded: "for=203.0.113.9" }, { "x-real-ip": "203.0.113.9" }, { host: "evil.example" }]) {
+  const probes: Array<Record<string, string>> = [{ "x-forwarded-for": "203.0.113.9" }, { forwarded: "for=203.0.113.9" }, { "x-real-ip": "203.0.113.9" }, { host: "evil.example" }];
+  for (const headers of probes) {
     const refused = await fire(url, { ...MARKER, ...headers });
     expect(refused.status).toBe(401);
     expect(await refused.json()).toMatchObject({ ok: false, error: "unauthorized" });
@@ -102,7 +103,7 @@ test.each([
   ["--dev with a bearer token", { dev: true, auth: { bearerToken: "t0ken" } }],
 ] as const)("stop needs the owner under %s, where reads are widened", async (_title, options) => {
   const { host, url } = await serveHost(options as Partial<AgentHostOptions>);
-  const token = "auth" in options && "bearerToken" in options.auth ? { authorization: `Bearer ${options.auth.bearerToken}` } : {};
+  const token: Record<string, string> = "auth" in options && "bearerToken" in options.auth ? { authorization: `Bearer ${options.auth.bearerToken}` } : {};
   // The owner is a channel principal (a session another principal started), not the caller.
   const { sessionId } = await host.send("/sleep 5000", { channel: "http" });
   await eventually(async () => ((await (await fetch(`${url}/hello/v1/session/${sessionId}/events`, { headers: token })).text()).includes("turn.started") ? true : undefined));
