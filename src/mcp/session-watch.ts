@@ -7,7 +7,14 @@
 import type { AgentRuntime } from "../agent-runtime.ts";
 import type { SessionEvent } from "../sessions/events.ts";
 
-export type McpSessionStatus = "running" | "waiting" | "completed" | "failed";
+export type McpSessionStatus = "running" | "awaiting_approval" | "waiting" | "completed" | "failed";
+
+/** A call parked for a human decision, as `check` and `ask` list it. */
+export interface PendingApproval {
+  callId: string;
+  toolName: string;
+  input: unknown;
+}
 
 /** `{status, sessionId, continuationToken, reply?, error?}` (DESIGN.md §4). */
 export interface SessionReport {
@@ -18,6 +25,8 @@ export interface SessionReport {
   reply?: string;
   /** Why the latest turn or task failed. */
   error?: string;
+  /** With `awaiting_approval`: the calls waiting for a decision (resolve them over HTTP). */
+  approvals?: PendingApproval[];
   [key: string]: unknown;
 }
 
@@ -41,7 +50,7 @@ export async function watchSession(
   sessionId: string,
   options: WatchOptions,
 ): Promise<SessionReport> {
-  const state: FoldState = { sawMessage: false };
+  const state: FoldState = { sawMessage: false, pending: new Map() };
   const deadline = Date.now() + options.waitMs;
   let next = options.from;
   let dirty = true;
@@ -68,7 +77,8 @@ export async function watchSession(
         }
       }
       const remaining = deadline - Date.now();
-      if (settled(state) || stopped || options.signal.aborted || remaining <= 0) break;
+      // A parked call waits for a human, not for time: report it now rather than at the deadline.
+      if (settled(state) || state.pending.size > 0 || stopped || options.signal.aborted || remaining <= 0) break;
       if (!dirty) await sleepUntilWoken(remaining, (resolve) => (wake = resolve));
       wake = undefined;
     }
@@ -77,12 +87,14 @@ export async function watchSession(
     options.signal.removeEventListener("abort", stop);
   }
   const summary = await agent.sessions.find(sessionId);
+  const parked = !settled(state) && state.pending.size > 0;
   return {
-    status: settled(state) ? state.terminal : "running",
+    status: settled(state) ? state.terminal : parked ? "awaiting_approval" : "running",
     sessionId,
     continuationToken: summary?.continuationToken ?? "",
     ...(state.reply === undefined ? {} : { reply: state.reply }),
     ...(state.error === undefined ? {} : { error: state.error }),
+    ...(parked ? { approvals: [...state.pending.values()] } : {}),
   };
 }
 
@@ -95,6 +107,8 @@ interface FoldState {
   terminal?: Exclude<McpSessionStatus, "running">;
   reply?: string;
   error?: string;
+  /** Calls of the latest turn parked for approval and not yet resolved, by call id. */
+  pending: Map<string, PendingApproval>;
 }
 
 function settled(state: FoldState): state is FoldState & { terminal: Exclude<McpSessionStatus, "running"> } {
@@ -112,12 +126,22 @@ function fold(state: FoldState, event: SessionEvent): void {
       state.terminal = undefined;
       state.reply = undefined;
       state.error = undefined;
+      state.pending.clear();
+      break;
+    case "action.approval_requested": {
+      const { callId, toolName, input } = event.data;
+      if (typeof callId === "string") state.pending.set(callId, { callId, toolName: typeof toolName === "string" ? toolName : "", input });
+      break;
+    }
+    case "action.approval_resolved":
+      if (typeof event.data.callId === "string") state.pending.delete(event.data.callId);
       break;
     case "message.completed":
       if (event.data.finishReason !== "tool_call" && typeof event.data.text === "string") state.reply = event.data.text;
       break;
     case "turn.failed":
       state.error = textOf(event.data.message);
+      state.pending.clear();
       break;
     case "session.waiting":
       state.terminal = "waiting";
