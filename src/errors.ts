@@ -61,7 +61,11 @@ export function toErrorResponse(error: unknown, logger?: ErrorLogger): Response 
   // A full, read-only or failing store is an outage, not a bug: reads go on, writes get 503 until
   // it clears (docs/design/faults.md). The driver's own error (paths included) stays in the log.
   if (StorageUnavailableError.isError(error)) {
-    logger?.error("[agent-serve] storage unavailable", error);
+    // Every write fails while the disk is full: the cause is logged once a while, not per request.
+    if (Date.now() - lastOutageLog > OUTAGE_LOG_INTERVAL_MS) {
+      lastOutageLog = Date.now();
+      logger?.error("[agent-serve] storage unavailable: writes answer 503 until it clears", error);
+    }
     return json(
       { ok: false, error: "storage_unavailable", message: "storage is unavailable: the store cannot take writes right now" },
       503,
@@ -78,6 +82,9 @@ export function createError(component: string, message: string, cause?: unknown)
 }
 
 // --- internals ---
+
+const OUTAGE_LOG_INTERVAL_MS = 10_000;
+let lastOutageLog = 0;
 
 function sanitizeStatus(status: number): number {
   return Number.isInteger(status) && status >= 400 && status <= 599 ? status : 500;
