@@ -1,5 +1,5 @@
 /**
- * SIGKILL at random points during scripted traffic with followers (DESIGN guarantees, see
+ * SIGKILL at random points during scripted traffic with followers (the guarantees of
  * docs/design/faults.md): a real `serve` is killed while sessions are created, followed up and
  * streamed, then restarted on the same state root, a few times over. Checked each time: no event
  * a follower saw is lost or changed, indexes stay contiguous (no gap, no duplicate), every

@@ -1,5 +1,5 @@
 /**
- * Every route under generated input (docs/design/faults.md, DESIGN guarantee "bad input never
+ * Every route under generated input (docs/design/faults.md: "bad input never
  * yields a 500"): random methods, path parameters, query strings, headers and bodies against a
  * real loopback server. Properties: no 5xx; every 4xx is the `{ok:false, error, message?}`
  * envelope; a rejected request changes no stored state (no write reaches the storage driver).

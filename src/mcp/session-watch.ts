@@ -16,7 +16,7 @@ export interface PendingApproval {
   input: unknown;
 }
 
-/** `{status, sessionId, continuationToken, reply?, error?}` (DESIGN.md §4). */
+/** `{status, sessionId, continuationToken, reply?, error?, approvals?}` (docs/design/faults.md). */
 export interface SessionReport {
   status: McpSessionStatus;
   sessionId: string;
