@@ -11,6 +11,8 @@ export interface FaultyStorage {
   failWritesAfter(n: number): void;
   /** The next `n` writes fail, later ones succeed again (a transient outage). */
   failNextWrites(n: number): void;
+  /** Record writes (`set`) whose value `matches` fail, until `recover()`: a record that no longer fits. */
+  failRecordsMatching(matches: (value: string) => boolean): void;
   recover(): void;
   /** Writes refused so far. */
   readonly refused: number;
@@ -21,6 +23,7 @@ const WRITES = new Set(["set", "delete", "append", "deleteLog"]);
 export function faultyStorage(inner: StorageDriver): FaultyStorage {
   let allowed = Number.POSITIVE_INFINITY;
   let transient = 0;
+  let recordPattern: ((value: string) => boolean) | undefined;
   let refused = 0;
   const fail = (): Promise<never> => {
     refused++;
@@ -37,6 +40,7 @@ export function faultyStorage(inner: StorageDriver): FaultyStorage {
           return fail();
         }
         if (allowed <= 0) return fail();
+        if (property === "set" && recordPattern?.(String(args[1]))) return fail();
         allowed--;
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
@@ -50,9 +54,13 @@ export function faultyStorage(inner: StorageDriver): FaultyStorage {
     failNextWrites(n) {
       transient = n;
     },
+    failRecordsMatching(pattern) {
+      recordPattern = pattern;
+    },
     recover() {
       allowed = Number.POSITIVE_INFINITY;
       transient = 0;
+      recordPattern = undefined;
     },
     get refused() {
       return refused;

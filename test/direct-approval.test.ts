@@ -14,7 +14,7 @@ import { createMemoryStorage } from "../src/storage/memory.ts";
 import { defineTool } from "../src/tools/index.ts";
 import type { AgentHost } from "../src/types.ts";
 import { run, scratchDir, toolsProject } from "./_cli-io.ts";
-import { postJson, project, quietLogger } from "./_harness.ts";
+import { eventually, postJson, project, quietLogger } from "./_harness.ts";
 
 const runs: string[] = [];
 const tools = {
@@ -75,7 +75,10 @@ test("POST /v1/tools/:name refuses a gated call with 403 approval_required and r
   // Inside a session too: nothing runs, nothing is recorded.
   const created = await fetch(`${url}/hello/v1/session`, postJson({ message: "/reply hi" }));
   const { sessionId } = (await created.json()) as { sessionId: string };
-  const before = await (await fetch(`${url}/hello/v1/session/${sessionId}/events`)).text();
+  const before = await eventually(async () => {
+    const text = await (await fetch(`${url}/hello/v1/session/${sessionId}/events`)).text();
+    return text.includes("session.waiting") ? text : undefined;
+  });
   const inSession = await fetch(`${url}/hello/v1/tools/danger`, postJson({ input: { what: "prod" }, sessionId }));
   expect(inSession.status).toBe(403);
   expect(await (await fetch(`${url}/hello/v1/session/${sessionId}/events`)).text()).toBe(before);

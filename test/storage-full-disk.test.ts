@@ -88,10 +88,19 @@ test("a full tmpfs: the process stays up, writes get 503, reads answer, and writ
 
   // Every turn the outage cut ends closed, none stays running. (A create cut between its record
   // and its first event is made all-or-nothing by the storage driver's atomic create.)
-  const rows = await eventually(async () => {
-    const list = ((await (await fetch(`${base}/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; status: string }> }).sessions;
-    return list.every((row) => row.status !== "running") ? list : undefined;
-  }, 30_000, "no session left running");
+  type Row = { sessionId: string; status: string };
+  const list = async (): Promise<Row[]> => ((await (await fetch(`${base}/v1/sessions`)).json()) as { sessions: Row[] }).sessions;
+  const rows = await eventually(async () => ((await list()).every((row) => row.status !== "running") ? list() : undefined), 30_000, "no session left running").catch(
+    async (error: unknown) => {
+      // Say which session and what its log holds, with the server's own account.
+      for (const row of (await list()).filter((r) => r.status === "running")) {
+        const types = (await events(base, row.sessionId)).map((e) => e.type).filter((t) => t !== "message.appended");
+        console.error(row.sessionId, JSON.stringify(types));
+      }
+      console.error(proc.stderr().replace(/\n\s+at .*/g, "").slice(-4000));
+      throw error;
+    },
+  );
   for (const row of rows) {
     const all = await events(base, row.sessionId);
     expect(all.map((event) => event.index)).toEqual(all.map((_, i) => i));

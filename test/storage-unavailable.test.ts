@@ -92,6 +92,34 @@ describeHost(
       expectContiguous(events);
       expect(unhandled).toEqual([]);
     });
+
+    test("the turn's events land but its resting status does not: the session still comes to rest", async () => {
+      const host = target();
+      const created = await host.fetch(`${base}/v1/session`, postJson({ message: "/reply one" }));
+      const { sessionId, continuationToken } = (await created.json()) as { sessionId: string; continuationToken: string };
+      const status = async (): Promise<string> => {
+        const { sessions } = (await (await host.fetch(`${base}/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; status: string }> };
+        return sessions.find((row) => row.sessionId === sessionId)!.status;
+      };
+      await eventually(async () => ((await status()) === "idle" ? true : undefined), 5000, "the first turn at rest");
+      // Appends still fit; the record rewrite that puts the session to rest after turn two does not.
+      faults.failRecordsMatching((value) => {
+        if (!value.startsWith("{")) return false;
+        const record = JSON.parse(value) as { status?: string; turnCount?: number };
+        return record.status === "idle" && record.turnCount === 2;
+      });
+      const response = await host.fetch(`${base}/v1/session/${sessionId}`, postJson({ continuationToken, message: "/reply two" }));
+      expect(response.status).toBe(200);
+      await waitFor(host, sessionId, (events) => events.filter((event) => event.type === "session.waiting").length === 2);
+      await eventually(async () => (faults.refused > 0 ? true : undefined), 5000, "the refused record write");
+      expect(await status()).toBe("running");
+      faults.recover();
+      await eventually(async () => ((await status()) === "idle" ? true : undefined), 8000, "the session at rest");
+      const events = await allEvents(host, base, sessionId);
+      expect(events.filter((event) => event.type === "turn.completed")).toHaveLength(2);
+      expectContiguous(events);
+      expect(unhandled).toEqual([]);
+    });
   },
 );
 

@@ -267,7 +267,9 @@ export class TurnController {
    * again, so no restart is needed (docs/design/faults.md).
    */
   #release(sessionId: string, live: LiveSession, turn: LiveTurn): void {
-    if (live.turn !== turn) return;
+    // A newer turn settles the session itself. With none, the failed write may have been the
+    // resting status after the turn let go (the events were written, the record not).
+    if (live.turn !== undefined && live.turn !== turn) return;
     live.turn = undefined;
     live.coalesced = undefined;
     live.damaged = true;
