@@ -39,6 +39,7 @@ export async function main(options: MainOptions): Promise<number> {
       .option("--dev", "Development mode: dev routes, no automatic schedules")
       .option("--bearer-token <secret>", "Require Authorization: Bearer <secret> instead of loopback-only access")
       .option("--allow-anonymous", "Admit every caller as an anonymous principal")
+      .option("--accept-unsandboxed-shell", "Serve agents whose shell runs without local.sandbox beyond loopback (--host, --allow-anonymous)")
       .option("--no-playground", "Remove the playground and the / and /v1/agents index routes")
       .option("--no-docs", "Remove the /docs documentation site")
       .option("--no-schedules", "Do not run the cron runner (outside --dev, where nothing fires on its own anyway)")
@@ -279,6 +280,7 @@ function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): 
     host: rawOption(argv, "host") ?? "127.0.0.1",
     bearerToken,
     allowAnonymous,
+    acceptUnsandboxedShell: flags.acceptUnsandboxedShell === true,
     playground: flags.playground !== false,
     docs: flags.docs !== false,
     schedules: flags.schedules !== false,

@@ -23,7 +23,7 @@ export interface ServeBanner {
 }
 
 export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBanner = {}): Promise<number> {
-  const started = await startHost(args, io);
+  const started = await startHost({ ...args, listenHost: args.host }, io);
   if (!started) return EXIT_FAILURE;
   const { host, projects, mode } = started;
   let server;

@@ -12,7 +12,10 @@ import type { FetchHandler, RunningServer, ServeOptions } from "../adapters/_ser
 import { nodeRuntime } from "../adapters/node.ts";
 import type { DiscoveredProject } from "../loader/discover.ts";
 import type { AgentHost, HostLogger } from "../src/types.ts";
+import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE } from "../src/harness/shell-exposure.ts";
+import { isLoopbackAddress } from "../src/http/auth-policies.ts";
 import type { CliIo } from "./io.ts";
+import { stateRootProblem } from "./state-root-check.ts";
 
 export { formatDiagnostic, stateRootFor };
 
@@ -46,6 +49,14 @@ export interface StartHostOptions {
   schedules?: boolean;
   /** `--no-control-plane` sets false: no clocks; the internal fire routes are mounted. @default true */
   controlPlane?: boolean;
+  /** The address `serve` binds: beyond loopback, an agent with unsandboxed `shell` is refused. */
+  listenHost?: string;
+  /**
+   * `--accept-unsandboxed-shell`: serve agents whose `shell` runs unconfined beyond loopback
+   * (a non-loopback `--host` or `--allow-anonymous`). Security: anyone admitted can then run
+   * commands as the serving user. @default false
+   */
+  acceptUnsandboxedShell?: boolean;
 }
 
 export interface StartedHost {
@@ -67,6 +78,16 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     io.stderr.write(`agent-serve: not starting: ${loaded.errors} error${loaded.errors === 1 ? "" : "s"} in the project\n`);
     return undefined;
   }
+  if (!checkShellExposure(loaded.projects, options, io)) return undefined;
+  for (const { slug, dir } of loaded.projects) {
+    const root = stateRootFor({ mode: loaded.mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd: io.cwd });
+    const problem = await stateRootProblem(root);
+    if (problem) {
+      io.stderr.write(
+        `agent-serve: warning: the state root ${root} is not writable (${problem}): reads work, writes answer 503 storage_unavailable\n`,
+      );
+    }
+  }
   const host = await createProjectHost(loaded, {
     ...options,
     cwd: io.cwd,
@@ -82,6 +103,30 @@ export function listenHost(host: FetchHandler, options: ServeOptions, io: CliIo)
 }
 
 // --- internals ---
+
+/**
+ * Warns for every agent whose model may run `shell` unconfined, and refuses to serve one to
+ * callers beyond this machine (a non-loopback bind or --allow-anonymous) unless
+ * --accept-unsandboxed-shell says so (docs/design/faults.md).
+ */
+function checkShellExposure(projects: DiscoveredProject[], options: StartHostOptions, io: CliIo): boolean {
+  const exposed = projects.filter(({ project }) => hasUnsandboxedShell(project)).map(({ slug }) => slug);
+  if (exposed.length === 0 || options.infoTo === "none") return true;
+  for (const slug of exposed) io.stderr.write(`warning [${UNSANDBOXED_SHELL_CODE}] ${slug}: ${UNSANDBOXED_SHELL_MESSAGE}\n`);
+  const beyondLoopback = options.allowAnonymous === true || (options.listenHost !== undefined && !isLoopbackName(options.listenHost));
+  if (!beyondLoopback || options.acceptUnsandboxedShell === true) return true;
+  const why = options.allowAnonymous === true ? "--allow-anonymous" : `--host ${options.listenHost}`;
+  io.stderr.write(
+    `agent-serve: not starting: ${exposed.join(", ")} would let anyone reaching ${why} run unsandboxed shell commands; ` +
+      "set local: { sandbox: true }, leave shell out of tools, or pass --accept-unsandboxed-shell\n",
+  );
+  return false;
+}
+
+function isLoopbackName(host: string): boolean {
+  const name = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  return name === "localhost" || isLoopbackAddress(name);
+}
 
 function runtimeOf(io: CliIo): ProjectRuntime {
   return io.runtime ?? nodeRuntime;

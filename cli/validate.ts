@@ -5,7 +5,8 @@
  */
 import { resolve } from "node:path";
 import { discoverProjects } from "../loader/discover.ts";
-import type { Diagnostic } from "../src/project/types.ts";
+import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE } from "../src/harness/shell-exposure.ts";
+import type { Diagnostic, ProjectDefinition } from "../src/project/types.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { formatDiagnostic } from "./start-host.ts";
@@ -23,7 +24,7 @@ export async function validateCommand(args: ValidateArgs, io: CliIo): Promise<nu
   const discovery = await discoverProjects(resolve(io.cwd, args.dir ?? "."), { mode: args.mode ?? "multi" });
   const all: Array<{ slug: string; diagnostic: Diagnostic }> = [
     ...discovery.diagnostics.map((diagnostic) => ({ slug: "", diagnostic })),
-    ...discovery.projects.flatMap(({ slug, project }) => project.diagnostics.map((diagnostic) => ({ slug, diagnostic }))),
+    ...discovery.projects.flatMap(({ slug, project }) => withSafety(project).map((diagnostic) => ({ slug, diagnostic }))),
   ];
   const errors = all.filter(({ diagnostic }) => diagnostic.severity === "error").length;
   const warnings = all.filter(({ diagnostic }) => diagnostic.severity === "warning").length;
@@ -33,7 +34,7 @@ export async function validateCommand(args: ValidateArgs, io: CliIo): Promise<nu
       ok: errors === 0,
       errors,
       warnings,
-      projects: discovery.projects.map(({ slug, dir, project }) => ({ slug, dir, name: project.name, diagnostics: project.diagnostics })),
+      projects: discovery.projects.map(({ slug, dir, project }) => ({ slug, dir, name: project.name, diagnostics: withSafety(project) })),
       diagnostics: discovery.diagnostics,
     };
     io.stdout.write(`${JSON.stringify(report)}\n`);
@@ -47,4 +48,12 @@ export async function validateCommand(args: ValidateArgs, io: CliIo): Promise<nu
   lines.push(errors > 0 ? style.red(`invalid: ${summary}`) : style.green(`ok: ${summary}`));
   io.stdout.write(`${lines.join("\n")}\n`);
   return code;
+}
+
+// --- internals ---
+
+/** The project's diagnostics plus the safety warnings `serve` prints at start-up too. */
+function withSafety(project: ProjectDefinition): Diagnostic[] {
+  if (!hasUnsandboxedShell(project)) return project.diagnostics;
+  return [...project.diagnostics, { severity: "warning", code: UNSANDBOXED_SHELL_CODE, message: UNSANDBOXED_SHELL_MESSAGE }];
 }

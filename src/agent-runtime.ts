@@ -242,7 +242,7 @@ export function createAgentRuntime(
     experiments,
     evals,
     async recover() {
-      await recoverSessions({ store, log, logger });
+      await recoverSessions({ store, log, logger, conversation });
       await evals.recover();
       await timed.start();
     },

@@ -7,6 +7,7 @@
  * @module
  */
 import { json } from "./http/responses.ts";
+import { StorageUnavailableError } from "./storage/errors.ts";
 
 export interface HTTPErrorInit {
   status: number;
@@ -57,6 +58,20 @@ export function toErrorResponse(error: unknown, logger?: ErrorLogger): Response 
   if (HTTPError.isError(error)) {
     return json({ ...error.data, ok: false, error: error.code, message: error.message }, error.status, error.headers);
   }
+  // A full, read-only or failing store is an outage, not a bug: reads go on, writes get 503 until
+  // it clears (docs/design/faults.md). The driver's own error (paths included) stays in the log.
+  if (StorageUnavailableError.isError(error)) {
+    // Every write fails while the disk is full: the cause is logged once a while, not per request.
+    if (Date.now() - lastOutageLog > OUTAGE_LOG_INTERVAL_MS) {
+      lastOutageLog = Date.now();
+      logger?.error("storage unavailable: writes answer 503 until it clears", error);
+    }
+    return json(
+      { ok: false, error: "storage_unavailable", message: "storage is unavailable: the store cannot take writes right now" },
+      503,
+      { "retry-after": "5" },
+    );
+  }
   // The host logger adds the `[agent-serve]` prefix itself.
   logger?.error("unhandled error", error);
   return json({ ok: false, error: "internal_error", message: "internal error" }, 500);
@@ -73,6 +88,9 @@ export function errorMessage(error: unknown): string {
 }
 
 // --- internals ---
+
+const OUTAGE_LOG_INTERVAL_MS = 10_000;
+let lastOutageLog = 0;
 
 function sanitizeStatus(status: number): number {
   return Number.isInteger(status) && status >= 400 && status <= 599 ? status : 500;

@@ -72,9 +72,11 @@ export function createHost(options: AgentHostOptions): AgentHost {
       try {
         // Skipping the await once ready saves a promise hop on every request.
         if (!isReady) await whenReady();
-        return await handle(request, context?.ip ?? peerAddress(request));
+        const response = await handle(request, context?.ip ?? peerAddress(request));
+        return request.method === "HEAD" ? withoutBody(response) : response;
       } catch (error) {
-        return toErrorResponse(error, logger);
+        const response = toErrorResponse(error, logger);
+        return request.method === "HEAD" ? withoutBody(response) : response;
       }
     },
     request(path, init, context) {
@@ -135,6 +137,12 @@ function chooseTimers(options: AgentHostOptions, now: () => number, onDue: () =>
   if (options.timers) return options.timers;
   if (options.controlPlane === false) return noTimers;
   return createClock({ onDue, now });
+}
+
+/** HEAD answers as GET would, without the body (a stream it opened is cancelled). */
+function withoutBody(response: Response): Response {
+  void response.body?.cancel().catch(() => {});
+  return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** srvx's `ServerRequest` carries the TCP peer as `ip`; a plain `Request` has none. */

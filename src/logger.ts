@@ -23,20 +23,36 @@ export function createHostLogger(
   const out = sink ?? consoleLogger;
   return {
     info(message) {
-      buffer.push("info", message);
+      buffer.push("info", withoutPaths(message));
       out.info(message);
     },
     warn(message) {
-      buffer.push("warn", message);
+      buffer.push("warn", withoutPaths(message));
       out.warn(message);
     },
     error(message, cause) {
       const detail = cause instanceof Error ? `${message}: ${cause.message}` : message;
-      buffer.push("error", detail);
+      buffer.push("error", withoutPaths(detail));
       out.error(message, cause);
     },
   };
 }
+
+/**
+ * The ring buffer is served over HTTP (`GET /v1/logs`) to any admitted caller, so it never holds
+ * file-system paths (state root, project, workspace): each becomes `<path>/<last segment>`. The
+ * sink (the operator's console) keeps them. Stacks never reach the buffer (only `message`s do).
+ */
+export function withoutPaths(message: string): string {
+  return message.replace(ABSOLUTE_PATH, (path) => {
+    const trimmed = path.replace(/[\\/]+$/, "");
+    const last = trimmed.split(/[\\/]/).at(-1);
+    return last ? `<path>/${last}` : "<path>";
+  });
+}
+
+/** `file:///a/b`, `/a/b` (two segments or more) and `C:\\a\\b`, up to whitespace or quoting. */
+const ABSOLUTE_PATH = /(?:file:\/\/|(?<![\w.~:/-]))(?:\/[^\s'"`()<>,;]+){2,}|\b[A-Za-z]:\\[^\s'"`()<>,;]+/g;
 
 const consoleLogger: HostLogger = {
   info: (message) => console.log(`[agent-serve] ${message}`),

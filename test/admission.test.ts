@@ -85,9 +85,11 @@ describe("admission: coalesce", () => {
     const host = createHost(helloOptions({ dev: true }));
     const target: HostUnderTest = { kind: "in-process", host, fetch: (path, init) => host.request(path, init) };
     try {
-      const first = await host.send("/sleep 5000\nfirst", { channel: "chat", continuationToken: "t" });
+      // Stop needs the owner (as a follow-up does): the session belongs to the loopback caller.
+      const auth = { authenticator: "localDevStrict", principalId: "local", principalType: "local" } as const;
+      const first = await host.send("/sleep 5000\nfirst", { channel: "chat", continuationToken: "t", auth });
       await waitFor(target, first.sessionId, "step.started");
-      await host.send("later", { channel: "chat", continuationToken: "t", admission: "coalesce" });
+      await host.send("later", { channel: "chat", continuationToken: "t", admission: "coalesce", auth });
       const stop = await host.request(`${base}/v1/session/${first.sessionId}/stop`, { method: "POST" });
       expect(await stop.json()).toEqual({ ok: true, stopped: true });
       const events = await waitFor(target, first.sessionId, "session.waiting");

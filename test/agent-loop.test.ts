@@ -27,7 +27,7 @@ function recording(): { recorder: LoopRecorder; seen: string[] } {
   return {
     seen,
     recorder: {
-      stepStarted: (stepIndex) => void seen.push(`step ${stepIndex}`),
+      stepStarted: async (stepIndex) => void seen.push(`step ${stepIndex}`),
       textDelta: note("delta"),
       reasoningDelta: note("reasoning"),
       reasoningCompleted: note("reasoning done"),

@@ -143,9 +143,9 @@ describeHost("approvals", () => options(), (target) => {
     expect(types(now)).not.toContain("action.result");
     expect(types(now)).not.toContain("turn.completed");
     expect(runs).toEqual([]);
-    // A parked turn is a running turn: a session-bound direct call is refused meanwhile.
+    // A direct call of a gated tool is refused (docs/design/faults.md), in a session or not.
     const direct = await target().fetch(`${base}/v1/tools/danger`, postJson({ input: { what: "direct" }, sessionId }, auth("alice")));
-    expect(await errorCode(direct, 409)).toBe("session_busy");
+    expect(await errorCode(direct, 403)).toBe("approval_required");
     expect(runs).toEqual([]);
     await h.resolve(sessionId, callId, { decision: "deny" });
     await h.waiting(sessionId);

@@ -44,14 +44,17 @@ describe("agent-serve validate", () => {
     const result = await run(["validate", clean], { env });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe("ok: 1 project, 0 errors, 0 warnings\n");
+    // The default allowlist offers shell, and the project does not turn on local.sandbox.
+    expect(result.stdout).toBe(
+      "warning [unsandboxed_shell] clean: shell is allowed without local.sandbox: the model's commands run as the serving user, unconfined, and can read files outside the workspace; set local: { sandbox: true } or leave shell out of tools\nok: 1 project, 0 errors, 1 warning\n",
+    );
   });
 
   it("exits 1 on a project with errors and prints every one of them", async () => {
     const result = await run(["validate", broken], { env });
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split("\n");
-    expect(lines.at(-1)).toBe("invalid: 1 project, 6 errors, 0 warnings");
+    expect(lines.at(-1)).toBe("invalid: 1 project, 6 errors, 1 warning");
     expect(result.stdout).toContain('error [invalid_experiment] broken: bot/agent.ts: experiment "dup" is declared twice');
     expect(result.stdout).toContain('experiment "dup", arm "a" is declared twice');
     expect(result.stdout).toContain('experiment "dup", arm "a": weight must be a finite number of at least 0 (got -2)');
@@ -64,7 +67,7 @@ describe("agent-serve validate", () => {
     const result = await run(["validate", broken, "--json"], { env });
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as { ok: boolean; errors: number; warnings: number; projects: Array<{ slug: string; diagnostics: Array<{ code: string }> }> };
-    expect(report).toMatchObject({ ok: false, errors: 6, warnings: 0 });
+    expect(report).toMatchObject({ ok: false, errors: 6, warnings: 1 });
     expect(report.projects[0]!.slug).toBe("broken");
     expect(report.projects[0]!.diagnostics.map((d) => d.code).sort()).toEqual([
       "invalid_experiment",
@@ -73,6 +76,7 @@ describe("agent-serve validate", () => {
       "invalid_experiment",
       "invalid_model",
       "invalid_model",
+      "unsandboxed_shell",
     ]);
     const serve = await run(["serve", broken, "--port", "0", "--state-root", join(scratch, "state")], { env });
     expect(serve.code).toBe(1);

@@ -36,7 +36,7 @@ const expected: Record<string, string[]> = {
   "./skills": ["defineSkill"],
   "./connections": ["defineConnection"],
   "./channels": ["allowAll", "bearerAuth", "localDev", "localDevStrict", "loopbackOnly"],
-  "./storage": ["LogConflictError", "assertKey", "assertPrefix", "createMemoryStorage"],
+  "./storage": ["LogConflictError", "StorageUnavailableError", "assertKey", "assertPrefix", "createMemoryStorage"],
   "./storage/fs": ["createFsStorage"],
   "./node": ["createHost", "createProjectHost", "loadProject", "nodeRuntime", "readPlaygroundSite", "serve", "serveNode", "serveProject"],
   "./bun": ["bunRuntime", "createHost", "createProjectHost", "loadProject", "serve", "serveProject"],

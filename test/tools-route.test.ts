@@ -357,9 +357,11 @@ describeHost("tool route", () => options(), (target) => {
     expect(await h.ok("envelope_error", {})).toMatchObject({ ok: true, isError: true, result: { content: [{ type: "text", text: "nope" }], isError: true } });
   });
 
-  it("is not gated by needsApproval: the caller's request is the decision", async () => {
-    expect(await h.ok("gated", {})).toMatchObject({ isError: false, result: "ran" });
-    expect(runs).toEqual(["gated"]);
+  it("refuses a call its needsApproval gate holds: 403 approval_required, the body never runs", async () => {
+    const response = await h.call("gated", { input: {} });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ ok: false, error: "approval_required", toolName: "gated" });
+    expect(runs).toEqual([]);
   });
 
   it("refuses another principal's session with 403 and an unknown session with 404, without running the body", async () => {

@@ -5,6 +5,7 @@
 
 import { mkdir, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { StorageUnavailableError } from "../../src/storage/errors.ts";
 
 /** Whether `error` is a Node system error with one of `codes`. */
 export function hasCode(error: unknown, ...codes: string[]): boolean {
@@ -20,6 +21,31 @@ export function hasCode(error: unknown, ...codes: string[]): boolean {
 /** The path is absent, or a parent of it is a file, so nothing can be stored there yet. */
 export function isMissing(error: unknown): boolean {
   return hasCode(error, "ENOENT", "ENOTDIR");
+}
+
+/**
+ * System errors that mean the store cannot take writes for now (full disk or quota, read-only
+ * mount or permissions, I/O failure) rather than a bug: they become `StorageUnavailableError`,
+ * which the host answers with 503 `storage_unavailable` (docs/design/faults.md).
+ */
+const UNAVAILABLE_CODES = ["ENOSPC", "EDQUOT", "EROFS", "EIO", "EACCES", "EPERM", "EMFILE", "ENFILE"];
+
+/** `error` as `StorageUnavailableError` when it is one of the codes above; otherwise unchanged. */
+export function toStorageError(error: unknown): unknown {
+  // A recursive mkdir on a read-only mount reports ENOENT, not EROFS (the parent it could not make).
+  const cannotMakeDir = hasCode(error, "ENOENT") && (error as { syscall?: unknown }).syscall === "mkdir";
+  if (!cannotMakeDir && !hasCode(error, ...UNAVAILABLE_CODES)) return error;
+  const code = (error as { code: string }).code;
+  return new StorageUnavailableError(`[agent-serve] [storage] the store cannot take writes (${code})`, { cause: error });
+}
+
+/** Runs `work`, rethrowing store outages as `StorageUnavailableError`. */
+export async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw toStorageError(error);
+  }
 }
 
 let tempCounter = 0;

@@ -19,7 +19,7 @@
 import { readdir, readFile, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { assertKey, assertPrefix, type StorageDriver } from "../../src/storage/types.ts";
-import { isMissing, hasCode, writeFileAtomic } from "./_fs.ts";
+import { guarded, isMissing, toStorageError, hasCode, writeFileAtomic } from "./_fs.ts";
 import { createLeases } from "./leases.ts";
 import { createLogStore } from "./log-store.ts";
 
@@ -66,7 +66,7 @@ export function createFsStorage(options: FsStorageOptions): StorageDriver {
   });
   const leases = createLeases(root, sync);
 
-  return {
+  const driver: StorageDriver = {
     name: "fs",
 
     async get(key) {
@@ -109,6 +109,7 @@ export function createFsStorage(options: FsStorageOptions): StorageDriver {
 
     close: logs.close,
   };
+  return withOutageErrors(driver);
 }
 
 // --- internals ---
@@ -138,4 +139,33 @@ async function collectKeys(dir: string, keyPrefix: string, namePrefix: string, o
       if (SEGMENT.test(name) && name !== "." && name !== "..") out.push(`${keyPrefix}${name}`);
     }),
   );
+}
+
+/**
+ * A full disk, a read-only root or an I/O error surfaces as `StorageUnavailableError` from every
+ * call that can meet one (docs/design/faults.md), so the core answers 503, not 500.
+ */
+function withOutageErrors(driver: StorageDriver): StorageDriver {
+  return {
+    ...driver,
+    get: (key) => guarded(() => driver.get(key)),
+    set: (key, value) => guarded(() => driver.set(key, value)),
+    delete: (key) => guarded(() => driver.delete(key)),
+    list: (prefix) => guarded(() => driver.list(prefix)),
+    append: (log, lines, expectedIndex) => guarded(() => driver.append(log, lines, expectedIndex)),
+    length: (log) => guarded(() => driver.length(log)),
+    hasLog: (log) => guarded(() => driver.hasLog(log)),
+    deleteLog: (log) => guarded(() => driver.deleteLog(log)),
+    acquireLease: (key, owner, ttlMs) => guarded(() => driver.acquireLease(key, owner, ttlMs)),
+    releaseLease: (key, owner) => guarded(() => driver.releaseLease(key, owner)),
+    read: (log, from, to) => guardedRead(driver.read(log, from, to)),
+  };
+}
+
+async function* guardedRead(lines: AsyncIterable<string[]>): AsyncGenerator<string[]> {
+  try {
+    yield* lines;
+  } catch (error) {
+    throw toStorageError(error);
+  }
 }

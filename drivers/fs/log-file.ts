@@ -131,18 +131,40 @@ export async function* streamSnapshot(snapshot: Promise<LogSnapshot | undefined>
 // SAFETY: the typings declare it always present; it is not on every platform.
 export const DSYNC = constants.O_DSYNC as number | undefined;
 
-/** Opens for reading (scans) and appending; without `create`, a missing file gives undefined. */
+/** Handles opened for reading only, because the file or its file system cannot be written. */
+const readOnlyHandles = new WeakSet<FileHandle>();
+
+/** Whether `handle` was opened read-only (a read-only state root): appends must reopen it. */
+export const isReadOnlyHandle = (handle: FileHandle): boolean => readOnlyHandles.has(handle);
+
+/**
+ * Opens for reading (scans) and appending; without `create`, a missing file gives undefined, and
+ * a file that cannot be opened for writing (read-only mount or permissions) is opened read-only
+ * so reads still work (docs/design/faults.md).
+ */
 export async function openLogFile(path: string, create: boolean, dsync: boolean): Promise<FileHandle | undefined> {
   const flags = constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT : 0) | (dsync ? (DSYNC ?? 0) : 0);
   try {
     return await open(path, flags, 0o644);
   } catch (error) {
     if (!create && isMissing(error)) return undefined;
+    if (!create && hasCode(error, "EROFS", "EACCES", "EPERM")) return openReadOnly(path);
     if (!(create && hasCode(error, "ENOENT"))) throw error;
   }
   // Directories are created lazily, on the first append to a log under them.
   await mkdir(dirname(path), { recursive: true });
   return open(path, flags, 0o644);
+}
+
+async function openReadOnly(path: string): Promise<FileHandle | undefined> {
+  try {
+    const handle = await open(path, "r");
+    readOnlyHandles.add(handle);
+    return handle;
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
 }
 
 /** Writes all of `bytes` (a regular file may take fewer per call). */

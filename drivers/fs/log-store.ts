@@ -13,11 +13,13 @@ import { fstatSync } from "node:fs";
 import { rm, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { assertKey, LogConflictError } from "../../src/storage/types.ts";
+import { StorageUnavailableError } from "../../src/storage/errors.ts";
 import { isMissing, syncDirectory } from "./_fs.ts";
 import {
   assertLines,
   DSYNC,
   INDEX_STRIDE,
+  isReadOnlyHandle,
   openLogFile,
   scanLines,
   streamSnapshot,
@@ -207,6 +209,14 @@ export function createLogStore(options: LogStoreOptions): LogStore {
     state.flushScheduled = false;
     const entries = state.queue;
     state.queue = [];
+    if (isReadOnlyHandle(state.handle)) {
+      // Opened for a read while the root was read-only: the next append reopens it for writing.
+      retire(state);
+      await state.handle.close().catch(() => {});
+      const error = new StorageUnavailableError("[agent-serve] [storage] the log was opened read-only");
+      for (const entry of entries) entry.reject(error);
+      return;
+    }
     try {
       await refresh(state, true);
     } catch (error) {

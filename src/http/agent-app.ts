@@ -17,6 +17,8 @@ export function createAgentApp(agent: AgentRuntime, routes: readonly RouteDefini
   for (const route of routes) {
     const register = route.method === "GET" ? router.get : router.post;
     register(route.path, (request: IRequest, ip: string | undefined) => dispatch(route, request, ip));
+    // HEAD answers as GET; the host drops the body (docs/guide/http-api.md).
+    if (route.method === "GET") router.head(route.path, (request: IRequest, ip: string | undefined) => dispatch(route, request, ip));
   }
   for (const [path, methods] of methodsByPath(routes)) {
     router.all(path, () => {
@@ -62,6 +64,9 @@ function decodeParams(raw: Record<string, string> | undefined): Record<string, s
 
 function methodsByPath(routes: readonly RouteDefinition[]): Map<string, string[]> {
   const byPath = new Map<string, string[]>();
-  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
+  for (const route of routes) {
+    const methods = route.method === "GET" ? ["GET", "HEAD"] : [route.method];
+    byPath.set(route.path, [...(byPath.get(route.path) ?? []), ...methods]);
+  }
   return byPath;
 }

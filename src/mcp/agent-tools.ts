@@ -44,7 +44,8 @@ function askTool({ agent, auth, closing }: AgentToolsContext): McpTool {
     description:
       `Send a message to the ${agent.project.name} agent and wait for its reply. Without sessionId a new ` +
       "conversation starts; pass sessionId and the continuationToken of the latest answer to continue one " +
-      "(a turn still running there is interrupted). Returns {status, sessionId, continuationToken, reply?, error?}; " +
+      "(a turn still running there is interrupted). Returns {status, sessionId, continuationToken, reply?, error?, approvals?}; " +
+      "status \"awaiting_approval\" lists calls parked for a human decision; " +
       `status "running" means the reply was not ready within waitSeconds (default ${DEFAULT_ASK_WAIT_SECONDS}): poll with check.`,
     inputSchema: toolInputJsonSchema({ inputSchema: askArgs }),
     async call(raw, signal) {
@@ -79,7 +80,8 @@ function checkTool({ agent, auth, wide, closing }: AgentToolsContext): McpTool {
   return {
     name: "check",
     description:
-      "Report on a session: {status: running|waiting|completed|failed, sessionId, continuationToken, reply?, error?}. " +
+      "Report on a session: {status: running|awaiting_approval|waiting|completed|failed, sessionId, continuationToken, reply?, error?, approvals?}; " +
+      "awaiting_approval lists the calls parked for a human decision (resolve them with POST /v1/session/:id/approvals/:callId). " +
       "waiting means the agent answered and awaits the next message. With waitSeconds, waits that long at most " +
       "for a running session to settle.",
     inputSchema: toolInputJsonSchema({ inputSchema: checkArgs }),

@@ -7,11 +7,13 @@
 import type { AgentRuntime } from "../agent-runtime.ts";
 import type { SessionEvent } from "../sessions/events.ts";
 import { followLog } from "../sessions/follow.ts";
-import { type ReplyState, emptyReplyState, foldReply } from "../sessions/reply-fold.ts";
+import { type PendingApproval, type ReplyState, emptyReplyState, foldReply } from "../sessions/reply-fold.ts";
 
-export type McpSessionStatus = "running" | "waiting" | "completed" | "failed";
+export type McpSessionStatus = "running" | "awaiting_approval" | "waiting" | "completed" | "failed";
 
-/** `{status, sessionId, continuationToken, reply?, error?}` (docs/design/mcp-and-discovery.md). */
+export type { PendingApproval };
+
+/** `{status, sessionId, continuationToken, reply?, error?, approvals?}` (docs/design/faults.md). */
 export interface SessionReport {
   status: McpSessionStatus;
   sessionId: string;
@@ -20,6 +22,8 @@ export interface SessionReport {
   reply?: string;
   /** Why the latest turn or task failed. */
   error?: string;
+  /** With `awaiting_approval`: the calls waiting for a decision (resolve them over HTTP). */
+  approvals?: PendingApproval[];
   [key: string]: unknown;
 }
 
@@ -53,7 +57,8 @@ export async function watchSession(
   try {
     for await (const { lines } of followLog(agent.log, sessionId, { from: options.from, live, signal: stop.signal })) {
       for (const line of lines) foldReply(state, JSON.parse(line) as SessionEvent);
-      if (settled(state)) break;
+      // A parked call waits for a human, not for time: report it now rather than at the deadline.
+      if (settled(state) || state.pending.size > 0) break;
     }
   } finally {
     clearTimeout(timer);
@@ -62,18 +67,20 @@ export async function watchSession(
   }
   const summary = await agent.sessions.find(sessionId);
   const error = state.settled === "failed" ? (state.sessionError ?? state.turnError) : state.turnError;
+  const parked = !settled(state) && state.pending.size > 0;
   return {
-    status: settled(state) ? state.settled : "running",
+    status: settled(state) ? state.settled : parked ? "awaiting_approval" : "running",
     sessionId,
     continuationToken: summary?.continuationToken ?? "",
     ...(state.reply === undefined ? {} : { reply: state.reply }),
     ...(error === undefined ? {} : { error }),
+    ...(parked ? { approvals: [...state.pending.values()] } : {}),
   };
 }
 
 // --- internals ---
 
 /** Settled after the latest message: a session that never got one has no turn to report on. */
-function settled(state: ReplyState): state is ReplyState & { settled: Exclude<McpSessionStatus, "running"> } {
+function settled(state: ReplyState): state is ReplyState & { settled: NonNullable<ReplyState["settled"]> } {
   return state.sawMessage && state.settled !== undefined;
 }

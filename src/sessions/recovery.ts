@@ -6,6 +6,7 @@
  * number of stored sessions.
  * @module
  */
+import type { ConversationLog } from "../turns/conversation.ts";
 import type { HostLogger } from "../types.ts";
 import type { EventLog } from "./event-log.ts";
 import type { EventDraft, SessionEvent } from "./events.ts";
@@ -13,24 +14,12 @@ import type { SessionStore } from "./session-store.ts";
 
 export const RESTART_MESSAGE = "host restarted";
 
-export async function recoverSessions(deps: { store: SessionStore; log: EventLog; logger: HostLogger }): Promise<number> {
-  const { store, log, logger } = deps;
+export async function recoverSessions(deps: RecoveryDeps): Promise<number> {
+  const { store, logger } = deps;
   let recovered = 0;
   for (const sessionId of await store.listActive()) {
     try {
-      const record = await store.get(sessionId);
-      if (!record) {
-        await store.clearActive(sessionId);
-        continue;
-      }
-      const drafts = closingEvents(await log.readEvents(sessionId), record.mode);
-      if (drafts.length > 0) await log.append(sessionId, drafts);
-      const failedTask = record.mode === "task" && drafts.some((draft) => draft.type === "session.failed");
-      await store.update(sessionId, (r) => {
-        r.status = record.mode === "chat" ? "idle" : failedTask ? "failed" : r.status === "completed" ? "completed" : "failed";
-      });
-      await store.clearActive(sessionId);
-      recovered++;
+      if (await recoverSession(deps, sessionId)) recovered++;
     } catch (error) {
       logger.error(`could not recover session ${sessionId}`, error);
     }
@@ -39,8 +28,40 @@ export async function recoverSessions(deps: { store: SessionStore; log: EventLog
   return recovered;
 }
 
+export interface RecoveryDeps {
+  store: SessionStore;
+  log: EventLog;
+  logger: HostLogger;
+  conversation?: ConversationLog;
+}
+
+/**
+ * Closes what was left open in one session: its turns fail with `message`, the session rests, the
+ * model history gets a result for every call without one, and the active marker goes. Also used
+ * without a restart, once the store takes writes again after an outage (docs/design/faults.md).
+ * Resolves false when the session no longer exists.
+ */
+export async function recoverSession(deps: RecoveryDeps, sessionId: string, message = RESTART_MESSAGE): Promise<boolean> {
+  const { store, log } = deps;
+  const record = await store.get(sessionId);
+  if (!record) {
+    await store.clearActive(sessionId);
+    return false;
+  }
+  // Before the turn is closed: a provider refuses a history with a call that has no result.
+  await deps.conversation?.closeOpenToolCalls(sessionId, message);
+  const drafts = closingEvents(await log.readEvents(sessionId), record.mode, message);
+  if (drafts.length > 0) await log.append(sessionId, drafts);
+  const failedTask = record.mode === "task" && drafts.some((draft) => draft.type === "session.failed");
+  await store.update(sessionId, (r) => {
+    r.status = record.mode === "chat" ? "idle" : failedTask ? "failed" : r.status === "completed" ? "completed" : "failed";
+  });
+  await store.clearActive(sessionId);
+  return true;
+}
+
 /** The events that close what a crash left open, in order. */
-export function closingEvents(events: SessionEvent[], mode: "chat" | "task"): EventDraft[] {
+export function closingEvents(events: SessionEvent[], mode: "chat" | "task", message = RESTART_MESSAGE): EventDraft[] {
   const open: string[] = [];
   let terminal = false;
   for (const event of events) {
@@ -57,12 +78,12 @@ export function closingEvents(events: SessionEvent[], mode: "chat" | "task"): Ev
   const drafts: EventDraft[] = open.map((turnId) => ({
     type: "turn.failed",
     turnId,
-    data: { message: RESTART_MESSAGE },
+    data: { message },
   }));
   const last = events.at(-1);
   if (mode === "chat" && (drafts.length > 0 || (last && last.type !== "session.waiting"))) {
     drafts.push({ type: "session.waiting", data: {} });
   }
-  if (mode === "task" && !terminal) drafts.push({ type: "session.failed", data: { message: RESTART_MESSAGE } });
+  if (mode === "task" && !terminal) drafts.push({ type: "session.failed", data: { message } });
   return drafts;
 }

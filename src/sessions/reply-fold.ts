@@ -21,10 +21,19 @@ export interface ReplyState {
   toolCalls: Array<{ toolName: string; input: unknown }>;
   /** How the session settled after the latest message; undefined while it runs. */
   settled?: "waiting" | "completed" | "failed";
+  /** Calls of the latest turn parked for approval and not yet resolved, by call id. */
+  pending: Map<string, PendingApproval>;
+}
+
+/** A call parked for a human decision, as MCP `check` and `ask` list it. */
+export interface PendingApproval {
+  callId: string;
+  toolName: string;
+  input: unknown;
 }
 
 export function emptyReplyState(): ReplyState {
-  return { sawMessage: false, completed: false, toolCalls: [] };
+  return { sawMessage: false, completed: false, toolCalls: [], pending: new Map() };
 }
 
 /**
@@ -40,6 +49,7 @@ export function foldReply(state: ReplyState, event: SessionEvent): ReplyState {
       state.turnError = undefined;
       state.sessionError = undefined;
       state.settled = undefined;
+      state.pending.clear();
       break;
     case "message.completed":
       if (event.data.finishReason !== "tool_call") state.reply = event.data.text;
@@ -54,6 +64,15 @@ export function foldReply(state: ReplyState, event: SessionEvent): ReplyState {
     case "turn.failed":
       state.completed = false;
       state.turnError = event.data.message;
+      state.pending.clear();
+      break;
+    case "action.approval_requested": {
+      const { callId, toolName, input } = event.data;
+      state.pending.set(callId, { callId, toolName, input });
+      break;
+    }
+    case "action.approval_resolved":
+      state.pending.delete(event.data.callId);
       break;
     case "session.waiting":
       state.settled = "waiting";

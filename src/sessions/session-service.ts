@@ -224,8 +224,9 @@ export class SessionService {
     return token;
   }
 
-  async stop(sessionId: string, viewer: Viewer): Promise<boolean> {
-    await this.readable(sessionId, viewer);
+  /** Stopping is an action, like a follow-up: only the owner may, however widely reads are open. */
+  async stop(sessionId: string, auth: AuthContext): Promise<boolean> {
+    await this.#owned(sessionId, auth);
     return this.#controller.stop(sessionId);
   }
 

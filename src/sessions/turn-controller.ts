@@ -11,10 +11,11 @@ import { HTTPError, conflict, errorMessage } from "../errors.ts";
 import { newTurnId } from "../ids.ts";
 import type { HostLogger } from "../types.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
-import { type TurnOutcome, runTurn } from "../turns/run-turn.ts";
+import { STORAGE_UNAVAILABLE_MESSAGE, type TurnOutcome, runTurn } from "../turns/run-turn.ts";
 import type { TurnRunner } from "../turns/turn-runner.ts";
 import type { EventDraft } from "./events.ts";
 import type { EventLog } from "./event-log.ts";
+import { recoverSession } from "./recovery.ts";
 import type { SessionRecord, SessionStore } from "./session-store.ts";
 import type { Release, TurnSlots } from "./turn-slots.ts";
 
@@ -41,7 +42,12 @@ interface LiveSession {
   /** An admission is between its checks and its turn start; racing admissions get 409. */
   admitting: boolean;
   coalesced?: { turnId: string; texts: string[] };
+  /** A turn could not record its end (the store stopped taking writes): its log needs closing. */
+  damaged?: boolean;
 }
+
+/** How often a damaged session's log is retried while the store refuses writes. */
+const REPAIR_RETRY_MS = 2_000;
 
 export interface ControllerDeps {
   log: EventLog;
@@ -69,7 +75,7 @@ export class TurnController {
   /** True while a turn is running or queued, or a coalesced turn is pending. */
   isBusy(sessionId: string): boolean {
     const live = this.#live.get(sessionId);
-    return Boolean(live && (live.turn || live.admitting || live.coalesced));
+    return Boolean(live && (live.turn || live.admitting || live.coalesced || live.damaged));
   }
 
   isQueued(sessionId: string): boolean {
@@ -91,6 +97,7 @@ export class TurnController {
     if (live.admitting) throw busy();
     live.admitting = true;
     try {
+      if (live.damaged) await this.#repair(sessionId, live);
       if (live.turn && policy === "coalesce") {
         const pending = (live.coalesced ??= { turnId: newTurnId(), texts: [] });
         await accept(pending.turnId);
@@ -122,7 +129,7 @@ export class TurnController {
   runExclusive<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
     if (this.#closing) return Promise.reject(shuttingDown());
     const live = this.#session(sessionId);
-    if (live.turn || live.admitting || live.coalesced) return Promise.reject(busy());
+    if (live.turn || live.admitting || live.coalesced || live.damaged) return Promise.reject(busy());
     live.admitting = true;
     return this.#track(
       work().finally(() => {
@@ -194,7 +201,7 @@ export class TurnController {
   }
 
   #forgetIfIdle(sessionId: string, live: LiveSession): void {
-    if (!live.turn && !live.admitting && !live.coalesced && this.#live.get(sessionId) === live) {
+    if (!live.turn && !live.admitting && !live.coalesced && !live.damaged && this.#live.get(sessionId) === live) {
       this.#live.delete(sessionId);
     }
   }
@@ -219,6 +226,7 @@ export class TurnController {
     turn.settled = this.#track(
       this.#run(record, live, turn, text).catch((error: unknown) => {
         this.#deps.logger.error(`turn ${turnId} of ${record.sessionId} crashed`, error);
+        this.#release(record.sessionId, live, turn);
       }),
     );
   }
@@ -251,6 +259,43 @@ export class TurnController {
       release?.();
     }
     await this.#finish(record, live, turn, outcome);
+  }
+
+  /**
+   * A turn whose end could not be recorded (its writes failed) lets go of the session instead of
+   * holding it busy forever. The session stays `damaged` until its log is closed as restart
+   * recovery would close it: by the next admission, or by a retry once the store takes writes
+   * again, so no restart is needed (docs/design/faults.md).
+   */
+  #release(sessionId: string, live: LiveSession, turn: LiveTurn): void {
+    // A newer turn settles the session itself. With none, the failed write may have been the
+    // resting status after the turn let go (the events were written, the record not).
+    if (live.turn !== undefined && live.turn !== turn) return;
+    live.turn = undefined;
+    live.coalesced = undefined;
+    live.damaged = true;
+    this.#retryRepair(sessionId, live);
+  }
+
+  async #repair(sessionId: string, live: LiveSession): Promise<void> {
+    await recoverSession(this.#deps, sessionId, STORAGE_UNAVAILABLE_MESSAGE);
+    live.damaged = false;
+  }
+
+  #retryRepair(sessionId: string, live: LiveSession): void {
+    if (this.#closing) return;
+    setTimeout(() => {
+      if (!live.damaged || this.#closing) return;
+      // An admission under way repairs first; this retry only waits for it.
+      if (live.admitting) return this.#retryRepair(sessionId, live);
+      live.admitting = true;
+      void this.#track(this.#repair(sessionId, live))
+        .catch(() => this.#retryRepair(sessionId, live))
+        .finally(() => {
+          live.admitting = false;
+          this.#forgetIfIdle(sessionId, live);
+        });
+    }, REPAIR_RETRY_MS);
   }
 
   async #takeSlot(sessionId: string, turn: LiveTurn): Promise<Release> {

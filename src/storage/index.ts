@@ -12,3 +12,4 @@
 export type { StorageDriver } from "./types.ts";
 export { assertKey, assertPrefix, LogConflictError } from "./types.ts";
 export { createMemoryStorage } from "./memory.ts";
+export { StorageUnavailableError } from "./errors.ts";

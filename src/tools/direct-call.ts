@@ -13,6 +13,7 @@ import { isSessionId, newTurnId } from "../ids.ts";
 import type { JsonValue } from "../model/types.ts";
 import { sessionNotFound } from "../sessions/session-service.ts";
 import { createToolContext } from "../turns/tool-context.ts";
+import { approvalRequired, needsApproval } from "./approval-gate.ts";
 import { type ToolRunResult, runServerTool, toolCallIdForDirectCall } from "./run-tool.ts";
 import { validateToolInput } from "./schema.ts";
 import type { ToolDefinition } from "./types.ts";
@@ -74,10 +75,12 @@ export function findServerTool(agent: Pick<AgentRuntime, "project">, toolName: s
 /**
  * Validates the input, then runs the tool in a scratch workspace or inside the session (recorded
  * on its stream under a per-call turnId, 409 `session_busy` while a turn runs). A throwing tool
- * body is an `isError` outcome, never an exception.
+ * body is an `isError` outcome, never an exception. A call its `needsApproval` gate holds is
+ * refused with 403 `approval_required`, on every direct path (route, MCP, CLI).
  */
 export async function callServerTool(agent: DirectCallAgent, tool: ServerTool, request: DirectCallRequest): Promise<DirectCallOutcome> {
   const input = await validateToolInput(tool.definition, request.input ?? {});
+  if (await needsApproval(tool.definition, input)) throw approvalRequired(tool.name);
   const callId = toolCallIdForDirectCall(tool.name);
   const started = Date.now();
   const outcome =

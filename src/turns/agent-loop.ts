@@ -36,12 +36,13 @@ export interface AgentLoopResult {
 }
 
 /**
- * The recording points of the loop, in the order they happen within a step. Streamed deltas are
- * not awaited one by one (the last one is, before the step completes); every other point is
- * awaited before the loop goes on.
+ * The recording points of the loop, in the order they happen within a step. The step's start and
+ * its streamed deltas are not awaited one by one (that would slow the stream to the disk's pace),
+ * but every such write is watched: the first failure (a full disk, docs/design/faults.md) stops
+ * the step and none is left unhandled. Every other point is awaited before the loop goes on.
  */
 export interface LoopRecorder {
-  stepStarted(stepIndex: number): void;
+  stepStarted(stepIndex: number): Promise<unknown>;
   textDelta(delta: string): Promise<unknown>;
   reasoningDelta(delta: string): Promise<unknown>;
   reasoningCompleted(text: string): Promise<unknown>;
@@ -55,7 +56,7 @@ export interface LoopRecorder {
 
 /** Records nothing: a run whose steps only its caller sees (a subagent). */
 export const silentRecorder: LoopRecorder = {
-  stepStarted() {},
+  stepStarted: async () => {},
   textDelta: async () => {},
   reasoningDelta: async () => {},
   reasoningCompleted: async () => {},
@@ -97,31 +98,32 @@ interface StepResult {
 async function runStep(input: AgentLoopInput, messages: ConversationMessage[], stepIndex: number): Promise<StepResult> {
   const { signal, recorder } = input;
   const started = Date.now();
-  recorder.stepStarted(stepIndex);
+  const writes = watchWrites();
+  writes.add(recorder.stepStarted(stepIndex));
   let text = "";
   let reasoning = "";
   let finishReason: FinishReason = "stop";
   let usage = emptyUsage();
   const toolCalls: ToolCallPart[] = [];
   const parts: Array<ToolCallPart | { type: "text"; text: string } | { type: "reasoning"; text: string }> = [];
-  let written: Promise<unknown> = Promise.resolve();
 
   const stream = input.model.stream({ system: input.system, messages, tools: input.tools.specs, signal, params: input.params });
   for await (const part of stream) {
     throwIfAborted(signal, TURN_INTERRUPTED);
+    writes.throwIfFailed();
     switch (part.type) {
       case "text-delta":
         if (part.delta === "") break;
         text += part.delta;
-        written = recorder.textDelta(part.delta);
+        writes.add(recorder.textDelta(part.delta));
         break;
       case "reasoning-delta":
         reasoning += part.delta;
-        written = recorder.reasoningDelta(part.delta);
+        writes.add(recorder.reasoningDelta(part.delta));
         break;
       case "reasoning-end":
         if (reasoning) parts.push({ type: "reasoning", text: reasoning });
-        written = recorder.reasoningCompleted(reasoning);
+        writes.add(recorder.reasoningCompleted(reasoning));
         reasoning = "";
         break;
       case "tool-call":
@@ -133,8 +135,7 @@ async function runStep(input: AgentLoopInput, messages: ConversationMessage[], s
         break;
     }
   }
-  // Streamed deltas were not awaited one by one; a failed write surfaces here.
-  await written;
+  await writes.settled();
   throwIfAborted(signal, TURN_INTERRUPTED);
   if (reasoning) {
     parts.push({ type: "reasoning", text: reasoning });
@@ -163,4 +164,25 @@ async function runTools(input: AgentLoopInput, calls: ToolCallPart[]): Promise<C
     content.push({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: toModelOutput(outcome) });
   }
   return { role: "tool", content };
+}
+
+/** Background writes of one step: the last one in flight and the first failure seen. */
+function watchWrites(): { add(write: Promise<unknown>): void; throwIfFailed(): void; settled(): Promise<void> } {
+  let last: Promise<unknown> = Promise.resolve();
+  let failure: { error: unknown } | undefined;
+  return {
+    add(write) {
+      last = write.catch((error: unknown) => {
+        failure ??= { error };
+      });
+    },
+    throwIfFailed() {
+      if (failure) throw failure.error;
+    },
+    async settled() {
+      // One session's appends commit in order, so the last write settles after all earlier ones.
+      await last;
+      if (failure) throw failure.error;
+    },
+  };
 }

@@ -1,5 +1,9 @@
 import type { ConversationMessage } from "../model/types.ts";
 import type { StorageDriver } from "../storage/types.ts";
+import { missingToolResults, withToolResults } from "./history-repair.ts";
+
+/** What a call without a recorded result reads as (its turn ended before the result was stored). */
+const UNANSWERED = "turn interrupted before the tool result was recorded";
 
 /**
  * The model-facing conversation of a session, kept as its own append-only log of AI SDK-shaped
@@ -12,17 +16,32 @@ export class ConversationLog {
     this.#storage = storage;
   }
 
+  /** The history, with an error result filled in for any tool call that has none. */
   async load(sessionId: string): Promise<ConversationMessage[]> {
-    const messages: ConversationMessage[] = [];
-    for await (const batch of this.#storage.read(logName(sessionId))) {
-      for (const line of batch) messages.push(JSON.parse(line) as ConversationMessage);
-    }
-    return messages;
+    return withToolResults(await this.#loadStored(sessionId), UNANSWERED);
+  }
+
+  /**
+   * Records an error result (`reason`) for every tool call without one, so the stored history is
+   * whole again (crash recovery). Resolves with the number of calls closed.
+   */
+  async closeOpenToolCalls(sessionId: string, reason: string): Promise<number> {
+    const missing = missingToolResults(await this.#loadStored(sessionId), reason);
+    if (missing.length > 0) await this.append(sessionId, [{ role: "tool", content: missing }]);
+    return missing.length;
   }
 
   async append(sessionId: string, messages: ConversationMessage[]): Promise<void> {
     if (messages.length === 0) return;
     await this.#storage.append(logName(sessionId), messages.map((message) => JSON.stringify(message)));
+  }
+
+  async #loadStored(sessionId: string): Promise<ConversationMessage[]> {
+    const messages: ConversationMessage[] = [];
+    for await (const batch of this.#storage.read(logName(sessionId))) {
+      for (const line of batch) messages.push(JSON.parse(line) as ConversationMessage);
+    }
+    return messages;
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { ConversationMessage, LanguageModelPort, Usage } from "../model/types.ts";
 import type { EventDraft } from "../sessions/events.ts";
+import { StorageUnavailableError } from "../storage/errors.ts";
 import { type LoopRecorder, runAgentLoop } from "./agent-loop.ts";
 import type { ConversationLog } from "./conversation.ts";
 import type { ToolExecutor } from "./tool-executor.ts";
@@ -31,6 +32,9 @@ export type TurnOutcome =
   | { status: "completed"; usage: Usage; text: string }
   | { status: "failed"; message: string }
   | { status: "interrupted" };
+
+/** The `turn.failed` message of a turn the store stopped taking writes for. */
+export const STORAGE_UNAVAILABLE_MESSAGE = "storage unavailable";
 
 export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const { sessionId, signal } = input;
@@ -67,7 +71,7 @@ export function turnRecorder(input: Pick<TurnInput, "sessionId" | "turnId" | "em
   const { sessionId, turnId } = input;
   const emit = (draft: EventDraft): Promise<unknown> => input.emit({ ...draft, turnId });
   return {
-    stepStarted: (stepIndex) => void emit({ type: "step.started", data: { stepIndex } }),
+    stepStarted: (stepIndex) => emit({ type: "step.started", data: { stepIndex } }),
     textDelta: (delta) => emit({ type: "message.appended", data: { delta } }),
     reasoningDelta: (delta) => emit({ type: "reasoning.appended", data: { delta } }),
     reasoningCompleted: (text) => emit({ type: "reasoning.completed", data: { text } }),
@@ -84,6 +88,7 @@ export function turnRecorder(input: Pick<TurnInput, "sessionId" | "turnId" | "em
 // --- internals ---
 
 function failureMessage(error: unknown): string {
+  if (StorageUnavailableError.isError(error)) return STORAGE_UNAVAILABLE_MESSAGE;
   if (error instanceof Error && error.message) return error.message;
   return typeof error === "string" && error ? error : "model call failed";
 }

@@ -57,7 +57,7 @@ export const stopSession = defineRoute({
   auth: "agent",
   summary: "Interrupt the in-flight turn without sending a message",
   async handler(context) {
-    const stopped = await context.agent.sessions.stop(sessionParam(context), viewer(context));
+    const stopped = await context.agent.sessions.stop(sessionParam(context), context.auth);
     return json({ ok: true, stopped } satisfies StopResponse);
   },
 });

@@ -10,6 +10,7 @@
  */
 import { HTTPError, conflict, notFound } from "../../errors.ts";
 import { isReminderId } from "../../reminders/store.ts";
+import { authenticate } from "../auth-chain.ts";
 import { json } from "../responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
 
@@ -65,7 +66,7 @@ export const internalFireSchedule = defineRoute({
   auth: "none",
   summary: "Platform timer: fire the schedule's due slot once (--no-control-plane only)",
   async handler(context) {
-    internalOnly(context);
+    await internalOnly(context);
     const scheduleId = context.params["scheduleId"] ?? "";
     const firing = await context.agent.timed.schedules.fireFromPlatform(scheduleId, context.agent.timed.now());
     return json({ ok: true, scheduleId, sessionIds: firing.sessionIds });
@@ -78,7 +79,7 @@ export const internalFireReminder = defineRoute({
   auth: "none",
   summary: "Platform timer: fire the reminder if it is due (--no-control-plane only)",
   async handler(context) {
-    internalOnly(context);
+    await internalOnly(context);
     const reminderId = reminderParam(context);
     const outcome = await context.agent.timed.reminders.fire(reminderId, { now: context.agent.timed.now(), mode: "due", leewayMs: PLATFORM_SKEW_MS });
     if (!outcome.record) throw reminderNotFound();
@@ -92,11 +93,17 @@ function devOnly(context: RouteContext): void {
   if (!context.host.dev) throw notFound("not_found", "no such route");
 }
 
-function internalOnly(context: RouteContext): void {
+/**
+ * The marker header alone is not a credential (any client can send it): the caller must also pass
+ * the host-level chain of the start-up flags, loopback, bearer token or anonymous
+ * (docs/guide/http-api.md, docs/design/faults.md).
+ */
+async function internalOnly(context: RouteContext): Promise<void> {
   if (!context.agent.timed.internalRoutes) throw notFound("not_found", "no such route");
   if (!context.request.headers.has(TIMED_WORK_HEADER)) {
     throw new HTTPError({ status: 403, code: "forbidden", message: `platform timer routes need the ${TIMED_WORK_HEADER} header` });
   }
+  await authenticate(context.host.hostPolicies, context.request, context.ip === undefined ? {} : { ip: context.ip });
 }
 
 function reminderParam(context: RouteContext): string {

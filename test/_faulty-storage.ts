@@ -1,0 +1,69 @@
+/**
+ * A storage driver that can start failing writes, as a disk that fills up does, and recover: the
+ * failures are `StorageUnavailableError`, what a driver raises for ENOSPC, EROFS or EIO.
+ */
+import { StorageUnavailableError } from "../src/storage/errors.ts";
+import type { StorageDriver } from "../src/storage/types.ts";
+
+export interface FaultyStorage {
+  driver: StorageDriver;
+  /** Writes fail from the `(n + 1)`-th write on, until `recover()`. */
+  failWritesAfter(n: number): void;
+  /** The next `n` writes fail, later ones succeed again (a transient outage). */
+  failNextWrites(n: number): void;
+  /** Record writes (`set`) whose value `matches` fail, until `recover()`: a record that no longer fits. */
+  failRecordsMatching(matches: (value: string) => boolean): void;
+  recover(): void;
+  /** Writes refused so far. */
+  readonly refused: number;
+}
+
+const WRITES = new Set(["set", "delete", "append", "deleteLog"]);
+
+export function faultyStorage(inner: StorageDriver): FaultyStorage {
+  let allowed = Number.POSITIVE_INFINITY;
+  let transient = 0;
+  let recordPattern: ((value: string) => boolean) | undefined;
+  let refused = 0;
+  const fail = (): Promise<never> => {
+    refused++;
+    const cause = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    return Promise.reject(new StorageUnavailableError("[agent-serve] [storage] the store cannot take writes (ENOSPC)", { cause }));
+  };
+  const driver = new Proxy(inner, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== "function" || !WRITES.has(String(property))) return value;
+      return (...args: unknown[]) => {
+        if (transient > 0) {
+          transient--;
+          return fail();
+        }
+        if (allowed <= 0) return fail();
+        if (property === "set" && recordPattern?.(String(args[1]))) return fail();
+        allowed--;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return {
+    driver,
+    failWritesAfter(n) {
+      allowed = n;
+    },
+    failNextWrites(n) {
+      transient = n;
+    },
+    failRecordsMatching(pattern) {
+      recordPattern = pattern;
+    },
+    recover() {
+      allowed = Number.POSITIVE_INFINITY;
+      transient = 0;
+      recordPattern = undefined;
+    },
+    get refused() {
+      return refused;
+    },
+  };
+}
