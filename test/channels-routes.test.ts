@@ -6,7 +6,6 @@ import * as v from "valibot";
 import { z } from "zod";
 import { expect, test } from "vitest";
 import { DELETE, GET, PATCH, POST, PUT, defineChannel } from "../src/channels/index.ts";
-import type { ChannelDefinition } from "../src/channels/types.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import { type HostUnderTest, describeHost, helloOptions, postJson, project } from "./_harness.ts";
 
@@ -47,7 +46,7 @@ const tickets = defineChannel({
 
 function options() {
   return helloOptions({
-    agents: [{ slug: "hello", project: project({ channels: { tickets: tickets as ChannelDefinition } }), storage: createMemoryStorage() }],
+    agents: [{ slug: "hello", project: project({ channels: { tickets } }), storage: createMemoryStorage() }],
   });
 }
 
