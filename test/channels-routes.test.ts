@@ -136,7 +136,11 @@ describeHost("channel routes", options, (get) => {
       bodySchema: { type: "object", properties: { title: { type: "string", minLength: 1 }, priority: { enum: ["low", "high"] } }, required: ["title"] },
     });
     expect(channel.routes[2]?.querySchema).toMatchObject({ type: "object", properties: { verbose: { enum: ["yes", "no"] } } });
-    expect(info.channels[0]).toMatchObject({ id: "http" });
+    // The built-in routes come from the same table, with their declared schemas.
+    const http = info.channels[0] as { id: string; routes: Array<Record<string, unknown>> };
+    expect(http.id).toBe("http");
+    const create = http.routes.find((r) => r.method === "POST" && r.path === "/hello/v1/session");
+    expect(create?.bodySchema).toMatchObject({ type: "object", properties: { message: { type: "string" } }, required: ["message"] });
   });
 });
 
