@@ -71,6 +71,11 @@ describeHost("channel routes", options, (get) => {
     expect(((await again.json()) as Record<string, string>).sessionId).toBe(reply.sessionId);
     const summary = ((await (await get().fetch("/hello/v1/sessions")).json()) as { sessions: Array<{ channel: string }> }).sessions;
     expect(summary.map((s) => s.channel)).toEqual(["tickets"]);
+    // A follow-up over the session routes works, and keeps the channel's key: the channel still reaches the session.
+    const followUp = await get().fetch(`/hello/v1/session/${reply.sessionId}`, postJson({ continuationToken: "ticket:printer jam", message: "over http" }));
+    expect(await followUp.json()).toEqual({ ok: true, sessionId: reply.sessionId, continuationToken: "ticket:printer jam" });
+    const third = await get().fetch(`${base}/tickets`, postJson({ title: "printer jam" }));
+    expect(((await third.json()) as Record<string, string>).sessionId).toBe(reply.sessionId);
   });
 
   test("schema violations are 400 invalid_request with issues, before the handler; nothing changes", async () => {
