@@ -129,7 +129,7 @@ export class ChannelHost {
       clearTimeout(timer);
     }
     if (this.#background.size > 0) this.#deps.logger.warn(`${this.#background.size} channel waitUntil task(s) still running at drain; abandoned`);
-    await this.#delivery.close();
+    await this.#delivery.close(Math.max(0, deadline - Date.now()));
   }
 
   /** Resolves once event delivery has caught up with every session it follows. */
