@@ -153,6 +153,10 @@ export default defineChannel({
 
   const validate = await runCli(["validate", dir], env);
   expect(validate.code).not.toBe(0);
+  const report = JSON.parse((await runCli(["validate", dir, "--json"], env)).stdout) as { ok: boolean; projects: Array<{ channels: unknown[] }> };
+  expect(report.ok).toBe(false);
+  // Only valid channels are mounted, so none is listed.
+  expect(report.projects[0]?.channels).toEqual([]);
   expect(validate.stdout + validate.stderr).toContain("bot/channels/hooks.ts");
   expect(validate.stdout + validate.stderr).toContain("route GET /status");
   const serve = await runCli([ "serve", dir, "--port", "0"], env);
