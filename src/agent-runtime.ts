@@ -5,6 +5,7 @@
  */
 import { ApprovalRegistry } from "./approvals/registry.ts";
 import { ArtifactStore } from "./artifacts/store.ts";
+import { ChannelHost, HTTP_CHANNEL } from "./channels/channel-host.ts";
 import { EvalService } from "./evals/service.ts";
 import { ExperimentService } from "./experiments/service.ts";
 import { cachedModels } from "./experiments/variant.ts";
@@ -20,6 +21,7 @@ import type { ProjectDefinition } from "./project/types.ts";
 import { ReminderService } from "./reminders/service.ts";
 import type { RuntimePort } from "./runtime/types.ts";
 import { dispatchSchedule } from "./schedules/dispatch.ts";
+import { callServerTool, findServerTool } from "./tools/direct-call.ts";
 import { ScheduleRunner } from "./schedules/runner.ts";
 import { EventLog } from "./sessions/event-log.ts";
 import { recoverSessions } from "./sessions/recovery.ts";
@@ -66,6 +68,8 @@ export interface AgentRuntime {
   experiments: ExperimentService;
   /** Eval runs over this agent's sessions (purpose `eval`). */
   evals: EvalService;
+  /** Custom channels (`bot/channels/`): their services, lifecycle and event delivery. */
+  channels: ChannelHost;
   /** Recovers interrupted turns, then loads timed work and arms the timer port. */
   recover(): Promise<void>;
 }
@@ -90,7 +94,8 @@ export interface AgentTimersContext {
  * 3. what tools and hooks reach: the bound runtime, artifacts, reminders, the tool services;
  * 4. turns: the model, the turn runner (harness included), the turn controller;
  * 5. sessions (with A/B enrolment), then the session entry is bound;
- * 6. what watches or drives sessions: hooks, timed work (schedules and reminders), evals.
+ * 6. what watches or drives sessions: hooks, timed work (schedules and reminders), evals,
+ *    channels.
  *
  * A new service goes in the first step where everything it needs exists.
  */
@@ -101,6 +106,7 @@ export function createAgentRuntime(
 ): AgentRuntime {
   const { logger, now } = context;
   const { project } = mount;
+  const basePath = context.mode === "multi" ? `/${mount.slug}` : "";
 
   // 1. Storage and the records over it.
   const storage = mount.storage ?? createMemoryStorage();
@@ -223,11 +229,33 @@ export function createAgentRuntime(
     now,
     logger,
   });
-
+  const channels = new ChannelHost({
+    definitions: project.channels ?? {},
+    basePath,
+    sessions,
+    store,
+    log,
+    controller,
+    approvals,
+    toolServices,
+    storage,
+    logger,
+    ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs } : {}),
+    async callTool(name, input, sessionId) {
+      const tool = findServerTool({ project }, name);
+      const owner = sessionId === undefined ? undefined : (await store.get(sessionId))?.owner;
+      const outcome = await callServerTool(
+        { project, runtime, toolServices, sessions, controller, log },
+        tool,
+        { input, auth: owner ?? { authenticator: "channel", principalId: "channel", principalType: "service" }, signal: new AbortController().signal, ...(sessionId === undefined ? {} : { sessionId }) },
+      );
+      return { isError: outcome.isError, result: outcome.result };
+    },
+  });
   return {
     slug: mount.slug,
     project,
-    basePath: context.mode === "multi" ? `/${mount.slug}` : "",
+    basePath,
     storage,
     runtime,
     log,
@@ -236,15 +264,18 @@ export function createAgentRuntime(
     approvals,
     artifacts,
     toolServices,
-    policies: defaultPolicies(options.auth),
+    // An authored `bot/channels/http.ts` chain wins over the start-up flags (docs/guide/channels.md "Auth").
+    policies: project.channels?.[HTTP_CHANNEL]?.auth ?? defaultPolicies(options.auth),
     model,
     timed,
     experiments,
     evals,
+    channels,
     async recover() {
       await recoverSessions({ store, log, logger, conversation });
       await evals.recover();
       await timed.start();
+      await channels.start();
     },
   };
 }

@@ -35,7 +35,7 @@ const expected: Record<string, string[]> = {
   "./events": ["SETTLING_EVENTS", "emptyReplyState", "eventEnvelopeSchema", "followLog", "foldReply", "isEvent", "parseEventLine"],
   "./skills": ["defineSkill"],
   "./connections": ["defineConnection"],
-  "./channels": ["allowAll", "bearerAuth", "localDev", "localDevStrict", "loopbackOnly"],
+  "./channels": ["DELETE", "GET", "PATCH", "POST", "PUT", "allowAll", "bearerAuth", "defineChannel", "localDev", "localDevStrict", "loopbackOnly"],
   "./storage": ["LogConflictError", "StorageUnavailableError", "assertKey", "assertPrefix", "createMemoryStorage"],
   "./storage/fs": ["createFsStorage"],
   "./node": ["createHost", "createProjectHost", "loadProject", "nodeRuntime", "readPlaygroundSite", "serve", "serveNode", "serveProject"],
