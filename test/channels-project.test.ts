@@ -104,7 +104,7 @@ test("info shows an Agent SDK channel's routes and schemas without starting a se
 
 test("an Agent SDK channel file runs unchanged, in multi and single layouts", async () => {
   const dir = write({ "bot/channels/a2a.ts": A2A });
-  const multi = await startServe([dir, "--port", "0", "--state-root", join(dir, "state-multi"), "--allow-anonymous"], env);
+  const multi = await startServe([dir, "--port", "0", "--state-root", join(dir, "state-multi"), "--allow-anonymous", "--accept-unsandboxed-shell"], env);
   running.push(multi);
   const slug = dir.split("/").at(-1);
   await a2aRoundTrip(`${multi.url}/${slug}/v1/channels/a2a`);
