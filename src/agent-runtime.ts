@@ -12,6 +12,7 @@ import { cachedModels, turnVariant } from "./experiments/variant.ts";
 import { bindRuntime } from "./harness/bind-runtime.ts";
 import { PendingWorkspaceFiles } from "./harness/pending-files.ts";
 import { withHarness } from "./harness/runner.ts";
+import { createDeliveryClaims } from "./channels/packs/delivery-claims.ts";
 import { createHookDispatcher } from "./hooks/dispatch.ts";
 import { defaultPolicies } from "./http/auth-chain.ts";
 import type { AuthPolicy } from "./http/auth-types.ts";
@@ -116,7 +117,7 @@ export function createAgentRuntime(
     find: (sessionId) => sessions.find(sessionId),
     artifacts: (bound) => artifacts.facade(bound),
     runtime,
-    host: { reminders: reminders.facade },
+    host: { reminders: reminders.facade, deliveries: createDeliveryClaims(storage) },
   };
   const tools: TurnToolsOptions = {
     tools: project.tools ?? {},
