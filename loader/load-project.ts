@@ -9,6 +9,7 @@ import { basename, join, resolve } from "node:path";
 import type { AgentConfig, Diagnostic, ProjectDefinition } from "../src/project/types.ts";
 import { checkHarness, loadHarness } from "./harness/load-harness.ts";
 import { importProjectModule } from "./import-module.ts";
+import { loadChannels } from "./load-channels.ts";
 import { loadDefinitions } from "./load-definitions.ts";
 import { loadEvals } from "./load-evals.ts";
 import { loadSchedules } from "./load-schedules.ts";
@@ -52,6 +53,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
   // evals/ sits at the project root, next to bot/.
   const evals = rootName === undefined ? {} : await loadEvals(root, diagnostics);
   const harness = rootName === undefined ? {} : await loadHarness(root, rootName, diagnostics);
+  const channels = rootName === undefined ? undefined : await loadChannels(root, rootName, diagnostics);
   const project: ProjectDefinition = {
     name: stringOr(agent.name) ?? pkg.name ?? basename(root),
     description: stringOr(agent.description) ?? pkg.description,
@@ -63,6 +65,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
     ...(schedules === undefined ? {} : { schedules }),
     ...evals,
     ...harness,
+    ...(channels === undefined ? {} : { channels }),
   };
   diagnostics.push(...(await checkHarness(project, `${rootName ?? "bot"}/agent.ts`)));
   return project;

@@ -4,6 +4,7 @@
  * @module
  */
 import type { ArtifactsDefinition } from "../artifacts/types.ts";
+import type { ChannelDefinition } from "../channels/types.ts";
 import type { EvalConfig, EvalDefinition } from "../evals/types.ts";
 import type { ExperimentDefinition } from "../experiments/types.ts";
 import type { ConnectionDefinition, ProjectSkill, SubagentDefinition, WorkspaceSeed } from "../harness/types.ts";
@@ -98,4 +99,10 @@ export interface ProjectDefinition {
   evals?: Record<string, EvalDefinition>;
   /** `evals/evals.config.ts`. */
   evalConfig?: EvalConfig;
+  /**
+   * Custom channels by id: `bot/channels/<id>.ts` (the file name is the id and route prefix
+   * `/v1/channels/<id>`); `http` overrides the built-in HTTP channel. Extensions may add entries
+   * here before the host is created.
+   */
+  channels?: Record<string, ChannelDefinition>;
 }
