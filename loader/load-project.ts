@@ -6,6 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
+import { channelPackDiagnostics } from "../src/channels/packs/diagnostics.ts";
 import type { AgentConfig, Diagnostic, ProjectDefinition } from "../src/project/types.ts";
 import { checkHarness, loadHarness } from "./harness/load-harness.ts";
 import { importProjectModule } from "./import-module.ts";
@@ -54,6 +55,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
   const evals = rootName === undefined ? {} : await loadEvals(root, diagnostics);
   const harness = rootName === undefined ? {} : await loadHarness(root, rootName, diagnostics);
   const channels = rootName === undefined ? undefined : await loadChannels(root, rootName, diagnostics);
+  if (channels) diagnostics.push(...channelPackDiagnostics(channels, `${rootName}/channels`));
   const project: ProjectDefinition = {
     name: stringOr(agent.name) ?? pkg.name ?? basename(root),
     description: stringOr(agent.description) ?? pkg.description,
