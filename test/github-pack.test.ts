@@ -25,7 +25,7 @@ const TOKEN = "ghp_test_token";
 
 type Payload = Record<string, unknown> & { action?: string };
 function example(event: string, action: string, pick: (payload: Payload) => boolean = () => true): Payload {
-  const definition = (examples as Array<{ name: string; examples: Payload[] }>).find((entry) => entry.name === event);
+  const definition = (examples as unknown as Array<{ name: string; examples: Payload[] }>).find((entry) => entry.name === event);
   const found = definition?.examples.find((payload) => payload.action === action && pick(payload));
   if (!found) throw new Error(`no ${event}.${action} example`);
   return structuredClone(found);
