@@ -209,13 +209,17 @@ export class ChannelHost {
     if (typeof sessionId !== "string") return null;
     const record = await this.#deps.store.get(sessionId).catch(() => undefined);
     if (!record || record.channel !== channelId) return null;
-    const summary = await this.#deps.sessions.find(sessionId);
+    const { controller } = this.#deps;
+    // The live view wins: a stored "running" without a turn here is a turn whose settle write is
+    // still under way (recovery has settled any a previous process left behind).
+    const resting = record.status === "running" || record.status === "queued" ? "idle" : record.status;
+    const status = controller.isQueued(sessionId) ? "queued" : controller.isBusy(sessionId) ? "running" : resting;
     return {
       id: record.sessionId,
       sessionId: record.sessionId,
       channel: record.channel,
       mode: record.mode,
-      status: summary?.status ?? record.status,
+      status,
       title: record.title ?? null,
       continuationToken: record.continuationToken,
       state: { ...this.#definitions.get(channelId)?.state, ...record.state },

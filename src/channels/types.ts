@@ -231,7 +231,7 @@ export interface ChannelDefinition<State extends ChannelState = ChannelState> {
   /** The channel's auth chain; unset uses the host's default chain (changed by `--bearer-token` / `--allow-anonymous`). */
   auth?: AuthPolicy[];
   /** Built with `GET`, `POST`, `PUT`, `PATCH` and `DELETE`. */
-  routes?: Array<ChannelRoute<unknown, unknown, State>>;
+  routes?: Array<ChannelRoute<unknown, unknown, NoInfer<State>>>;
   /** Event type (or `*`) → handler, for the sessions this channel owns. */
   events?: Partial<Record<string, ChannelEventHandler<State>>>;
   /** Runs once the channel is mounted. */
