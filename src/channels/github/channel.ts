@@ -33,6 +33,8 @@ export function githubChannel(options: GitHubChannelOptions = {}): ChannelDefini
     return client.octokit;
   };
   let warnedNoToken = false;
+  const repoList = options.repos ?? options.cursorAccount?.repos;
+  const repos = repoList ? new Set(repoList.map((name) => name.toLowerCase())) : undefined;
 
   const reply = async (event: Readonly<SessionEvent>, channel: ChannelBinding, context: ChannelEventContext, body: string) => {
     const thread = threadOf(channel);
@@ -54,7 +56,7 @@ export function githubChannel(options: GitHubChannelOptions = {}): ChannelDefini
       POST(GITHUB_WEBHOOK_PATH, {
         description: "GitHub webhook deliveries (signed with X-Hub-Signature-256)",
         bodySchema: v.unknown(),
-        handler: (request, context) => handleGitHubWebhook(request, context, { options, secret, client: github }),
+        handler: (request, context) => handleGitHubWebhook(request, context, { options, secret, client: github, repos }),
       }),
     ],
     events: {
@@ -75,6 +77,10 @@ export function githubChannel(options: GitHubChannelOptions = {}): ChannelDefini
       { name: "GITHUB_WEBHOOK_SECRET", purpose: "verifies deliveries (without it only --dev loopback deliveries are admitted)", present: Boolean(secret()) },
       { name: "GITHUB_TOKEN", purpose: "posts replies as comments", present: Boolean(token()) },
     ],
+    notices: () =>
+      options.cursorAccount
+        ? [`cursorAccount is not used: deliveries come from a repository webhook to POST /v1/channels/<id>${GITHUB_WEBHOOK_PATH} (its repos still filter deliveries)`]
+        : [],
   });
 }
 

@@ -24,6 +24,13 @@ export interface GitHubChannelOptions {
   onIssueComment?: GitHubHook<GitHubIssueComment>;
   /** Any delivery no other hook handles (including those three when their hook is not set). */
   onEvent?: GitHubHook<GitHubPayload>;
+  /** Only deliveries from these repositories (`owner/repo`, case-insensitive) are handled; others are ignored. @default every repository */
+  repos?: string[];
+  /**
+   * The Agent SDK's account connection. Accepted so its projects load unchanged: `repos` acts as
+   * {@link GitHubChannelOptions.repos}; deliveries still come from a webhook (`validate` says so).
+   */
+  cursorAccount?: { repos?: string[] };
   /** How long an accepted `X-GitHub-Delivery` is remembered as a duplicate. @default 7 days */
   dedupeWindowMs?: number;
   /** `fetch` the REST client uses (tests, proxies). @default globalThis.fetch */

@@ -20,6 +20,8 @@ export interface GitHubWebhookSettings {
   options: GitHubChannelOptions;
   secret: () => string | undefined;
   client: () => Octokit;
+  /** Lower-case `owner/repo` names to handle; undefined handles every repository. */
+  repos: ReadonlySet<string> | undefined;
 }
 
 export async function handleGitHubWebhook(
@@ -41,7 +43,7 @@ export async function handleGitHubWebhook(
     context.channel.id,
     deliveryId,
     async () => {
-      if (isFromBot(payload, settings.options.botName)) return ignored();
+      if (isFromBot(payload, settings.options.botName) || !isWatchedRepository(payload, settings.repos)) return ignored();
       const hookContext = toHookContext(context, settings, event, deliveryId, payload);
       const result = await runGitHubHook(settings.options, hookContext);
       return start(result, hookContext);
@@ -75,6 +77,12 @@ function parsePayload(request: Request, rawBody: string): GitHubPayload {
   const payload = parseJsonBody(text);
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) throw badRequest("the payload is not a JSON object");
   return payload as GitHubPayload;
+}
+
+function isWatchedRepository(payload: GitHubPayload, repos: ReadonlySet<string> | undefined): boolean {
+  if (!repos) return true;
+  const name = payload.repository?.full_name;
+  return typeof name === "string" && repos.has(name.toLowerCase());
 }
 
 function toHookContext(

@@ -21,6 +21,9 @@ export function channelPackDiagnostics(channels: Record<string, unknown>, folder
         file: `${folder}/`,
       });
     }
+    for (const notice of pack.notices?.() ?? []) {
+      diagnostics.push({ severity: "warning", code: "channel_pack_option_unsupported", message: `channel ${id} (${pack.kind} pack): ${notice}`, file: `${folder}/` });
+    }
   }
   return diagnostics;
 }

@@ -14,6 +14,8 @@ export interface ChannelPackInfo {
   ingressPath: string;
   /** Settings the pack cannot work without, and whether each is set (read when asked). */
   requirements(): Array<{ name: string; purpose: string; present: boolean }>;
+  /** Options the pack accepts for Agent SDK compatibility but does not act on, explained. */
+  notices?(): string[];
 }
 
 export function markChannelPack<Definition extends ChannelDefinition>(definition: Definition, info: ChannelPackInfo): Definition {

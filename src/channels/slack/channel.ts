@@ -70,5 +70,9 @@ export function slackChannel(options: SlackChannelOptions = {}): ChannelDefiniti
       { name: secretName, purpose: "verifies Events API requests", present: Boolean(secret()) },
       { name: tokenName, purpose: "posts replies in the thread", present: Boolean(token()) },
     ],
+    notices: () => {
+      const mode = options.reply?.mode;
+      return mode === undefined || mode === "post" || mode === "stream" ? [] : [`reply mode ${JSON.stringify(mode)} is not supported; replies are posted as in mode "post"`];
+    },
   });
 }
