@@ -153,3 +153,16 @@ test("the real CLI serves both packs from environment settings: a signed PR deli
   expect(reply.body).toMatchObject({ channel: "C1", thread_ts: "1700000001.000200", text: "on it" });
   expect(reply.headers.authorization).toBe("Bearer xoxb-env");
 });
+
+test("the docs site has the Slack and GitHub guides after the channels guide, and the links to them resolve", async () => {
+  const { renderDocsSite } = await import("../loader/docs-site.ts");
+  const site = await renderDocsSite();
+  expect(site.pages["guide/slack"]?.title).toBe("Slack channel");
+  expect(site.pages["guide/github"]?.title).toBe("GitHub channel");
+  expect(site.pages["design/channel-packs"]?.html).toContain("<h1>Channel packs (Slack, GitHub) and <code>/v1/webhooks/scm</code></h1>");
+  const nav = site.pages[""]!.html;
+  expect(nav.indexOf('href="/docs/guide/channels"')).toBeLessThan(nav.indexOf('href="/docs/guide/slack"'));
+  expect(nav.indexOf('href="/docs/guide/slack"')).toBeLessThan(nav.indexOf('href="/docs/guide/github"'));
+  expect(site.pages["guide/channels"]!.html).toContain('<a href="/docs/guide/slack">Slack channel</a>');
+  expect(site.pages["guide/http-api"]!.html).toContain('<a href="/docs/guide/github">GitHub channel</a>');
+});
