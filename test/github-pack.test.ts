@@ -374,4 +374,21 @@ describe("POST /v1/webhooks/scm", () => {
     const get = await fetch(`${server.url}/v1/webhooks/scm`);
     expect(get.status).toBe(405);
   });
+
+  test("single mode has the route at the root too; with no GitHub channel mounted the list is empty", async () => {
+    const single = createHost({
+      mode: "single",
+      agents: [{ slug: "solo", project: project({ channels: { hub: githubChannel({ secret: SECRET, apiUrl: api.url, onIssueComment: () => null }) } }), storage: createMemoryStorage() }],
+      logger: quietLogger,
+    });
+    const body = JSON.stringify(commentCreated);
+    const headers = { "content-type": "application/json", "x-github-event": "issue_comment", "x-github-delivery": "single-1", "x-hub-signature-256": await sign(SECRET, body) };
+    const response = await single.request("/v1/webhooks/scm", { method: "POST", headers, body });
+    expect(await response.json()).toEqual({ ok: true, deliveries: [{ slug: "solo", channel: "hub", status: 200 }] });
+    await single.close();
+    const none = createHost({ agents: [{ slug: "plain", project: project(), storage: createMemoryStorage() }], logger: quietLogger });
+    const empty = await none.request("/v1/webhooks/scm", { method: "POST", headers, body });
+    expect(await empty.json()).toEqual({ ok: true, deliveries: [] });
+    await none.close();
+  });
 });
