@@ -278,6 +278,27 @@ describe("github pack: deliveries that start no turn", () => {
   });
 });
 
+describe("github pack: failures", () => {
+  test("a hook that throws answers 500 and does not use the delivery up: GitHub's redelivery is handled", async () => {
+    let calls = 0;
+    const github = await start({
+      onPullRequest: (ctx) => {
+        calls += 1;
+        if (calls === 1) throw new Error("flaky lookup");
+        return { auth: defaultGitHubAuth(ctx), message: "/reply second try" };
+      },
+    });
+    const first = await github.deliver("pull_request", prOpened, { id: "flaky-1" });
+    expect(first.status).toBe(500);
+    expect(await first.json()).toEqual({ ok: false, error: "internal_error", message: "internal error" });
+    expect(await github.sessions()).toEqual([]);
+    const redelivered = await github.deliver("pull_request", prOpened, { id: "flaky-1" });
+    expect(redelivered.status).toBe(202);
+    const comment = await eventually(async () => comments()[0], 5000, "reply");
+    expect((comment.body as { body: string }).body).toBe("second try");
+  });
+});
+
 describe("github pack: bad input", () => {
   test("wrong and missing signatures are 401 invalid_signature; nothing runs, and the delivery is not used up", async () => {
     const github = await start();

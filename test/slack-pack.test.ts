@@ -294,6 +294,8 @@ describe("slack pack: bad input", () => {
     expect(await rateLimited.json()).toEqual({ ok: true, ignored: true });
     const reaction = await slack.post(envelope({ type: "reaction_added", user: "U123ABC456", reaction: "thumbsup", item: { type: "message", channel: "C123ABC456", ts: "1360782400.498405" }, event_ts: "1360782804.083113" }));
     expect(await reaction.json()).toEqual({ ok: true, ignored: true });
+    const oddTs = await slack.post(envelope({ type: "app_mention", user: "U1", text: `<@${BOT_USER}> hi`, ts: "../../x", channel: "C123ABC456" }));
+    expect(await oddTs.json()).toEqual({ ok: true, ignored: true });
     const noChallenge = await slack.post({ type: "url_verification" });
     expect(noChallenge.status).toBe(400);
     expect(await slack.sessions()).toEqual([]);

@@ -56,6 +56,10 @@ export function classifySlackEvent(envelope: SlackEnvelope, watchChannels: reado
   if (event.bot_id !== undefined || event.subtype !== undefined) return { ignore: "bot or subtype message" };
   const { channel, user, ts, text } = event;
   if (typeof channel !== "string" || typeof user !== "string" || typeof ts !== "string") return { ignore: "incomplete message" };
+  // Ids and timestamps become conversation keys and storage keys: anything not shaped as Slack
+  // shapes them is not a message this channel can answer.
+  if (!SLACK_ID.test(channel) || !SLACK_TS.test(ts)) return { ignore: "malformed channel or ts" };
+  if (event.thread_ts !== undefined && (typeof event.thread_ts !== "string" || !SLACK_TS.test(event.thread_ts))) return { ignore: "malformed thread_ts" };
   const threadTs = typeof event.thread_ts === "string" ? event.thread_ts : ts;
   const reason: SlackMessage["reason"] =
     event.type === "app_mention"
@@ -84,6 +88,9 @@ export function classifySlackEvent(envelope: SlackEnvelope, watchChannels: reado
 }
 
 // --- internals ---
+
+const SLACK_ID = /^[A-Z0-9]{1,32}$/i;
+const SLACK_TS = /^\d{1,12}\.\d{1,9}$/;
 
 function botUserIds(envelope: SlackEnvelope): string[] {
   const ids: string[] = [];
