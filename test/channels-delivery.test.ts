@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import { expect, test } from "vitest";
 import { POST, defineChannel } from "../src/channels/index.ts";
-import type { ChannelDefinition, ChannelStartContext } from "../src/channels/types.ts";
+import type { ChannelStartContext } from "../src/channels/types.ts";
 import { createHost } from "../src/host.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import { defineTool } from "../src/tools/define.ts";
@@ -44,6 +44,16 @@ const inbox = defineChannel({
         waitUntil(new Promise((resolve) => setTimeout(resolve, 150)).then(() => (background = "done")));
       },
     }),
+    POST("/context", {
+      bodySchema: v.object({}),
+      handler: (request, { host, sessionUrls, requestIp, channel, dev }) => ({
+        hasReminders: typeof host.reminders?.create === "function",
+        urls: sessionUrls(request, "ses_example"),
+        loopbackPeer: /^(::ffff:)?127\.0\.0\.1$|^::1$/.test(requestIp ?? ""),
+        channel,
+        dev,
+      }),
+    }),
     POST("/tools", {
       bodySchema: v.object({ a: v.number(), b: v.number() }),
       handler: (_request, { body, callTool }) => callTool("add", body),
@@ -60,8 +70,11 @@ const inbox = defineChannel({
     "*"(event, channel) {
       delivered.push({ type: event.type, index: event.index, sessionId: channel.sessionId, token: channel.continuationToken, replies: channel.state.replies });
     },
-    "message.completed"(event, channel) {
+    async "message.completed"(event, channel, ctx) {
       if (event.data.finishReason === "tool_call" || typeof event.data.text !== "string") return;
+      if (event.data.text.includes("artifact")) {
+        await ctx.artifacts.tag({ kind: "reply", key: channel.sessionId, title: "The reply", data: { text: event.data.text }, sessionId: channel.sessionId });
+      }
       if (event.data.text.includes("flaky") && flaky++ < 2) throw new Error("chat platform unavailable");
       if (event.data.text.includes("broken")) throw new Error("always broken");
       replies.push(event.data.text);
@@ -94,7 +107,7 @@ function options() {
     agents: [
       {
         slug: "hello",
-        project: project({ channels: { inbox: inbox as ChannelDefinition, outbox }, tools: { add, deploy } }),
+        project: project({ channels: { inbox, outbox }, tools: { add, deploy } }),
         storage: createMemoryStorage(),
       },
     ],
@@ -188,6 +201,20 @@ describeHost("channel event delivery", options, (get) => {
     await ctx.resolveApproval(parked.sessionId, callId, "approve", { authenticator: "channel", principalId: "channel:inbox", principalType: "service" });
     expect(await parked.waitForCompletion({ timeoutMs: 5000 })).toMatchObject({ status: "finished" });
     await expect(ctx.resolveApproval(parked.sessionId, callId, "deny", { authenticator: "channel", principalId: "channel:inbox", principalType: "service" })).rejects.toThrow(/already resolved/);
+  });
+
+  test("handler context: host services, session links on the request's origin, the peer, the channel; unbound artifacts", async () => {
+    const context = await post(get(), "/context", {});
+    expect(context).toMatchObject({ hasReminders: true, loopbackPeer: true, channel: { id: "inbox" }, dev: true });
+    const urls = context.urls as Record<string, string>;
+    expect(urls.playgroundUrl).toMatch(/^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?\/hello\/playground\?sessionId=ses_example$/);
+    expect(urls.traceUrl).toMatch(/\/hello\/v1\/session\/ses_example\/events$/);
+    const { sessionId } = await post(get(), "/messages", { text: "an artifact please" });
+    const artifacts = await eventually(async () => {
+      const listed = (await (await get().fetch("/hello/v1/artifacts?kind=reply")).json()) as { artifacts: Array<Record<string, unknown>> };
+      return listed.artifacts.length > 0 ? listed.artifacts : undefined;
+    }, 5000, "the tagged artifact");
+    expect(artifacts[0]).toMatchObject({ kind: "reply", key: sessionId, title: "The reply", data: { text: "echo: an artifact please" }, source: "host" });
   });
 
   test("callTool runs a server tool directly; receive hands a message into another channel", async () => {

@@ -6,7 +6,6 @@ import * as v from "valibot";
 import { z } from "zod";
 import { expect, test } from "vitest";
 import { DELETE, GET, PATCH, POST, PUT, defineChannel } from "../src/channels/index.ts";
-import type { ChannelDefinition } from "../src/channels/types.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import { type HostUnderTest, describeHost, helloOptions, postJson, project } from "./_harness.ts";
 
@@ -47,7 +46,7 @@ const tickets = defineChannel({
 
 function options() {
   return helloOptions({
-    agents: [{ slug: "hello", project: project({ channels: { tickets: tickets as ChannelDefinition } }), storage: createMemoryStorage() }],
+    agents: [{ slug: "hello", project: project({ channels: { tickets } }), storage: createMemoryStorage() }],
   });
 }
 
@@ -72,6 +71,11 @@ describeHost("channel routes", options, (get) => {
     expect(((await again.json()) as Record<string, string>).sessionId).toBe(reply.sessionId);
     const summary = ((await (await get().fetch("/hello/v1/sessions")).json()) as { sessions: Array<{ channel: string }> }).sessions;
     expect(summary.map((s) => s.channel)).toEqual(["tickets"]);
+    // A follow-up over the session routes works, and keeps the channel's key: the channel still reaches the session.
+    const followUp = await get().fetch(`/hello/v1/session/${reply.sessionId}`, postJson({ continuationToken: "ticket:printer jam", message: "over http" }));
+    expect(await followUp.json()).toEqual({ ok: true, sessionId: reply.sessionId, continuationToken: "ticket:printer jam" });
+    const third = await get().fetch(`${base}/tickets`, postJson({ title: "printer jam" }));
+    expect(((await third.json()) as Record<string, string>).sessionId).toBe(reply.sessionId);
   });
 
   test("schema violations are 400 invalid_request with issues, before the handler; nothing changes", async () => {
@@ -137,7 +141,11 @@ describeHost("channel routes", options, (get) => {
       bodySchema: { type: "object", properties: { title: { type: "string", minLength: 1 }, priority: { enum: ["low", "high"] } }, required: ["title"] },
     });
     expect(channel.routes[2]?.querySchema).toMatchObject({ type: "object", properties: { verbose: { enum: ["yes", "no"] } } });
-    expect(info.channels[0]).toMatchObject({ id: "http" });
+    // The built-in routes come from the same table, with their declared schemas.
+    const http = info.channels[0] as { id: string; routes: Array<Record<string, unknown>> };
+    expect(http.id).toBe("http");
+    const create = http.routes.find((r) => r.method === "POST" && r.path === "/hello/v1/session");
+    expect(create?.bodySchema).toMatchObject({ type: "object", properties: { message: { type: "string" } }, required: ["message"] });
   });
 });
 

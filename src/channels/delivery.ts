@@ -52,6 +52,9 @@ export interface DeliveryDeps {
 
 const cursorPrefix = (channelId: string): string => `channels/${channelId}/delivered/`;
 
+/** Session owners remembered; a forgotten one costs one record read on its next event. */
+const MAX_KNOWN_OWNERS = 10_000;
+
 export class ChannelDelivery {
   readonly #deps: DeliveryDeps;
   readonly #delays: readonly number[];
@@ -75,7 +78,7 @@ export class ChannelDelivery {
       const prefix = cursorPrefix(channelId);
       for (const key of await this.#deps.storage.list(prefix)) {
         const sessionId = key.slice(prefix.length);
-        this.#owners.set(sessionId, channelId);
+        this.#remember(sessionId, channelId);
         this.#pump(sessionId, channelId);
       }
     }
@@ -103,11 +106,16 @@ export class ChannelDelivery {
     void this.#deps.session(event.sessionId).then(
       (session) => {
         const owner = session && this.#deps.channels.has(session.channel) ? session.channel : null;
-        this.#owners.set(event.sessionId, owner);
+        this.#remember(event.sessionId, owner);
         if (owner !== null) this.#pump(event.sessionId, owner);
       },
       (error: unknown) => this.#deps.logger.error(`channel delivery could not read session ${event.sessionId}`, error),
     );
+  }
+
+  #remember(sessionId: string, owner: string | null): void {
+    this.#owners.set(sessionId, owner);
+    if (this.#owners.size > MAX_KNOWN_OWNERS) this.#owners.delete(this.#owners.keys().next().value as string);
   }
 
   /** Runs one delivery loop per session at a time; a call during a loop makes it read again. */

@@ -180,11 +180,10 @@ export interface ChannelEventContext<State extends ChannelState = ChannelState> 
  * Handles one event of a session the channel owns; `event.index` is the idempotency key (delivery
  * is at least once).
  */
-export type ChannelEventHandler<State extends ChannelState = ChannelState> = (
-  event: Readonly<SessionEvent>,
-  channel: ChannelBinding<State>,
-  context: ChannelEventContext<State>,
-) => unknown;
+export type ChannelEventHandler<State extends ChannelState = ChannelState> = {
+  // Checked like a method (bivariantly), so a channel typed by its state fits `ChannelDefinition`.
+  handle(event: Readonly<SessionEvent>, channel: ChannelBinding<State>, context: ChannelEventContext<State>): unknown;
+}["handle"];
 
 /** `onStart` arguments: the channel services plus the conversation controls of SPEC "Channel". */
 export interface ChannelStartContext<State extends ChannelState = ChannelState> extends ChannelServices<State> {

@@ -13,6 +13,7 @@ export const createSession = defineRoute({
   path: "/v1/session",
   auth: "agent",
   summary: "Open a chat session with a first message",
+  bodySchema: createSessionBody,
   async handler({ request, url, agent, auth, host }) {
     const body = await validate(await readJsonBody(request, host.maxBodyBytes), createSessionBody);
     const { message, options } = await transformHttpMessage(agent.channels, { message: body.message, body, auth, request, followUp: false });
@@ -43,6 +44,7 @@ export const followUp = defineRoute({
   path: "/v1/session/:sessionId",
   auth: "agent",
   summary: "Continue a chat session (rotates the continuation token)",
+  bodySchema: followUpBody,
   async handler(context) {
     const sessionId = sessionParam(context);
     const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), followUpBody);
