@@ -133,7 +133,9 @@ async function start(result: GitHubHookResult, context: GitHubHookContext): Prom
   }
   if (!result.auth || typeof result.auth.principalId !== "string") throw hookError("a hook's turn needs an auth principal");
   const title = result.title ?? threadTitle(context);
-  const session = await context.send(result.message ?? defaultGitHubMessage(context.event, context.payload, context.thread), {
+  // An empty message (a comment with no body) would be refused by `send`: describe the event instead.
+  const message = result.message?.trim() ? result.message : defaultGitHubMessage(context.event, context.payload, context.thread);
+  const session = await context.send(message, {
     auth: result.auth,
     admission: "coalesce",
     ...(context.continuationToken ?? result.continuationToken
