@@ -103,12 +103,15 @@ export class ChannelHost {
     return (this.#started ??= (async () => {
       await this.#delivery.start();
       for (const [channelId, definition] of this.#definitions) {
-        if (typeof definition.onStart !== "function") continue;
-        try {
-          await definition.onStart(this.#startContext(channelId));
-        } catch (error) {
-          this.#deps.logger.error(`channel ${channelId} onStart failed`, error);
-        }
+        const onStart = definition.onStart;
+        if (typeof onStart !== "function") continue;
+        // Not awaited by start-up: a channel that connects somewhere (a socket) must not hold the
+        // host's readiness; it is tracked like `waitUntil` work and awaited on drain.
+        this.#track(
+          Promise.resolve()
+            .then(() => onStart.call(definition, this.#startContext(channelId)))
+            .catch((error: unknown) => this.#deps.logger.error(`channel ${channelId} onStart failed`, error)),
+        );
       }
     })());
   }
@@ -131,7 +134,7 @@ export class ChannelHost {
       clearTimeout(timer);
     }
     if (this.#background.size > 0) this.#deps.logger.warn(`${this.#background.size} channel waitUntil task(s) still running at drain; abandoned`);
-    await this.#delivery.close();
+    await this.#delivery.close(Math.max(0, deadline - Date.now()));
   }
 
   /** Resolves once event delivery has caught up with every session it follows. */
@@ -140,12 +143,7 @@ export class ChannelHost {
   }
 
   waitUntil(promise: Promise<unknown>): void {
-    const tracked = promise.then(
-      () => {},
-      (error: unknown) => this.#deps.logger.error("channel waitUntil work failed", error),
-    );
-    this.#background.add(tracked);
-    void tracked.finally(() => this.#background.delete(tracked));
+    this.#track(promise.catch((error: unknown) => this.#deps.logger.error("channel waitUntil work failed", error)));
   }
 
   /** The services channel code of `channelId` receives. */
@@ -242,6 +240,12 @@ export class ChannelHost {
   }
 
   // --- internals ---
+
+  #track(promise: Promise<unknown>): void {
+    const tracked = promise.then(() => {});
+    this.#background.add(tracked);
+    void tracked.finally(() => this.#background.delete(tracked));
+  }
 
   #idOf(definition: ChannelDefinition): string {
     for (const [id, candidate] of this.#definitions) if (candidate === definition) return id;
