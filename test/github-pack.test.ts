@@ -175,6 +175,15 @@ describe("github pack: deliveries that start turns", () => {
     expect(subject).toMatchObject({ onPullRequest: false, action: "created", issue: { number: 1 } });
   });
 
+  test("a webhook set to application/x-www-form-urlencoded works the same (payload=<json>, signed as sent)", async () => {
+    const github = await start();
+    const raw = new URLSearchParams({ payload: JSON.stringify(commentCreated) }).toString();
+    const response = await github.deliver("issue_comment", null, { raw, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(response.status).toBe(202);
+    expect(await response.json()).toMatchObject({ continuationToken: "issue:Codertocat/Hello-World#1" });
+    await eventually(async () => comments()[0], 5000, "reply");
+  });
+
   test("a failed turn posts a short error notice", async () => {
     const github = await start({
       onIssueComment: (ctx, comment) => ({ auth: defaultGitHubAuth(ctx), message: comment.body?.startsWith("fail") ? "/fail model unavailable" : "/reply ok" }),
