@@ -1,5 +1,5 @@
 /**
- * Channel event delivery (SPEC "Events" 4-5): the `events` map for the sessions a channel owns,
+ * Channel event delivery (docs/guide/channels.md "Events and delivery"): the `events` map for the sessions a channel owns,
  * in index order, with `channel.state` persisted; retries with backoff then log-and-skip;
  * `onStart` extras, `onStop` and `waitUntil` on drain; `callTool` and `receive` from handlers.
  */

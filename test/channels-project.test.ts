@@ -8,8 +8,11 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { loadProject } from "../loader/load-project.ts";
-import { cliEnv, finished, killAfterEach, runCli, startServe } from "./_cli.ts";
-import { eventually, postJson } from "./_harness.ts";
+import { serveNode } from "../adapters/node.ts";
+import { createHost } from "../src/host.ts";
+import { createMemoryStorage } from "../src/storage/memory.ts";
+import { REPO, cliEnv, finished, killAfterEach, runCli, startServe } from "./_cli.ts";
+import { eventually, postJson, quietLogger } from "./_harness.ts";
 import { summarizeDiagnostics, tempProjects } from "./_temp-projects.ts";
 
 const write = tempProjects("channels");
@@ -93,6 +96,30 @@ test("an Agent SDK channel file runs unchanged, in multi and single layouts", as
   const single = await startServe([dir, "--port", "0", "--mode", "single", "--state-root", join(dir, "state-single")], env);
   running.push(single);
   await a2aRoundTrip(`${single.url}/v1/channels/a2a`);
+});
+
+test("examples/a2a validates and answers A2A calls", async () => {
+  const loaded = await loadProject(join(REPO, "examples/a2a"));
+  expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  expect(Object.keys(loaded.channels ?? {})).toEqual(["a2a"]);
+  const host = createHost({ agents: [{ slug: "a2a", project: loaded, storage: createMemoryStorage() }], logger: quietLogger, drainTimeoutMs: 50 });
+  const server = await serveNode(host, { port: 0, silent: true });
+  try {
+    const base = `${server.url}/a2a/v1/channels/a2a`;
+    expect(await (await fetch(`${base}/.well-known/agent-card.json`)).json()).toMatchObject({ name: "a2a example", url: base });
+    const sent = (await (
+      await fetch(base, postJson({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { contextId: "c1", parts: [{ kind: "text", text: "hi" }] } } }))
+    ).json()) as { result: { id: string; status: { state: string }; artifacts: Array<{ parts: Array<{ text: string }> }> } };
+    expect(sent.result.status.state).toBe("completed");
+    expect(sent.result.artifacts[0]?.parts[0]?.text).toBe("echo: hi");
+    const got = await (await fetch(base, postJson({ jsonrpc: "2.0", id: 2, method: "tasks/get", params: { id: sent.result.id } }))).json();
+    expect(got).toMatchObject({ id: 2, result: { id: sent.result.id, contextId: "c1" } });
+    const invalid = await (await fetch(base, postJson({ jsonrpc: "2.0", id: 3, method: "message/send", params: { message: {} } }))).json();
+    expect(invalid).toEqual({ jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Invalid params" } });
+  } finally {
+    await host.close();
+    await server.close(true);
+  }
 });
 
 test("schema rules: missing schemas, plain JSON Schema and broken files are errors naming file and route", async () => {

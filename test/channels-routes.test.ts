@@ -1,5 +1,5 @@
 /**
- * Custom channel routes (SPEC "Channel", "Custom channel routes"): mounting, schema validation
+ * Custom channel routes (docs/guide/channels.md "Routes"): mounting, schema validation
  * before the handler, return values, the handler context, send/waitForCompletion and /v1/info.
  */
 import * as v from "valibot";
