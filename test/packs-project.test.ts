@@ -64,6 +64,7 @@ test("the loader resolves @cursor/bdk/channels/{github,slack}; missing secrets a
     expect(Object.keys(project.channels ?? {}).sort()).toEqual(["github", "slack"]);
     const packDiagnostics = project.diagnostics.filter((d) => d.code.startsWith("channel_pack_"));
     expect(project.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(new Set(packDiagnostics.map((d) => d.file))).toEqual(new Set(["bot/channels/github.ts", "bot/channels/slack.ts"]));
     expect(packDiagnostics.map((d) => `${d.severity} ${d.message.replace(/;.*/, "")}`).sort()).toEqual([
       "warning channel github (github pack): GITHUB_TOKEN is not set",
       "warning channel github (github pack): GITHUB_WEBHOOK_SECRET is not set",

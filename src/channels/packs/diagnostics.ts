@@ -7,7 +7,8 @@
 import type { Diagnostic } from "../../project/types.ts";
 import { channelPackOf } from "./marker.ts";
 
-export function channelPackDiagnostics(channels: Record<string, unknown>, folder: string): Diagnostic[] {
+/** `fileOf(id)` names the channel's project-relative file. */
+export function channelPackDiagnostics(channels: Record<string, unknown>, fileOf: (id: string) => string): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const [id, definition] of Object.entries(channels)) {
     const pack = channelPackOf(definition);
@@ -18,11 +19,11 @@ export function channelPackDiagnostics(channels: Record<string, unknown>, folder
         severity: "warning",
         code: "channel_pack_setting_missing",
         message: `channel ${id} (${pack.kind} pack): ${requirement.name} is not set; it ${requirement.purpose}`,
-        file: `${folder}/`,
+        file: fileOf(id),
       });
     }
     for (const notice of pack.notices?.() ?? []) {
-      diagnostics.push({ severity: "warning", code: "channel_pack_option_unsupported", message: `channel ${id} (${pack.kind} pack): ${notice}`, file: `${folder}/` });
+      diagnostics.push({ severity: "warning", code: "channel_pack_option_unsupported", message: `channel ${id} (${pack.kind} pack): ${notice}`, file: fileOf(id) });
     }
   }
   return diagnostics;
