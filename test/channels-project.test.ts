@@ -89,6 +89,16 @@ async function a2aRoundTrip(channelBase: string): Promise<void> {
 
 test("an Agent SDK channel file runs unchanged, in multi and single layouts", async () => {
   const dir = write({ "bot/channels/a2a.ts": A2A });
+  // info shows the channel, its routes and their schemas without starting a server.
+  const info = JSON.parse((await runCli(["info", dir, "--json"], env)).stdout) as {
+    projects: Array<{ channels: Array<{ id: string; routes: Array<{ method: string; path: string; bodySchema?: { properties?: Record<string, unknown> } }> }> }>;
+  };
+  const a2a = info.projects[0]?.channels.find((channel) => channel.id === "a2a");
+  expect(a2a?.routes.map((route) => route.method)).toEqual(["GET", "POST"]);
+  expect(Object.keys(a2a?.routes[1]?.bodySchema?.properties ?? {})).toEqual(["jsonrpc", "id", "method", "params"]);
+  const text = (await runCli(["info", dir], env)).stdout;
+  expect(text).toMatch(/a2a\s+\[own auth\]/);
+  expect(text).toContain("body {jsonrpc, id, method, params?}  A2A JSON-RPC endpoint");
   const multi = await startServe([dir, "--port", "0", "--state-root", join(dir, "state-multi"), "--allow-anonymous"], env);
   running.push(multi);
   const slug = dir.split("/").at(-1);
@@ -153,6 +163,10 @@ export default defineChannel({
 
   const validate = await runCli(["validate", dir], env);
   expect(validate.code).not.toBe(0);
+  const report = JSON.parse((await runCli(["validate", dir, "--json"], env)).stdout) as { ok: boolean; projects: Array<{ channels: unknown[] }> };
+  expect(report.ok).toBe(false);
+  // Only valid channels are mounted, so none is listed.
+  expect(report.projects[0]?.channels).toEqual([]);
   expect(validate.stdout + validate.stderr).toContain("bot/channels/hooks.ts");
   expect(validate.stdout + validate.stderr).toContain("route GET /status");
   const serve = await runCli([ "serve", dir, "--port", "0"], env);

@@ -229,6 +229,13 @@ export class ChannelHost {
     };
   }
 
+  /** Whether a custom channel (not the built-in HTTP one) started the session. */
+  async ownsSession(sessionId: string): Promise<boolean> {
+    if (this.#definitions.size === 0) return false;
+    const channel = (await this.#deps.store.get(sessionId))?.channel;
+    return channel !== undefined && channel !== HTTP_CHANNEL && this.#definitions.has(channel);
+  }
+
   /** Links of a session; relative to the host when no request origin is known. */
   sessionUrls(origin: string | undefined, sessionId: string): ChannelSessionUrls {
     const base = `${origin ?? ""}${this.#deps.basePath}`;
