@@ -16,6 +16,8 @@ import { eventually, postJson, quietLogger } from "./_harness.ts";
 import { summarizeDiagnostics, tempProjects } from "./_temp-projects.ts";
 
 const write = tempProjects("channels");
+/** These tests spawn the CLI several times; on a loaded two-core runner that takes a while. */
+const CLI_TIMEOUT = 90_000;
 const running = killAfterEach();
 const env = cliEnv(join(write({}), "config"));
 
@@ -87,9 +89,8 @@ async function a2aRoundTrip(channelBase: string): Promise<void> {
   expect(forwarded.status).toBe(401);
 }
 
-test("an Agent SDK channel file runs unchanged, in multi and single layouts", async () => {
+test("info shows an Agent SDK channel's routes and schemas without starting a server", async () => {
   const dir = write({ "bot/channels/a2a.ts": A2A });
-  // info shows the channel, its routes and their schemas without starting a server.
   const info = JSON.parse((await runCli(["info", dir, "--json"], env)).stdout) as {
     projects: Array<{ channels: Array<{ id: string; routes: Array<{ method: string; path: string; bodySchema?: { properties?: Record<string, unknown> } }> }> }>;
   };
@@ -99,6 +100,10 @@ test("an Agent SDK channel file runs unchanged, in multi and single layouts", as
   const text = (await runCli(["info", dir], env)).stdout;
   expect(text).toMatch(/a2a\s+\[own auth\]/);
   expect(text).toContain("body {jsonrpc, id, method, params?}  A2A JSON-RPC endpoint");
+}, CLI_TIMEOUT);
+
+test("an Agent SDK channel file runs unchanged, in multi and single layouts", async () => {
+  const dir = write({ "bot/channels/a2a.ts": A2A });
   const multi = await startServe([dir, "--port", "0", "--state-root", join(dir, "state-multi"), "--allow-anonymous"], env);
   running.push(multi);
   const slug = dir.split("/").at(-1);
@@ -106,7 +111,7 @@ test("an Agent SDK channel file runs unchanged, in multi and single layouts", as
   const single = await startServe([dir, "--port", "0", "--mode", "single", "--state-root", join(dir, "state-single")], env);
   running.push(single);
   await a2aRoundTrip(`${single.url}/v1/channels/a2a`);
-});
+}, CLI_TIMEOUT);
 
 test("examples/a2a validates and answers A2A calls", async () => {
   const loaded = await loadProject(join(REPO, "examples/a2a"));
@@ -172,7 +177,7 @@ export default defineChannel({
   const serve = await runCli([ "serve", dir, "--port", "0"], env);
   expect(serve.code).not.toBe(0);
   expect(serve.stdout + serve.stderr).toContain("route POST /ingest");
-});
+}, CLI_TIMEOUT);
 
 // --- delivery across a crash ---
 
@@ -260,4 +265,4 @@ test("SIGKILL between an event and its delivery: delivered after restart, in ord
   second.child.kill("SIGTERM");
   expect((await finished(second)).code).toBe(0);
   expect(received).toHaveLength(3);
-});
+}, CLI_TIMEOUT);

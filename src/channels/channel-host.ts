@@ -137,11 +137,6 @@ export class ChannelHost {
     await this.#delivery.close(Math.max(0, deadline - Date.now()));
   }
 
-  /** Resolves once event delivery has caught up with every session it follows. */
-  deliveryIdle(): Promise<void> {
-    return this.#delivery.idle();
-  }
-
   waitUntil(promise: Promise<unknown>): void {
     this.#track(promise.catch((error: unknown) => this.#deps.logger.error("channel waitUntil work failed", error)));
   }

@@ -99,11 +99,6 @@ export class ChannelDelivery {
     if (outcome === "late") this.#deps.logger.warn(`channel events handlers still running after ${timeoutMs} ms at drain; their events are delivered again on the next start`);
   }
 
-  /** Resolves once every session known to need delivery has caught up (tests, drain). */
-  async idle(): Promise<void> {
-    while (this.#pumps.size > 0) await Promise.all([...this.#pumps.values()].map((pump) => pump.running));
-  }
-
   // --- internals ---
 
   #onEvent(event: SessionEvent): void {

@@ -1,6 +1,6 @@
 /**
  * The session operations behind the session routes and channel `send`: create, follow up, stop,
- * read and list, with the ownership rules of docs/guide/http-api.md "Auth".
+ * read and list, with the ownership rules of SPEC "Authentication" 4.
  * @module
  */
 import { HTTPError, conflict, notFound } from "../errors.ts";
