@@ -5,7 +5,7 @@
  *   node bench/_load.ts requests <url> <connections> <seconds> [warmupSeconds]
  *   node bench/_load.ts turns <agentBaseUrl> <clients> <seconds> [warmupSeconds]
  *   node bench/_load.ts download <url>
- *   node bench/_load.ts calls <url> <clients> <seconds> <warmupSeconds> <bodiesJson>
+ *   node bench/_load.ts calls <url> <clients> <seconds> <warmupSeconds> <bodiesJson> [headersJson]
  *
  * `requests` is a closed-loop GET load over raw keep-alive sockets: each connection sends the next
  * request when the previous response is complete. It parses only what it needs (status,
@@ -31,7 +31,7 @@ const result =
       : mode === "download"
         ? await download(url)
         : mode === "calls"
-          ? await calls(url, Number(rest[0] ?? 16), Number(rest[1] ?? 4), Number(rest[2] ?? 1), JSON.parse(rest[3] ?? "null") as unknown[] | null)
+          ? await calls(url, Number(rest[0] ?? 16), Number(rest[1] ?? 4), Number(rest[2] ?? 1), JSON.parse(rest[3] ?? "null") as unknown[] | null, JSON.parse(rest[4] ?? "{}") as Record<string, string>)
           : undefined;
 if (!result) {
   process.stderr.write(`unknown mode ${mode}\n`);
@@ -307,7 +307,7 @@ function sleep(ms: number): Promise<void> {
  * else POST with worker i sending `bodies[i % bodies.length]` (one session per worker, say).
  * Every subject of one benchmark goes through this same client, so its cost is the same for all.
  */
-async function calls(url: string, clients: number, seconds: number, warmup: number, bodies: unknown[] | null) {
+async function calls(url: string, clients: number, seconds: number, warmup: number, bodies: unknown[] | null, extraHeaders: Record<string, string> = {}) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   let completed = 0;
   let errors = 0;
@@ -316,7 +316,7 @@ async function calls(url: string, clients: number, seconds: number, warmup: numb
   let firstError: string | undefined;
   const once = (body: string | undefined) =>
     new Promise<number>((resolve, reject) => {
-      const request = http.request(url, { agent, method: body === undefined ? "GET" : "POST", headers: body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (response) => {
+      const request = http.request(url, { agent, method: body === undefined ? "GET" : "POST", headers: body === undefined ? extraHeaders : { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...extraHeaders } }, (response) => {
         response.resume();
         response.on("end", () => resolve(response.statusCode ?? 0));
         response.on("error", reject);

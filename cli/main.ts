@@ -14,6 +14,7 @@ import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./i
 import type { CliIo } from "./io.ts";
 import { rawOption } from "./raw-option.ts";
 import type { ServeArgs } from "./serve.ts";
+import { TEMPLATES } from "./templates.ts";
 import { versionCommand } from "./version.ts";
 
 export interface MainOptions extends CliIo {
@@ -161,7 +162,7 @@ export async function main(options: MainOptions): Promise<number> {
     });
   cli
     .command("init [dir]", "Scaffold an agent project")
-    .option("--template <name>", "Project template: basic, tools or channel (default: basic)")
+    .option("--template <name>", `Project template: ${Object.keys(TEMPLATES).join(", ")} (default: basic)`)
     .option("--json", "Print {ok, dir, template, files} as JSON")
     .action((dir: unknown, flags: Flags) => {
       const args = { dir: dir === undefined ? undefined : String(dir), template: rawOption(argv, "template"), json: json(flags) };

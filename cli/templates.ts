@@ -2,6 +2,7 @@
  * Project templates of `agent-serve init`: each maps a project name to its files.
  * @module
  */
+import { githubFiles, slackFiles } from "./pack-templates.ts";
 import { VERSION } from "./version.ts";
 
 export type Template = (context: { name: string }) => Record<string, string>;
@@ -11,6 +12,8 @@ export const TEMPLATES: Readonly<Record<string, Template>> = {
   basic: (context) => basic(context),
   tools: (context) => ({ ...basic(context), ...toolFiles() }),
   channel: (context) => ({ ...basic(context), ...channelFiles() }),
+  github: (context) => ({ ...basic(context), ...githubFiles() }),
+  slack: (context) => ({ ...basic(context), ...slackFiles() }),
 };
 
 // --- internals ---

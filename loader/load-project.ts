@@ -7,6 +7,7 @@
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
+import { channelPackDiagnostics } from "../src/channels/packs/diagnostics.ts";
 import type { AgentConfig, Diagnostic, ProjectDefinition } from "../src/project/types.ts";
 import { checkHarness, loadHarness } from "./harness/load-harness.ts";
 import { importProjectModule } from "./import-module.ts";
@@ -56,6 +57,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
   const evals = rootName === undefined ? {} : await loadEvals(root, diagnostics);
   const harness = rootName === undefined ? {} : await loadHarness(root, rootName, diagnostics);
   const channels = rootName === undefined ? undefined : await loadChannels(root, rootName, diagnostics);
+  if (channels) diagnostics.push(...channelPackDiagnostics(channels, (id) => channelFile(root, `${rootName}/channels`, id)));
   const project: ProjectDefinition = {
     name: stringOr(agent.name) ?? pkg.name ?? basename(root),
     description: stringOr(agent.description) ?? pkg.description,
@@ -74,6 +76,12 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
 }
 
 // --- internals ---
+
+/** The file `bot/channels/<id>.*` a channel was loaded from (the loader accepts these extensions). */
+function channelFile(root: string, folder: string, id: string): string {
+  const found = [".ts", ".mts", ".js", ".mjs"].map((ext) => `${folder}/${id}${ext}`).find((file) => existsSync(join(root, file)));
+  return found ?? `${folder}/${id}.ts`;
+}
 
 interface PackageInfo {
   name?: string;

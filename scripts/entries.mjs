@@ -15,6 +15,8 @@ export const ENTRIES = {
   "./skills": "src/skills/index.ts",
   "./connections": "src/connections/index.ts",
   "./channels": "src/channels/index.ts",
+  "./channels/slack": "src/channels/slack/index.ts",
+  "./channels/github": "src/channels/github/index.ts",
   "./storage": "src/storage/index.ts",
   "./storage/fs": "drivers/fs/index.ts",
   "./node": "adapters/node.ts",

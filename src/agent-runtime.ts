@@ -12,6 +12,7 @@ import { cachedModels } from "./experiments/variant.ts";
 import { bindRuntime } from "./harness/bind-runtime.ts";
 import { PendingWorkspaceFiles } from "./harness/pending-files.ts";
 import { withHarness } from "./harness/runner.ts";
+import { createDeliveryClaims } from "./channels/packs/delivery-claims.ts";
 import { createHookDispatcher } from "./hooks/dispatch.ts";
 import { defaultPolicies } from "./http/auth-chain.ts";
 import type { AuthPolicy } from "./http/auth-types.ts";
@@ -140,7 +141,7 @@ export function createAgentRuntime(
     find: entry.find,
     artifacts: (bound) => artifacts.facade(bound),
     runtime,
-    host: { reminders: reminders.facade },
+    host: { reminders: reminders.facade, deliveries: createDeliveryClaims(storage) },
   };
   const tools: TurnToolsOptions = {
     tools: project.tools ?? {},

@@ -103,7 +103,7 @@ describe("init", () => {
   it("names the templates on an unknown one, and refuses a name that is no slug", async () => {
     const unknown = await run(["init", "x1", "--template", "fancy"], { env, cwd: scratch });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown template "fancy"; templates: basic, tools, channel');
+    expect(unknown.stderr).toContain('unknown template "fancy"; templates: basic, tools, channel, github, slack');
     const badName = await run(["init", "docs"], { env, cwd: scratch });
     expect(badName.code).toBe(2);
     expect(badName.stderr).toContain('slug "docs" is reserved');

@@ -73,8 +73,13 @@ export class ChannelHost {
       log: deps.log,
       storage: deps.storage,
       session: async (sessionId) => deps.store.get(sessionId),
-      saveState: async (sessionId, state) => {
+      saveState: async (sessionId, changes) => {
         await deps.store.update(sessionId, (record) => {
+          const state = { ...record.state };
+          for (const [key, value] of Object.entries(changes)) {
+            if (value === undefined) delete state[key];
+            else state[key] = value;
+          }
           record.state = state;
         });
       },

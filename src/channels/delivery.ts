@@ -39,8 +39,11 @@ export interface DeliveryDeps {
     list(prefix: string): Promise<string[]>;
   };
   session(sessionId: string): Promise<DeliverySession | undefined>;
-  /** Persists `channel.state` on the session record. */
-  saveState(sessionId: string, state: ChannelState): Promise<void>;
+  /**
+   * Persists the top-level keys of `channel.state` a handler changed (undefined: removed) over the
+   * stored state; a whole-state write would undo what a `send` merged while the handler ran.
+   */
+  saveState(sessionId: string, changes: ChannelState): Promise<void>;
   /** The services handlers receive as their third argument (without `attempt`). */
   context(channelId: string): Omit<ChannelEventContext, "attempt">;
   logger: HostLogger;
@@ -185,7 +188,7 @@ export class ChannelDelivery {
           ...this.#deps.context(channelId),
           attempt,
         });
-        if (JSON.stringify(binding.state) !== before) await this.#deps.saveState(sessionId, binding.state);
+        if (JSON.stringify(binding.state) !== before) await this.#deps.saveState(sessionId, changedKeys(JSON.parse(before) as ChannelState, binding.state));
         return true;
       } catch (error) {
         if (this.#closing) return false;
@@ -217,4 +220,13 @@ export class ChannelDelivery {
       this.#sleeps.add(wake);
     });
   }
+}
+
+/** Top-level keys whose value differs (a removed key maps to undefined). */
+function changedKeys(before: ChannelState, after: ChannelState): ChannelState {
+  const changes: ChannelState = {};
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changes[key] = after[key];
+  }
+  return changes;
 }

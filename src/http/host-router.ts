@@ -13,6 +13,7 @@ import { type PlaygroundHandler, createPlaygroundHandler } from "./playground-si
 import { html, json, rawJson } from "./responses.ts";
 import type { HostServices, RouteDefinition } from "./route.ts";
 import { agentRoutes } from "./routes/index.ts";
+import { SCM_WEBHOOKS_PATH, createScmWebhooks } from "./scm-webhooks.ts";
 import { channelRouteDefinitions } from "../channels/routes.ts";
 
 export type HostHandler = (request: Request, ip: string | undefined) => Promise<Response>;
@@ -34,8 +35,10 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
     if (!agent || agents.length > 1) throw new Error("[agent-serve] [host] single mode serves exactly one agent");
     const app = createAgentApp(agent, routesOf(agent, services), services);
     const playground = playgroundOf(agent);
-    if (!docs && !playground) return (request, ip) => app(request, ip);
+    const scm = createScmWebhooks([{ agent, app }], services);
+    if (!docs && !playground) return (request, ip) => (pathnameOf(request.url) === SCM_WEBHOOKS_PATH ? scm(request, ip) : app(request, ip));
     return async (request, ip) => {
+      if (pathnameOf(request.url) === SCM_WEBHOOKS_PATH) return scm(request, ip);
       if (request.method === "GET" || request.method === "HEAD") {
         const pathname = pathnameOf(request.url);
         if (docs && isDocsPath(pathname)) return docs(pathname);
@@ -48,6 +51,13 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
 
   const mounts = new Map<string, { app: AgentApp; playground: PlaygroundHandler | undefined }>(
     agents.map((agent) => [agent.slug, { app: createAgentApp(agent, routesOf(agent, services), services), playground: playgroundOf(agent) }]),
+  );
+  const scm = createScmWebhooks(
+    agents.flatMap((agent) => {
+      const mount = mounts.get(agent.slug);
+      return mount ? [{ agent, app: mount.app }] : [];
+    }),
+    services,
   );
   const health = JSON.stringify({ ok: true, agents: agents.length });
   const index = options.playground ? agentIndexPage(agents, { docs: docs !== undefined }) : undefined;
@@ -63,6 +73,7 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
       if (index !== undefined && pathname === "/") return html(index, AGENT_INDEX_HEADERS);
       if (docs && isDocsPath(pathname)) return docs(pathname);
     }
+    if (pathname === SCM_WEBHOOKS_PATH) return scm(request, ip);
     const end = pathname.indexOf("/", 1);
     const slug = pathname.slice(1, end === -1 ? undefined : end);
     const mount = mounts.get(slug);

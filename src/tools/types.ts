@@ -5,6 +5,7 @@
  */
 import type { StandardSchema } from "../_validate.ts";
 import type { ArtifactsFacade } from "../artifacts/types.ts";
+import type { DeliveryClaims } from "../channels/packs/delivery-claims.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import type { RemindersFacade } from "../reminders/types.ts";
 import type { SendOptions, SendResult, SessionSummary } from "../sessions/session-service.ts";
@@ -66,6 +67,8 @@ export interface ToolContext {
 export interface ToolHostServices {
   /** Reminders of this agent (`create` needs the conversation's channel id and continuation key). */
   reminders?: RemindersFacade;
+  /** Once-only claims of webhook deliveries (the Slack and GitHub packs dedupe with them). */
+  deliveries?: DeliveryClaims;
   [service: string]: unknown;
 }
 
