@@ -197,7 +197,7 @@ describe("github pack: deliveries that start turns", () => {
 
 describe("github pack: replies", () => {
   const binding = (state: Record<string, unknown> = {}) => ({ id: "ses_x", sessionId: "ses_x", continuationToken: "pr:acme/checkout#7", state });
-  const event = (index: number, data: Record<string, unknown>) => ({ type: "message.completed" as const, index, sessionId: "ses_x", turnId: "turn_1", at: new Date().toISOString(), data });
+  const event = (index: number, data: { text: string; finishReason: "stop" | "tool_call" }) => ({ type: "message.completed" as const, index, sessionId: "ses_x", turnId: "turn_1", at: new Date().toISOString(), data });
   const context = { logger: quietLogger, channel: { id: "github" }, attempt: 0 } as never;
 
   test("text of a tool-calling step and empty text are not posted; an index is answered once", async () => {

@@ -312,7 +312,7 @@ describe("slack pack: bad input", () => {
 
 describe("slack pack: reply rules", () => {
   const binding = () => ({ id: "ses_x", sessionId: "ses_x", continuationToken: "C1:1.1", state: { slack: { channel: "C1", threadTs: "1.1", lastTs: "1.1" } } as Record<string, unknown> });
-  const event = (index: number, data: Record<string, unknown>) => ({ type: "message.completed" as const, index, sessionId: "ses_x", turnId: "turn_1", at: new Date().toISOString(), data });
+  const event = (index: number, data: { text: string; finishReason: "stop" | "tool_call" }) => ({ type: "message.completed" as const, index, sessionId: "ses_x", turnId: "turn_1", at: new Date().toISOString(), data });
   const context = { logger: quietLogger, channel: { id: "slack" }, attempt: 0 } as never;
 
   test("empty text and the text of a tool-calling step are not posted; an index is answered once", async () => {

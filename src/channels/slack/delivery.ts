@@ -11,7 +11,7 @@
  */
 import type { SessionEvent } from "../../sessions/events.ts";
 import type { HostLogger } from "../../types.ts";
-import type { ChannelBinding, ChannelEventHandler } from "../types.ts";
+import type { ChannelBinding, ChannelDefinition } from "../types.ts";
 import type { SlackThreadState } from "./ingress.ts";
 import { type SlackReplies, slackFailureNotice } from "./replies.ts";
 import type { SlackReplyOptions, SlackStatusOptions } from "./types.ts";
@@ -36,7 +36,7 @@ interface TurnDisplay {
 export function slackEventHandlers(
   replies: () => Promise<SlackReplies | undefined>,
   options: SlackReplyOptions,
-): Record<string, ChannelEventHandler> {
+): NonNullable<ChannelDefinition["events"]> {
   const mode = options.mode ?? "post";
   const status = options.status === false ? undefined : { ...DEFAULT_STATUS, ...options.status };
   const interval = options.streamIntervalMs ?? 1000;
@@ -63,7 +63,7 @@ export function slackEventHandlers(
     delete channel.state.slackTurn;
   };
 
-  const handlers: Record<string, ChannelEventHandler> = {
+  const handlers: NonNullable<ChannelDefinition["events"]> = {
     async "turn.started"(event, channel, context) {
       const thread = threadOf(channel);
       const client = await replies();
@@ -79,7 +79,7 @@ export function slackEventHandlers(
       if (status.assistant && idle) await decorate(context.logger, "assistant.threads.setStatus", () => client.setAssistantStatus(thread.channel, thread.threadTs, idle));
     },
     async "message.completed"(event, channel) {
-      const text = typeof event.data.text === "string" ? event.data.text.trim() : "";
+      const text = event.data.text.trim();
       if (event.data.finishReason === "tool_call") {
         // The streamed message shows the next step's text from here on.
         streams.delete(channel.sessionId);
@@ -118,9 +118,7 @@ export function slackEventHandlers(
     if (status.reasoning) handlers["reasoning.completed"] = (_event, channel, context) => setStatus(channel, context.logger, "is reasoning…");
     if (status.tools) {
       handlers["actions.requested"] = (event, channel, context) => {
-        const names = Array.isArray(event.data.actions)
-          ? [...new Set(event.data.actions.map((action: { toolName?: unknown }) => String(action.toolName)))].join(", ")
-          : "tools";
+        const names = [...new Set(event.data.actions.map((action) => action.toolName))].join(", ") || "tools";
         return setStatus(channel, context.logger, `is using ${names}…`);
       };
     }
@@ -128,7 +126,7 @@ export function slackEventHandlers(
 
   if (mode === "stream") {
     handlers["message.appended"] = async (event, channel) => {
-      const delta = typeof event.data.delta === "string" ? event.data.delta : "";
+      const delta = event.data.delta;
       const thread = threadOf(channel);
       if (delta === "" || !thread || event.turnId === undefined) return;
       const stream = streams.get(channel.sessionId) ?? { text: "", updatedAt: 0 };
