@@ -4,11 +4,12 @@
  * @module
  */
 import { type SessionEvent, isEvent } from "../sessions/events.ts";
+import { type FollowableLog as FollowableLines, followLog } from "../sessions/follow.ts";
 import type { ChannelCompletion } from "./types.ts";
 
-export interface FollowableLog {
+/** What a channel handle reads of the event log: the stored events, and the follow primitive's needs. */
+export interface FollowableLog extends FollowableLines {
   readEvents(sessionId: string, from?: number): Promise<SessionEvent[]>;
-  subscribe(sessionId: string, listener: () => void): () => void;
 }
 
 /** The turn a send was accepted into: the last `message.received` with its text at or after `from`. */
@@ -22,42 +23,24 @@ export async function acceptedTurn(log: FollowableLog, sessionId: string, from: 
 
 /** Resolves when `turnId` ends (`turn.completed` or `turn.failed`), or rejects after `timeoutMs`. */
 export async function waitForTurn(log: FollowableLog, sessionId: string, turnId: string, from: number, timeoutMs?: number): Promise<ChannelCompletion> {
-  let next = from;
+  const stop = new AbortController();
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop.abort(), timeoutMs);
   let reply: string | undefined;
-  let dirty = true;
-  let wake: (() => void) | undefined;
-  const poke = (): void => {
-    dirty = true;
-    wake?.();
-  };
-  // Subscribed before the first read, so an event appended in between still wakes the loop.
-  const unsubscribe = log.subscribe(sessionId, poke);
-  let timedOut = false;
-  const timer = timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), poke()), timeoutMs);
   try {
-    for (;;) {
-      if (timedOut) throw new Error(`[agent-serve] [channels] turn ${turnId} of ${sessionId} did not end within ${timeoutMs} ms`);
-      if (!dirty) {
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-        continue;
-      }
-      dirty = false;
-      for (const event of await log.readEvents(sessionId, next)) {
-        next = event.index + 1;
+    for await (const { lines } of followLog(log, sessionId, { from, live: true, signal: stop.signal })) {
+      for (const line of lines) {
+        const event = JSON.parse(line) as SessionEvent;
         if (event.turnId !== turnId) continue;
-        if (event.type === "message.completed" && event.data.finishReason !== "tool_call" && typeof event.data.text === "string") {
-          reply = event.data.text;
-        }
-        if (event.type === "turn.completed") return { status: "finished", ...(reply === undefined ? {} : { result: reply }) };
-        if (event.type === "turn.failed") {
-          const message = typeof event.data.message === "string" ? event.data.message : "the turn failed";
+        if (isEvent(event, "message.completed") && event.data.finishReason !== "tool_call") reply = event.data.text;
+        if (isEvent(event, "turn.completed")) return { status: "finished", ...(reply === undefined ? {} : { result: reply }) };
+        if (isEvent(event, "turn.failed")) {
+          const message = event.data.message;
           return { status: message === "turn interrupted" ? "interrupted" : "failed", errorMessage: message, ...(reply === undefined ? {} : { result: reply }) };
         }
       }
     }
   } finally {
     if (timer !== undefined) clearTimeout(timer);
-    unsubscribe();
   }
+  throw new Error(`[agent-serve] [channels] turn ${turnId} of ${sessionId} did not end within ${timeoutMs} ms`);
 }
