@@ -9,7 +9,7 @@ import { resolveCredentials } from "../loader/credentials.ts";
 import { discoverProjects } from "../loader/discover.ts";
 import { type ProjectInfo, projectInfo } from "../src/discovery/project-info.ts";
 import { agentRoutes } from "../src/http/routes/index.ts";
-import { defaultModelId, normalizeModelSpec } from "../src/model/resolve.ts";
+import { defaultModelId, effectiveModel, normalizeModelSpec, routeModelId } from "../src/model/resolve.ts";
 import type { ModelSpec } from "../src/model/types.ts";
 import type { Diagnostic, ProjectDefinition } from "../src/project/types.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
@@ -63,9 +63,10 @@ export async function infoCommand(args: InfoArgs, io: CliIo): Promise<number> {
 /** The model a served host would use: the configured one, else the credential-based default. */
 function modelOf(project: ProjectDefinition, apiKey: string | undefined, env: CliIo["env"]): { spec: ModelSpec; notice?: string } {
   const configured = normalizeModelSpec(project.agent.model);
-  if (configured) return { spec: configured };
-  // No model configured: `--api-key` counts as an OpenAI key, as it does for `serve`.
-  const credentials = resolveCredentials({ apiKey, env });
+  // `--api-key` belongs to the configured model's provider, else counts as an OpenAI key, as for `serve`.
+  const provider = configured ? routeModelId(configured.id)?.provider : undefined;
+  const credentials = resolveCredentials({ apiKey, env, ...(provider ? { provider } : {}) });
+  if (configured) return effectiveModel(configured, { credentials, openaiCompatibleBaseURL: env.AGENT_SERVE_OPENAI_BASE_URL || undefined });
   const fallback = defaultModelId(credentials);
   return { spec: { id: fallback.id, params: {} }, ...(fallback.notice ? { notice: fallback.notice } : {}) };
 }

@@ -11,6 +11,7 @@ import { discoverProjects } from "../loader/discover.ts";
 import { createLocalRuntime } from "../loader/runtime.ts";
 import type { DiscoveredProject } from "../loader/discover.ts";
 import { createHost } from "../src/host.ts";
+import { routeModelId } from "../src/model/model-ids.ts";
 import type { Diagnostic } from "../src/project/types.ts";
 import type { AgentHost, AgentMount, HostLogger } from "../src/types.ts";
 import type { CliIo } from "./io.ts";
@@ -140,8 +141,8 @@ function apiKeyProvider(projects: DiscoveredProject[]): CredentialProvider | und
   for (const { project } of projects) {
     const model = project.agent.model;
     const id = typeof model === "string" ? model : model?.id;
-    const provider = id?.split("/")[0];
-    if (provider === "openai" || provider === "anthropic" || provider === "openai-compatible") return provider;
+    const provider = typeof id === "string" ? routeModelId(id.trim())?.provider : undefined;
+    if (provider) return provider;
   }
   return undefined;
 }

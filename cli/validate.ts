@@ -4,7 +4,10 @@
  * @module
  */
 import { resolve } from "node:path";
+import { resolveCredentials } from "../loader/credentials.ts";
 import { discoverProjects } from "../loader/discover.ts";
+import { missingModelSetup, normalizeModelSpec, routeModelId } from "../src/model/resolve.ts";
+import type { ProjectDefinition } from "../src/project/types.ts";
 import type { Diagnostic } from "../src/project/types.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
@@ -21,6 +24,7 @@ export interface ValidateArgs {
 
 export async function validateCommand(args: ValidateArgs, io: CliIo): Promise<number> {
   const discovery = await discoverProjects(resolve(io.cwd, args.dir ?? "."), { mode: args.mode ?? "multi" });
+  for (const { project } of discovery.projects) project.diagnostics.push(...modelSetupDiagnostics(project, io.env));
   const all: Array<{ slug: string; diagnostic: Diagnostic }> = [
     ...discovery.diagnostics.map((diagnostic) => ({ slug: "", diagnostic })),
     ...discovery.projects.flatMap(({ slug, project }) => project.diagnostics.map((diagnostic) => ({ slug, diagnostic }))),
@@ -47,4 +51,23 @@ export async function validateCommand(args: ValidateArgs, io: CliIo): Promise<nu
   lines.push(errors > 0 ? style.red(`invalid: ${summary}`) : style.green(`ok: ${summary}`));
   io.stdout.write(`${lines.join("\n")}\n`);
   return code;
+}
+
+// --- internals ---
+
+/**
+ * A model written with its provider whose credential or base URL is missing: `serve` starts, but
+ * every turn would fail, so `validate` says so now (as a warning: the variable may be set later).
+ */
+function modelSetupDiagnostics(project: ProjectDefinition, env: CliIo["env"]): Diagnostic[] {
+  const spec = normalizeModelSpec(typeof project.agent.model === "string" || isModelObject(project.agent.model) ? project.agent.model : undefined);
+  if (!spec) return [];
+  const provider = routeModelId(spec.id)?.provider;
+  const credentials = resolveCredentials({ env, ...(provider ? { provider } : {}) });
+  const problem = missingModelSetup(spec, { credentials, openaiCompatibleBaseURL: env.AGENT_SERVE_OPENAI_BASE_URL || undefined });
+  return problem ? [{ severity: "warning", code: "missing_model_credential", message: problem, file: "bot/agent.ts" }] : [];
+}
+
+function isModelObject(value: unknown): value is { id: string } {
+  return typeof value === "object" && value !== null && typeof (value as { id?: unknown }).id === "string";
 }

@@ -1,5 +1,5 @@
 import { validateExperiments } from "../src/experiments/validate.ts";
-import { validateModelId } from "../src/model/resolve.ts";
+import { modelIdWarning, validateModelId } from "../src/model/model-ids.ts";
 import type { AgentConfig, Diagnostic } from "../src/project/types.ts";
 
 /** Upper bound of `concurrency.maxRunningTurns` (SPEC "Limits"). */
@@ -29,6 +29,8 @@ export function validateAgentConfig(agent: AgentConfig, file: string): Diagnosti
     } else {
       const problem = validateModelId(id.trim());
       if (problem) diagnostics.push({ severity: "error", code: "invalid_model", message: problem, file });
+      const warning = modelIdWarning(id.trim());
+      if (warning) diagnostics.push({ severity: "warning", code: "unknown_model", message: warning, file });
     }
   }
   diagnostics.push(...validateExperiments(agent.experiments, file));

@@ -15,7 +15,7 @@ import { withHarness } from "./harness/runner.ts";
 import { createHookDispatcher } from "./hooks/dispatch.ts";
 import { defaultPolicies } from "./http/auth-chain.ts";
 import type { AuthPolicy } from "./http/auth-types.ts";
-import { createModelResolver, defaultModelId, normalizeModelSpec } from "./model/resolve.ts";
+import { createModelResolver, defaultModelId, effectiveModel, normalizeModelSpec } from "./model/resolve.ts";
 import type { ModelResolver, ModelSpec } from "./model/types.ts";
 import type { ProjectDefinition } from "./project/types.ts";
 import { ReminderService } from "./reminders/service.ts";
@@ -229,7 +229,8 @@ export function createAgentRuntime(
 
 function chooseModel(project: ProjectDefinition, options: AgentHostOptions): { spec: ModelSpec; notice?: string } {
   const configured = normalizeModelSpec(project.agent.model);
-  if (configured) return { spec: configured };
+  // A custom resolver replaces model resolution entirely, fallbacks included.
+  if (configured) return options.models?.resolve ? { spec: configured } : effectiveModel(configured, options.models);
   if (options.models?.defaultModel) return { spec: { id: options.models.defaultModel, params: {} } };
   const fallback = defaultModelId(options.models?.credentials);
   return { spec: { id: fallback.id, params: {} }, ...(fallback.notice ? { notice: fallback.notice } : {}) };
