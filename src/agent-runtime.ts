@@ -13,6 +13,7 @@ import { bindRuntime } from "./harness/bind-runtime.ts";
 import { PendingWorkspaceFiles } from "./harness/pending-files.ts";
 import { withHarness } from "./harness/runner.ts";
 import { createHookDispatcher } from "./hooks/dispatch.ts";
+import { createHostKv } from "./kv/kv.ts";
 import { defaultPolicies } from "./http/auth-chain.ts";
 import type { AuthPolicy } from "./http/auth-types.ts";
 import { createModelResolver, defaultModelId, effectiveModel, normalizeModelSpec } from "./model/resolve.ts";
@@ -104,6 +105,7 @@ export function createAgentRuntime(
     now,
     logger,
     cancelTool: mount.project.agent.builtinTools?.reminders === true,
+    host: () => toolServices.host,
   });
   // Tools see the host's services as `ctx.host`.
   const { project } = mount;
@@ -116,7 +118,8 @@ export function createAgentRuntime(
     find: (sessionId) => sessions.find(sessionId),
     artifacts: (bound) => artifacts.facade(bound),
     runtime,
-    host: { reminders: reminders.facade },
+    // The one host-services object: tools, hooks, schedules, reminders and channels all get it.
+    host: { reminders: reminders.facade, kv: createHostKv({ storage, now, ...(project.agent.kv ? { config: project.agent.kv } : {}) }) },
   };
   const tools: TurnToolsOptions = {
     tools: project.tools ?? {},

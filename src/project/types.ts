@@ -8,6 +8,7 @@ import type { EvalConfig, EvalDefinition } from "../evals/types.ts";
 import type { ExperimentDefinition } from "../experiments/types.ts";
 import type { ConnectionDefinition, ProjectSkill, SubagentDefinition, WorkspaceSeed } from "../harness/types.ts";
 import type { HookDefinition } from "../hooks/types.ts";
+import type { KvConfig } from "../kv/kv.ts";
 import type { ScheduleDefinition } from "../schedules/types.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
@@ -44,6 +45,8 @@ export interface AgentConfig {
    * replace the instructions.
    */
   experiments?: ExperimentDefinition[];
+  /** `ctx.host.kv`: any unstorage driver instead of the host's storage. @default the host's storage */
+  kv?: KvConfig;
 }
 
 /** USD per million tokens. */

@@ -75,7 +75,7 @@ export function reminderMessage(record: ReminderRecord, cancelTool: boolean): st
  * that is gone propagates (the reminder is then disarmed).
  */
 export async function runReminderHandler(
-  deps: DeliveryDeps & { logger: HostLogger },
+  deps: DeliveryDeps & { logger: HostLogger; host?: () => Record<string, unknown> },
   handler: RunHandler,
   record: ReminderRecord,
 ): Promise<ReminderRunResult["action"]> {
@@ -85,6 +85,7 @@ export async function runReminderHandler(
     result = await handler({
       fireCount: record.fireCount,
       reminder: record,
+      host: deps.host?.() ?? {},
       followup: async ({ message }) => {
         if (typeof message !== "string" || message.trim() === "") throw new TypeError("followup needs a non-empty message");
         await deliverToConversation(deps, record, message);

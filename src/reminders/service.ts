@@ -48,6 +48,8 @@ export interface ReminderServiceDeps {
   logger: HostLogger;
   /** Whether the model has `reminders_cancel` (the standing instruction mentions it). */
   cancelTool: boolean;
+  /** Host services run handlers see as `host` (kv, reminders, ...), as tools do. */
+  host?: () => Record<string, unknown>;
 }
 
 /** Where a reminder's conversation is, for per-conversation listing and caps. */

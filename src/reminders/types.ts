@@ -64,6 +64,8 @@ export interface ReminderRunContext {
   /** 1 on the first firing. */
   fireCount: number;
   reminder: ReminderRecord;
+  /** Host services (`kv`, `reminders`, ...), as tools see them. */
+  host: Record<string, unknown>;
   /** Sends `message` into the reminder's conversation as a follow-up (a model turn). */
   followup(input: { message: string }): Promise<void>;
 }

@@ -55,7 +55,7 @@ export interface ScheduleContext {
   waitUntil(promise: Promise<unknown>): void;
   /** The schedule's own principal: `{authenticator: "schedule", principalId: "schedule:<id>"}`. */
   appAuth: AuthContext;
-  host: { reminders: RemindersFacade };
+  host: { reminders: RemindersFacade; [service: string]: unknown };
 }
 
 /** One firing of a schedule: the sessions it started. */

@@ -5,6 +5,7 @@
 import type { StandardSchema } from "../_validate.ts";
 import type { ArtifactsFacade } from "../artifacts/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
+import type { HostKv } from "../kv/kv.ts";
 import type { RemindersFacade } from "../reminders/types.ts";
 import type { SendOptions, SendResult, SessionSummary } from "../sessions/session-service.ts";
 
@@ -65,6 +66,8 @@ export interface ToolContext {
 export interface ToolHostServices {
   /** Reminders of this agent (`create` needs the conversation's channel id and continuation key). */
   reminders?: RemindersFacade;
+  /** The agent's durable JSON store: an unstorage `Storage` with `get / put / delete / list`. */
+  kv?: HostKv;
   [service: string]: unknown;
 }
 
