@@ -13,7 +13,9 @@ import { bindRuntime } from "./harness/bind-runtime.ts";
 import { PendingWorkspaceFiles } from "./harness/pending-files.ts";
 import { withHarness } from "./harness/runner.ts";
 import { createHookDispatcher } from "./hooks/dispatch.ts";
+import { createError } from "./errors.ts";
 import { createHostKv } from "./kv/kv.ts";
+import type { ProjectFiles } from "./memory/hook.ts";
 import { defaultPolicies } from "./http/auth-chain.ts";
 import type { AuthPolicy } from "./http/auth-types.ts";
 import { createModelResolver, defaultModelId, effectiveModel, normalizeModelSpec } from "./model/resolve.ts";
@@ -119,7 +121,11 @@ export function createAgentRuntime(
     artifacts: (bound) => artifacts.facade(bound),
     runtime,
     // The one host-services object: tools, hooks, schedules, reminders and channels all get it.
-    host: { reminders: reminders.facade, kv: createHostKv({ storage, now, ...(project.agent.kv ? { config: project.agent.kv } : {}) }) },
+    host: {
+      reminders: reminders.facade,
+      kv: createHostKv({ storage, now, ...(project.agent.kv ? { config: project.agent.kv } : {}) }),
+      ...projectFiles(project, runtime),
+    },
   };
   const tools: TurnToolsOptions = {
     tools: project.tools ?? {},
@@ -229,6 +235,24 @@ export function createAgentRuntime(
 }
 
 // --- internals ---
+
+/** `host.projectFiles`: appends below the project root, where the runtime can write files. */
+function projectFiles(project: ProjectDefinition, runtime: RuntimePort | undefined): { projectFiles?: ProjectFiles } {
+  const root = project.root;
+  const append = runtime?.appendFile?.bind(runtime);
+  if (root === undefined || !append) return {};
+  return {
+    projectFiles: {
+      async append(path, text) {
+        const parts = path.split("/");
+        if (path.startsWith("/") || parts.some((part) => part === "" || part === "." || part === "..") || path.includes("\\")) {
+          throw createError("files", `not a project-relative path: ${JSON.stringify(path)}`);
+        }
+        await append(`${root.replace(/\/+$/, "")}/${path}`, text);
+      },
+    },
+  };
+}
 
 function chooseModel(project: ProjectDefinition, options: AgentHostOptions): { spec: ModelSpec; notice?: string } {
   const configured = normalizeModelSpec(project.agent.model);

@@ -40,6 +40,7 @@ export interface ToolSessionView {
   mode: "chat" | "task";
   auth: AuthContext;
   purpose?: string;
+  title?: string;
 }
 
 export interface ToolContext {

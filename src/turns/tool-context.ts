@@ -53,5 +53,6 @@ export function sessionView(record: SessionRecord): ToolSessionView {
     mode: record.mode,
     auth: Object.freeze({ ...record.owner }),
     ...(record.purpose === undefined ? {} : { purpose: record.purpose }),
+    ...(record.title === undefined ? {} : { title: record.title }),
   });
 }
