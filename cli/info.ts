@@ -82,7 +82,7 @@ function describe(info: ProjectInfo & { dir: string }, style: Style): string[] {
   section(
     "tools",
     info.tools.length
-      ? info.tools.map((tool) => `${tool.name}  ${tool.description}${tool.execution === "agent" ? " [agent]" : ""}${tool.needsApproval ? " [approval]" : ""}`)
+      ? info.tools.map((tool) => `${tool.name}  ${tool.description}${tool.execution === "agent" ? " [agent]" : ""}${tool.needsApproval ? " [approval]" : ""}${tool.effect ? ` [${tool.effect}${tool.dryRun ? ", dry-run in evals" : ""}]` : ""}`)
       : [style.dim("none")],
   );
   if (info.hooks.length) section("hooks", [info.hooks.join(", ")]);

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { installModuleHooks } from "./module-hooks.ts";
+import { withSourceLocation } from "./syntax-error.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -14,11 +15,22 @@ const require = createRequire(import.meta.url);
 export async function importProjectModule(file: string): Promise<Record<string, unknown>> {
   installModuleHooks();
   try {
-    return require(file) as Record<string, unknown>;
+    try {
+      return require(file) as Record<string, unknown>;
+    } catch (error) {
+      if (!isAsyncModuleError(error)) throw error;
+      return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    }
   } catch (error) {
-    if (!isAsyncModuleError(error)) throw error;
-    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    // A syntax error says where, with a code frame; the path is shown as the importer sees it.
+    throw withSourceLocation(error, file, projectRootOf(file));
   }
+}
+
+/** The folder holding `bot/` (or `agent/`) above `file`, for project-relative paths in messages. */
+function projectRootOf(file: string): string | undefined {
+  const match = /^(.*?)[\\/](?:bot|agent|evals)[\\/]/.exec(file);
+  return match?.[1];
 }
 
 function isAsyncModuleError(error: unknown): boolean {

@@ -7,6 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import type { AgentConfig, Diagnostic, ProjectDefinition } from "../src/project/types.ts";
+import { layoutDiagnostics } from "./check-layout.ts";
 import { checkHarness, loadHarness } from "./harness/load-harness.ts";
 import { importProjectModule } from "./import-module.ts";
 import { loadDefinitions } from "./load-definitions.ts";
@@ -42,6 +43,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
       file: "agent/",
     });
   }
+  if (rootName !== undefined) diagnostics.push(...layoutDiagnostics(root, rootName));
   const pkg = await readPackageJson(root, diagnostics);
   const botDir = join(root, rootName ?? "bot");
   const agent = rootName === undefined ? {} : await loadAgentConfig(root, rootName, diagnostics);

@@ -206,6 +206,7 @@ export function createAgentRuntime(
     stop: (sessionId) => controller.stop(sessionId),
     ...(project.evals ? { evals: project.evals } : {}),
     ...(project.evalConfig ? { config: project.evalConfig } : {}),
+    toolEffect: (name) => project.tools?.[name]?.effect,
     now,
     logger,
   });

@@ -28,6 +28,12 @@ export interface ToolInfo {
   /** `"predicate"` when a function decides per call. */
   needsApproval: boolean | "predicate";
   inputSchema: JsonSchemaObject;
+  /** `read` or `write` as declared, else null. */
+  effect: "read" | "write" | null;
+  /** Whether a dry run (an eval session calling a write tool) returns `dryRunResult` instead. */
+  dryRun: boolean;
+  /** The result's JSON Schema, when the tool declares an `outputSchema`. */
+  outputSchema?: JsonSchemaObject;
 }
 
 export interface ProjectInfo {
@@ -155,6 +161,9 @@ function toolInfo(name: string, definition: ToolDefinition): ToolInfo {
     execution: definition.execution ?? "server",
     needsApproval: typeof approval === "function" ? "predicate" : approval === true,
     inputSchema: toolInputJsonSchema(definition),
+    effect: definition.effect === "read" || definition.effect === "write" ? definition.effect : null,
+    dryRun: definition.effect === "write" && definition.dryRunResult !== undefined,
+    ...(definition.outputSchema === undefined ? {} : { outputSchema: toolInputJsonSchema({ inputSchema: definition.outputSchema }) }),
   };
 }
 

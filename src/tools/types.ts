@@ -25,6 +25,22 @@ export interface ToolDefinition<Input = unknown> {
   needsApproval?: boolean | Bivariant<[input: Input], boolean | Promise<boolean>>;
   /** The tool body of a server tool. */
   execute?(input: Input, context: ToolContext): unknown;
+  /**
+   * What calling the tool does to the world: `read` only looks, `write` changes something. Shown
+   * in `/v1/info`; in eval sessions a `write` tool with a `dryRunResult` does not run, and
+   * `t.notCalledTool({ effect: "write" })` checks that no write tool was called.
+   */
+  effect?: "read" | "write";
+  /**
+   * The result a dry run returns instead of running `execute` (a JSON value, or a function of the
+   * validated input): eval sessions dry-run `effect: "write"` tools that declare one.
+   */
+  dryRunResult?: unknown;
+  /**
+   * The result's schema. A schema-validator object checks every result of `execute` (a result
+   * that does not match is an error result); a JSON Schema object is shown in `/v1/info` only.
+   */
+  outputSchema?: StandardSchema | JsonSchemaObject;
 }
 
 /**
