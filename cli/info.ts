@@ -90,6 +90,16 @@ function describe(info: ProjectInfo & { dir: string }, style: Style): string[] {
     const kinds = info.artifacts.kinds.map((kind) => kind.name);
     section("artifacts", [`${kinds.length ? kinds.join(", ") : "any kind"} (max ${info.artifacts.max}${info.artifacts.agentTool ? ", tag tool" : ""})`]);
   }
+  if (info.extensions.length) {
+    section(
+      "extensions",
+      info.extensions.map((ext) => {
+        const parts = [...ext.tools, ...ext.skills, ...ext.connections, ...ext.hooks, ...ext.channels, ...ext.schedules, ...ext.subagents, ...ext.artifactKinds];
+        const hosting = [...ext.egressDomains.map((d) => `egress ${d}`), ...ext.secretNames.map((s) => `secret ${s}`)];
+        return `${ext.namespace}${ext.name ? ` (${ext.name})` : ""}: ${parts.join(", ") || "nothing"}${hosting.length ? `; ${hosting.join(", ")}` : ""}`;
+      }),
+    );
+  }
   if (info.schedules.length) section("schedules", info.schedules.map((s) => `${s.id}${typeof s.cron === "string" ? `  ${s.cron}` : ""}`));
   if (info.abs.length) {
     section(

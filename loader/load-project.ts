@@ -11,6 +11,7 @@ import { layoutDiagnostics } from "./check-layout.ts";
 import { checkHarness, loadHarness } from "./harness/load-harness.ts";
 import { importProjectModule } from "./import-module.ts";
 import { loadDefinitions } from "./load-definitions.ts";
+import { loadExtensions } from "./load-extensions.ts";
 import { loadEvals } from "./load-evals.ts";
 import { loadSchedules } from "./load-schedules.ts";
 import { validateAgentConfig } from "./validate-config.ts";
@@ -66,6 +67,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
     ...evals,
     ...harness,
   };
+  if (rootName !== undefined) await loadExtensions(root, rootName, project);
   diagnostics.push(...(await checkHarness(project, `${rootName ?? "bot"}/agent.ts`)));
   return project;
 }

@@ -8,6 +8,7 @@ import type { AgentRuntime } from "../agent-runtime.ts";
 import { DEFAULT_MAX_ARTIFACTS } from "../artifacts/store.ts";
 import { offeredHarnessTools } from "../harness/allowlist.ts";
 import type { ExperimentDefinition } from "../experiments/types.ts";
+import type { ExtensionInfo } from "../extensions/types.ts";
 import { paramRecord } from "../experiments/variant.ts";
 import { normalizeModelSpec } from "../model/resolve.ts";
 import type { Diagnostic, ProjectDefinition } from "../project/types.ts";
@@ -55,6 +56,8 @@ export interface ProjectInfo {
   hooks: string[];
   artifacts: { kinds: Array<{ name: string; description: string }>; agentTool: boolean; max: number } | null;
   abs: ExperimentInfo[];
+  /** Mounted extensions with their namespaced contributions, egress hosts and secret names. */
+  extensions: ExtensionInfo[];
   diagnostics: Diagnostic[];
 }
 
@@ -114,6 +117,7 @@ export function projectInfo(
         }
       : null,
     abs: (project.agent.experiments ?? []).map(experimentInfo),
+    extensions: Object.values(project.extensions ?? {}).sort((a, b) => (a.namespace < b.namespace ? -1 : 1)),
     diagnostics,
   };
 }

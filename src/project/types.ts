@@ -5,6 +5,7 @@
  */
 import type { ArtifactsDefinition } from "../artifacts/types.ts";
 import type { EvalConfig, EvalDefinition } from "../evals/types.ts";
+import type { ExtensionInfo } from "../extensions/types.ts";
 import type { ExperimentDefinition } from "../experiments/types.ts";
 import type { ConnectionDefinition, ProjectSkill, SubagentDefinition, WorkspaceSeed } from "../harness/types.ts";
 import type { HookDefinition } from "../hooks/types.ts";
@@ -101,4 +102,13 @@ export interface ProjectDefinition {
   evals?: Record<string, EvalDefinition>;
   /** `evals/evals.config.ts`. */
   evalConfig?: EvalConfig;
+  /** `bot/extensions/<ns>.ts`, by namespace: what each mounted (contributions are merged above). */
+  extensions?: Record<string, ExtensionInfo>;
+  /** Workspace seed files contributed by extensions, workspace-relative path → contents. */
+  seedFiles?: Record<string, string>;
+  /**
+   * Channel definitions contributed by extensions, by full name (`<ns>__<name>`), for the channel
+   * loader to mount at `/v1/channels/<ns>__<name>`.
+   */
+  extensionChannels?: Record<string, unknown>;
 }
