@@ -98,6 +98,11 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     provider: apiKeyProvider(discovery.projects),
     env: io.env,
   });
+  // OpenTelemetry export when the standard OTEL_* environment asks for it; a no-op otherwise.
+  // The SDK is loaded only then, so start-up without it stays as fast as before.
+  const telemetry = Object.keys(io.env).some((name) => name.startsWith("OTEL_EXPORTER_OTLP_") && name.endsWith("ENDPOINT"))
+    ? (await import("../loader/telemetry.ts")).startTelemetry(io.env)
+    : undefined;
   const host = createHost({
     agents,
     mode,
@@ -111,6 +116,13 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     schedules: options.schedules ?? true,
     controlPlane: options.controlPlane ?? true,
   });
+  if (telemetry) {
+    const close = host.close.bind(host);
+    host.close = async () => {
+      await close();
+      await telemetry.shutdown();
+    };
+  }
   return { host, projects: discovery.projects, mode };
 }
 

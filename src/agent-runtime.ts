@@ -15,6 +15,8 @@ import { withHarness } from "./harness/runner.ts";
 import { createHookDispatcher } from "./hooks/dispatch.ts";
 import { createError } from "./errors.ts";
 import { createHostKv } from "./kv/kv.ts";
+import { createHostOtel } from "./telemetry/host-otel.ts";
+import { traceTurns } from "./telemetry/trace-turns.ts";
 import type { ProjectFiles } from "./memory/hook.ts";
 import { defaultPolicies } from "./http/auth-chain.ts";
 import type { AuthPolicy } from "./http/auth-types.ts";
@@ -124,6 +126,7 @@ export function createAgentRuntime(
     host: {
       reminders: reminders.facade,
       kv: createHostKv({ storage, now, ...(project.agent.kv ? { config: project.agent.kv } : {}) }),
+      otel: createHostOtel(mount.slug),
       ...projectFiles(project, runtime),
     },
   };
@@ -139,12 +142,15 @@ export function createAgentRuntime(
   const experiments = new ExperimentService({ definitions: project.agent.experiments, log, store });
   const model = chooseModel(project, options);
   const resolve = options.models?.resolve ?? createModelResolver(options.models);
-  const runner = withHarness(createRunner(project, model.spec, resolve, tools), {
+  // Every turn traced (a no-op until an OpenTelemetry SDK is registered).
+  const tracing = traceTurns(withHarness(createRunner(project, model.spec, resolve, tools), {
     project,
     tools,
     models: cachedModels(resolve),
     ...(pendingFiles ? { pendingFiles } : {}),
-  });
+  }), { slug: mount.slug });
+  const runner = tracing.runner;
+  log.onEvent(tracing.onEvent);
   const controller = new TurnController({
     log,
     store,

@@ -6,6 +6,7 @@ import type { StandardSchema } from "../_validate.ts";
 import type { ArtifactsFacade } from "../artifacts/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import type { HostKv } from "../kv/kv.ts";
+import type { HostOtel } from "../telemetry/host-otel.ts";
 import type { RemindersFacade } from "../reminders/types.ts";
 import type { SendOptions, SendResult, SessionSummary } from "../sessions/session-service.ts";
 
@@ -85,6 +86,8 @@ export interface ToolHostServices {
   reminders?: RemindersFacade;
   /** The agent's durable JSON store: an unstorage `Storage` with `get / put / delete / list`. */
   kv?: HostKv;
+  /** OpenTelemetry: the host's tracer and meter, and `increment(name, value?, attributes?)`. */
+  otel?: HostOtel;
   [service: string]: unknown;
 }
 
