@@ -44,7 +44,7 @@ export function missingModelSetup(spec: ModelSpec, options: Pick<ModelOptions, "
       : `model ${spec.id} needs the server's base URL: set AGENT_SERVE_OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1)`;
   }
   if (options.credentials?.[route.provider]) return undefined;
-  return `model ${spec.id} needs a ${route.provider} credential: pass --api-key, set ${CREDENTIAL_ENV[route.provider]} or run \`agent-serve login\``;
+  return `model ${spec.id} needs the ${route.provider} credential: pass --api-key, set ${CREDENTIAL_ENV[route.provider]} or run \`agent-serve login\``;
 }
 
 /**
@@ -60,7 +60,7 @@ export function effectiveModel(spec: ModelSpec, options: Pick<ModelOptions, "cre
   if (route.mapped && route.provider !== "openai-compatible" && !options.credentials?.[route.provider]) {
     return {
       spec: scripted,
-      notice: `model "${spec.id}" needs a ${route.provider} credential (${CREDENTIAL_ENV[route.provider]}, --api-key or agent-serve login): serving with the offline scripted model`,
+      notice: `model "${spec.id}" needs the ${route.provider} credential (${CREDENTIAL_ENV[route.provider]}, --api-key or agent-serve login): serving with the offline scripted model`,
     };
   }
   return { spec: route.mapped ? { id: `${route.provider}/${route.modelId}`, params: spec.params } : spec };
