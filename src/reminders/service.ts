@@ -8,6 +8,7 @@
  * time, also when two processes share the storage.
  * @module
  */
+import type { ToolHostServices } from "../tools/types.ts";
 import { HTTPError, conflict } from "../errors.ts";
 import type { SessionService } from "../sessions/session-service.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
@@ -49,7 +50,7 @@ export interface ReminderServiceDeps {
   /** Whether the model has `reminders_cancel` (the standing instruction mentions it). */
   cancelTool: boolean;
   /** Host services run handlers see as `host` (kv, reminders, ...), as tools do. */
-  host?: () => Record<string, unknown>;
+  host: () => ToolHostServices;
 }
 
 /** Where a reminder's conversation is, for per-conversation listing and caps. */

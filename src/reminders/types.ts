@@ -3,6 +3,7 @@
  * storage. The record shape is DESIGN.md §4's.
  * @module
  */
+import type { ToolHostServices } from "../tools/types.ts";
 
 export type ReminderStatus = "armed" | "stopped" | "disarmed";
 
@@ -65,7 +66,7 @@ export interface ReminderRunContext {
   fireCount: number;
   reminder: ReminderRecord;
   /** Host services (`kv`, `reminders`, ...), as tools see them. */
-  host: Record<string, unknown>;
+  host: ToolHostServices;
   /** Sends `message` into the reminder's conversation as a follow-up (a model turn). */
   followup(input: { message: string }): Promise<void>;
 }

@@ -2,6 +2,7 @@
  * Schedules (SPEC "Schedule"): deploy-time cron work of an agent, defined in `bot/schedules/`.
  * @module
  */
+import type { ToolHostServices } from "../tools/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import type { JsonValue } from "../model/types.ts";
 import type { RemindersFacade } from "../reminders/types.ts";
@@ -55,7 +56,7 @@ export interface ScheduleContext {
   waitUntil(promise: Promise<unknown>): void;
   /** The schedule's own principal: `{authenticator: "schedule", principalId: "schedule:<id>"}`. */
   appAuth: AuthContext;
-  host: { reminders: RemindersFacade; [service: string]: unknown };
+  host: ToolHostServices & { reminders: RemindersFacade };
 }
 
 /** One firing of a schedule: the sessions it started. */

@@ -6,6 +6,7 @@ import type { StandardSchema } from "../_validate.ts";
 import type { ArtifactsFacade } from "../artifacts/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import type { HostKv } from "../kv/kv.ts";
+import type { ProjectFiles } from "../memory/hook.ts";
 import type { HostOtel } from "../telemetry/host-otel.ts";
 import type { RemindersFacade } from "../reminders/types.ts";
 import type { SendOptions, SendResult, SessionSummary } from "../sessions/session-service.ts";
@@ -85,9 +86,11 @@ export interface ToolHostServices {
   /** Reminders of this agent (`create` needs the conversation's channel id and continuation key). */
   reminders?: RemindersFacade;
   /** The agent's durable JSON store: an unstorage `Storage` with `get / put / delete / list`. */
-  kv?: HostKv;
+  kv: HostKv;
   /** OpenTelemetry: the host's tracer and meter, and `increment(name, value?, attributes?)`. */
-  otel?: HostOtel;
+  otel: HostOtel;
+  /** Appends to files below the project root, where the runtime has a filesystem (the memory journal). */
+  projectFiles?: ProjectFiles;
   [service: string]: unknown;
 }
 
