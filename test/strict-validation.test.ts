@@ -32,6 +32,21 @@ describe("strict validation", () => {
     expect(text).toContain('tool lookup: unknown key "inputSchma" (did you mean "inputSchema"?)');
   });
 
+  it("unknown keys of schedules, artifacts, connections and subagents are warnings too", async () => {
+    const dir = project({
+      "bot/schedules/nightly.ts": `export default { cron: "0 3 * * *", markdown: "Report.", catchup: true };\n`,
+      "bot/artifacts.ts": `export default { kinds: { report: { description: "A report" } }, agentTools: true };\n`,
+      "bot/mcp-connections/docs.ts": `export default { url: "https://example.com/mcp", header: { a: "b" } };\n`,
+      "bot/subagents/fixer/agent.ts": `export default { description: "Fixes", modle: "scripted" };\n`,
+    });
+    const loaded = await loadProject(dir);
+    const text = message(loaded.diagnostics, "unknown_key");
+    expect(text).toContain('schedule nightly: unknown key "catchup" (did you mean "catchUp"?)');
+    expect(text).toContain('artifacts: unknown key "agentTools" (did you mean "agentTool"?)');
+    expect(text).toContain('connection docs: unknown key "header" (did you mean "headers"?)');
+    expect(text).toContain('subagent fixer: unknown key "modle" (did you mean "model"?)');
+  });
+
   it("an inputSchema that is neither a schema-validator nor JSON Schema is an error; bad effects too", async () => {
     const dir = project({
       "bot/tools/order.ts": `export default { description: "d", inputSchema: { orderId: "string" }, execute: () => 1 };\n`,
