@@ -7,6 +7,7 @@
 import { resolve } from "node:path";
 import { resolveCredentials } from "../loader/credentials.ts";
 import { discoverProjects } from "../loader/discover.ts";
+import type { ChannelInfo } from "../src/channels/describe.ts";
 import { type ProjectInfo, projectInfo } from "../src/discovery/project-info.ts";
 import { agentRoutes } from "../src/http/routes/index.ts";
 import { defaultModelId, effectiveModel, normalizeModelSpec, routeModelId } from "../src/model/resolve.ts";
@@ -60,6 +61,30 @@ export async function infoCommand(args: InfoArgs, io: CliIo): Promise<number> {
 
 // --- internals ---
 
+/** Custom channels: every entry of `channels` but the built-in HTTP channel's route list. */
+function customChannels(info: ProjectInfo): ChannelInfo[] {
+  return info.channels.filter((channel): channel is ChannelInfo => "events" in channel);
+}
+
+/** One line per route (`POST /v1/channels/x/y  body {a, b?}  description`), then the subscribed events. */
+function describeChannel(channel: ChannelInfo, style: Style): string[] {
+  const auth = channel.auth === "authored" ? style.dim(" [own auth]") : "";
+  const lines = [`${style.bold(channel.id)}${auth}${channel.events.length ? `  events: ${channel.events.join(", ")}` : ""}`];
+  for (const route of channel.routes) {
+    const schemas = [route.querySchema ? `query ${schemaShape(route.querySchema)}` : "", route.bodySchema ? `body ${schemaShape(route.bodySchema)}` : ""];
+    lines.push(`  ${route.method} ${route.path}${schemas.filter(Boolean).map((text) => `  ${style.dim(text)}`).join("")}${route.description ? `  ${route.description}` : ""}`);
+  }
+  return lines;
+}
+
+/** `{a, b?}` for an object schema (optional members marked), else its type or `any`. */
+function schemaShape(schema: Record<string, unknown>): string {
+  const properties = schema.properties;
+  if (schema.type !== "object" || typeof properties !== "object" || properties === null) return typeof schema.type === "string" ? schema.type : "any";
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  return `{${Object.keys(properties).map((name) => (required.has(name) ? name : `${name}?`)).join(", ")}}`;
+}
+
 /** The model a served host would use: the configured one, else the credential-based default. */
 function modelOf(project: ProjectDefinition, apiKey: string | undefined, env: CliIo["env"]): { spec: ModelSpec; notice?: string } {
   const configured = normalizeModelSpec(project.agent.model);
@@ -85,6 +110,8 @@ function describe(info: ProjectInfo & { dir: string }, style: Style): string[] {
       ? info.tools.map((tool) => `${tool.name}  ${tool.description}${tool.execution === "agent" ? " [agent]" : ""}${tool.needsApproval ? " [approval]" : ""}${tool.effect ? ` [${tool.effect}${tool.dryRun ? ", dry-run in evals" : ""}]` : ""}`)
       : [style.dim("none")],
   );
+  const channels = customChannels(info);
+  if (channels.length) section("channels", channels.flatMap((channel) => describeChannel(channel, style)));
   if (info.hooks.length) section("hooks", [info.hooks.join(", ")]);
   if (info.artifacts) {
     const kinds = info.artifacts.kinds.map((kind) => kind.name);

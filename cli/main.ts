@@ -161,7 +161,7 @@ export async function main(options: MainOptions): Promise<number> {
   cli
     .command("init [dir]", "Scaffold an agent project")
     .option("--dir <dir>", "The directory to create, as the [dir] argument (default: .)")
-    .option("--template <name>", "Project template: basic (default: basic)")
+    .option("--template <name>", "Project template: basic, tools or channel (default: basic)")
     .option("--json", "Print {ok, dir, template, files} as JSON")
     .action((dir: unknown, flags: Flags) => {
       const args = { dir: projectDir(dir, argv), template: rawOption(argv, "template"), json: json(flags) };

@@ -10,6 +10,7 @@ export type Template = (context: { name: string }) => Record<string, string>;
 export const TEMPLATES: Readonly<Record<string, Template>> = {
   basic: (context) => basic(context),
   tools: (context) => ({ ...basic(context), ...toolFiles() }),
+  channel: (context) => ({ ...basic(context), ...channelFiles() }),
 };
 
 // --- internals ---
@@ -50,6 +51,55 @@ function basic({ name }: { name: string }): Record<string, string> {
     // Journals every finished turn to memory/journal.jsonl (see the Memory section above).
     "bot/hooks/memory.ts": lines(`import { memoryHook } from "agent-serve/memory";`, ``, `export default memoryHook();`),
     ".gitignore": "node_modules/\n.agent-serve/\nmemory/\n",
+  };
+}
+
+/** A custom channel: a validated POST that starts a conversation, a GET that reads it, reply delivery. */
+function channelFiles(): Record<string, string> {
+  return {
+    "bot/channels/support.ts": lines(
+      `import { GET, POST, defineChannel } from "agent-serve/channels";`,
+      `import * as v from "valibot";`,
+      ``,
+      `// Routes mount under /v1/channels/support (see docs/guide/channels.md). Try it:`,
+      `//   curl -X POST localhost:3000/<slug>/v1/channels/support/tickets \\`,
+      `//     -H 'content-type: application/json' -d '{"ticketId":"T-1","text":"My order is late"}'`,
+      `export default defineChannel({`,
+      `  // Per-session state, persisted on the session record.`,
+      `  state: { ticketId: "", replies: 0, lastReply: "" },`,
+      `  routes: [`,
+      `    POST("/tickets", {`,
+      `      description: "Open or continue a support ticket",`,
+      `      bodySchema: v.object({ ticketId: v.pipe(v.string(), v.minLength(1)), text: v.pipe(v.string(), v.minLength(1)) }),`,
+      `      handler: async (_request, { body, send }) => {`,
+      `        // The same ticket id reaches the same conversation.`,
+      `        const session = await send(body.text, { continuationToken: \`ticket:\${body.ticketId}\`, state: { ticketId: body.ticketId }, title: body.ticketId });`,
+      `        return { sessionId: session.sessionId, traceUrl: session.traceUrl };`,
+      `      },`,
+      `    }),`,
+      `    GET("/tickets/:sessionId", {`,
+      `      description: "Read a ticket's conversation state",`,
+      `      querySchema: v.object({}),`,
+      `      handler: async (_request, { params, getSession }) => {`,
+      `        const session = await getSession(params.sessionId ?? "");`,
+      `        return session ?? new Response(JSON.stringify({ ok: false, error: "ticket_not_found" }), { status: 404 });`,
+      `      },`,
+      `    }),`,
+      `  ],`,
+      `  // Delivery: in order and at least once per session; event.index is the idempotency key.`,
+      `  events: {`,
+      `    "message.completed"(event, channel) {`,
+      `      if (event.data.finishReason === "tool_call" || !event.data.text) return;`,
+      `      // Post the reply to your ticketing system here; a throw is retried with backoff.`,
+      `      channel.state.replies += 1;`,
+      `      channel.state.lastReply = String(event.data.text);`,
+      `    },`,
+      `    "turn.failed"(event, channel, { logger }) {`,
+      `      logger.warn(\`ticket \${channel.state.ticketId}: the turn failed: \${String(event.data.message)}\`);`,
+      `    },`,
+      `  },`,
+      `});`,
+    ),
   };
 }
 

@@ -7,8 +7,8 @@ import { resolve } from "node:path";
 import { resolveCredentials } from "../loader/credentials.ts";
 import { discoverProjects } from "../loader/discover.ts";
 import { missingModelSetup, normalizeModelSpec, routeModelId } from "../src/model/resolve.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
-import type { Diagnostic } from "../src/project/types.ts";
+import { describeChannels } from "../src/channels/describe.ts";
+import type { Diagnostic, ProjectDefinition } from "../src/project/types.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { formatDiagnostic } from "./start-host.ts";
@@ -37,7 +37,13 @@ export async function validateCommand(args: ValidateArgs, io: CliIo): Promise<nu
       ok: errors === 0,
       errors,
       warnings,
-      projects: discovery.projects.map(({ slug, dir, project }) => ({ slug, dir, name: project.name, diagnostics: project.diagnostics })),
+      projects: discovery.projects.map(({ slug, dir, project }) => ({
+        slug,
+        dir,
+        name: project.name,
+        channels: describeChannels(project.channels, args.mode === "single" ? "" : `/${slug}`),
+        diagnostics: project.diagnostics,
+      })),
       diagnostics: discovery.diagnostics,
     };
     io.stdout.write(`${JSON.stringify(report)}\n`);
@@ -46,6 +52,12 @@ export async function validateCommand(args: ValidateArgs, io: CliIo): Promise<nu
   const style = createStyle(io.stdout, io.env);
   const paint = { error: style.red, warning: style.yellow, info: style.dim } as const;
   const lines = all.map(({ slug, diagnostic }) => paint[diagnostic.severity](formatDiagnostic(diagnostic, slug)));
+  for (const { slug, project } of discovery.projects) {
+    // The mounted channels and their routes, so a check also shows what `serve` would expose.
+    for (const channel of describeChannels(project.channels, args.mode === "single" ? "" : `/${slug}`)) {
+      lines.push(style.dim(`${slug}: channel ${channel.id}: ${channel.routes.map((route) => `${route.method} ${route.path}`).join(", ") || "no routes"}`));
+    }
+  }
   const projects = discovery.projects.length;
   const summary = `${projects} project${projects === 1 ? "" : "s"}, ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}`;
   lines.push(errors > 0 ? style.red(`invalid: ${summary}`) : style.green(`ok: ${summary}`));

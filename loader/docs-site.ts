@@ -49,7 +49,7 @@ export async function renderDocsSite(options: RenderDocsOptions = {}): Promise<D
 const SITE_TITLE = "agent-serve documentation";
 
 const SECTIONS = [
-  { dir: "guide", label: "Guide", order: ["getting-started", "agent-projects", "http-api", "cli"] },
+  { dir: "guide", label: "Guide", order: ["getting-started", "agent-projects", "http-api", "channels", "cli"] },
   { dir: "design", label: "Design notes", order: [] as string[] },
 ];
 

@@ -8,6 +8,8 @@
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import type { ChannelDefinition } from "../src/channels/types.ts";
+import { validateChannels } from "../src/channels/validate.ts";
 import type { ExtensionContributions, ExtensionInfo, ExtensionMount } from "../src/extensions/types.ts";
 import type { ConnectionDefinition, ProjectSkill, SubagentDefinition } from "../src/harness/types.ts";
 import type { HookDefinition } from "../src/hooks/types.ts";
@@ -207,18 +209,16 @@ function mount(project: ProjectDefinition, ns: string, ext: ExtensionContributio
     info.seeds.push(`${ns}/${path}`);
   }
 
-  for (const [local, def] of records<unknown>("channels")) {
-    const full = name(local);
-    (project.extensionChannels ??= {})[full] = def;
+  const channels: Record<string, unknown> = {};
+  for (const [local, def] of records<unknown>("channels")) channels[name(local)] = def;
+  const channelProblems = validateChannels(channels, Object.fromEntries(Object.keys(channels).map((key) => [key, file])));
+  diagnostics.push(...channelProblems);
+  for (const [full, def] of Object.entries(channels)) {
+    if (channelProblems.some((d) => d.severity === "error" && d.message.startsWith(`channel ${full}:`))) continue;
+    if (!claim("channel", project.channels, full)) continue;
+    // Mounted at /v1/channels/<ns>__<name> like the project's own channels.
+    (project.channels ??= {})[full] = def as ChannelDefinition; // SAFETY: validated above
     info.channels.push(full);
-  }
-  if (info.channels.length > 0) {
-    diagnostics.push({
-      severity: "warning",
-      code: "extension_channels_not_mounted",
-      message: `extension ${ns}: channels ${info.channels.join(", ")} are listed but not mounted: this host has no channel loader yet`,
-      file,
-    });
   }
 
   if (ext.instructions !== undefined) {

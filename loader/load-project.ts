@@ -10,6 +10,7 @@ import type { AgentConfig, Diagnostic, ProjectDefinition } from "../src/project/
 import { layoutDiagnostics } from "./check-layout.ts";
 import { checkHarness, loadHarness } from "./harness/load-harness.ts";
 import { importProjectModule } from "./import-module.ts";
+import { loadChannels } from "./load-channels.ts";
 import { loadDefinitions } from "./load-definitions.ts";
 import { loadExtensions } from "./load-extensions.ts";
 import { loadEvals } from "./load-evals.ts";
@@ -55,6 +56,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
   // evals/ sits at the project root, next to bot/.
   const evals = rootName === undefined ? {} : await loadEvals(root, diagnostics);
   const harness = rootName === undefined ? {} : await loadHarness(root, rootName, diagnostics);
+  const channels = rootName === undefined ? undefined : await loadChannels(root, rootName, diagnostics);
   const project: ProjectDefinition = {
     name: stringOr(agent.name) ?? pkg.name ?? basename(root),
     description: stringOr(agent.description) ?? pkg.description,
@@ -66,6 +68,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
     ...(schedules === undefined ? {} : { schedules }),
     ...evals,
     ...harness,
+    ...(channels === undefined ? {} : { channels }),
   };
   if (rootName !== undefined) await loadExtensions(root, rootName, project);
   diagnostics.push(...(await checkHarness(project, `${rootName ?? "bot"}/agent.ts`)));

@@ -5,6 +5,7 @@
  */
 import { ApprovalRegistry } from "./approvals/registry.ts";
 import { ArtifactStore } from "./artifacts/store.ts";
+import { ChannelHost, HTTP_CHANNEL } from "./channels/channel-host.ts";
 import { tagArtifactTool } from "./artifacts/tag-tool.ts";
 import { EvalService } from "./evals/service.ts";
 import { ExperimentService } from "./experiments/service.ts";
@@ -27,6 +28,7 @@ import { ReminderService } from "./reminders/service.ts";
 import { REMINDER_TOOLS, reminderTools } from "./reminders/tools.ts";
 import type { RuntimePort } from "./runtime/types.ts";
 import { dispatchSchedule } from "./schedules/dispatch.ts";
+import { callServerTool, findServerTool } from "./tools/direct-call.ts";
 import { ScheduleRunner } from "./schedules/runner.ts";
 import { EventLog } from "./sessions/event-log.ts";
 import { recoverSessions } from "./sessions/recovery.ts";
@@ -71,6 +73,8 @@ export interface AgentRuntime {
   experiments: ExperimentService;
   /** Eval runs over this agent's sessions (purpose `eval`). */
   evals: EvalService;
+  /** Custom channels (`bot/channels/`): their services, lifecycle and event delivery. */
+  channels: ChannelHost;
   /** Recovers interrupted turns, then loads timed work and arms the timer port. */
   recover(): Promise<void>;
 }
@@ -216,10 +220,34 @@ export function createAgentRuntime(
     now,
     logger,
   });
+  const basePath = context.mode === "multi" ? `/${mount.slug}` : "";
+  const channels = new ChannelHost({
+    definitions: project.channels ?? {},
+    basePath,
+    sessions,
+    store,
+    log,
+    controller,
+    approvals,
+    toolServices,
+    storage,
+    logger,
+    ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs } : {}),
+    async callTool(name, input, sessionId) {
+      const tool = findServerTool({ project }, name);
+      const owner = sessionId === undefined ? undefined : (await store.get(sessionId))?.owner;
+      const outcome = await callServerTool(
+        { project, runtime, toolServices, sessions, controller, log },
+        tool,
+        { input, auth: owner ?? { authenticator: "channel", principalId: "channel", principalType: "service" }, signal: new AbortController().signal, ...(sessionId === undefined ? {} : { sessionId }) },
+      );
+      return { isError: outcome.isError, result: outcome.result };
+    },
+  });
   return {
     slug: mount.slug,
     project,
-    basePath: context.mode === "multi" ? `/${mount.slug}` : "",
+    basePath,
     storage,
     runtime,
     log,
@@ -228,15 +256,18 @@ export function createAgentRuntime(
     approvals,
     artifacts,
     toolServices,
-    policies: defaultPolicies(options.auth),
+    // An authored `bot/channels/http.ts` chain wins over the start-up flags (SPEC "Authentication" 3).
+    policies: project.channels?.[HTTP_CHANNEL]?.auth ?? defaultPolicies(options.auth),
     model,
     timed,
     experiments,
     evals,
+    channels,
     async recover() {
       await recoverSessions({ store, log, logger });
       await evals.recover();
       await timed.start();
+      await channels.start();
     },
   };
 }

@@ -139,6 +139,11 @@ export interface AgentHostOptions {
    * @default the built-in clock (a single unref'd setTimeout)
    */
   timers?: TimerPort;
+  /** Custom channels. */
+  channels?: {
+    /** Delays between attempts of a throwing `events` handler (tests shorten them). @default [1000, 2000, 4000, 8000, 16000] */
+    retryDelaysMs?: number[];
+  };
 }
 
 /** Runtime context the adapter attaches to a request (srvx's `ServerRequest` fields). */

@@ -1,6 +1,6 @@
 /**
  * The done-when project (test/fixtures/agent-sdk-project): written for the Agent SDK (imports
- * from `@cursor/bdk`, `/tools`, `/hooks`, `/memory`, `/extensions`; a `grok-4.5` model with
+ * from `@cursor/bdk`, `/tools`, `/hooks`, `/memory`, `/channels`, `/extensions`; a `grok-4.5` model with
  * effort and fast params; tools on `host.kv`; an extension), it validates, serves, answers a
  * scripted turn and runs its tools over loopback, unchanged.
  */
@@ -36,7 +36,8 @@ async function untilWaiting(response: Response): Promise<Array<{ type: string; d
 describe("an Agent SDK project, unchanged", () => {
   it("validates with --dir", async () => {
     const result = await runCli(["validate", "--dir", dir], env);
-    expect(result.stdout).toBe("ok: 1 project, 0 errors, 0 warnings\n");
+    expect(result.stdout.trimEnd().split("\n").at(-1)).toBe("ok: 1 project, 0 errors, 0 warnings");
+    expect(result.stdout).toContain("channel inbox: POST");
     expect(result.code).toBe(0);
   });
 
@@ -55,7 +56,7 @@ describe("an Agent SDK project, unchanged", () => {
     expect(info.model).toMatchObject({ id: "scripted", params: { effort: "high", fast: "true" } });
     expect(info.tools.map((tool) => tool.name)).toEqual(["list_notes", "read_note", "save_note", "stopwatch__start", "stopwatch__stop"]);
     expect(info.tools.find((tool) => tool.name === "save_note")).toMatchObject({ effect: "write", dryRun: true });
-    expect(info.extensions).toMatchObject([{ namespace: "stopwatch", tools: ["stopwatch__start", "stopwatch__stop"] }]);
+    expect(info.extensions).toMatchObject([{ namespace: "stopwatch", tools: ["stopwatch__start", "stopwatch__stop"], channels: ["stopwatch__laps"] }]);
     expect(info.hooks).toEqual(["memory", "metrics"]);
 
     const message = ['/tool save_note {"topic":"Deploys","text":"Fridays are frozen"}', '/tool stopwatch__start {"label":"deploy"}', "/reply saved"].join("\n");
@@ -75,6 +76,17 @@ describe("an Agent SDK project, unchanged", () => {
     // zod validates the input before execute runs.
     const invalid = await fetch(`${base}/v1/tools/save_note`, postJson({ input: { topic: "" } }));
     expect(invalid.status).toBe(400);
+
+    // Its channel (host.kv in a route handler, send into a conversation per topic) and the
+    // extension's channel, mounted as stopwatch__laps.
+    const filed = (await (await fetch(`${base}/v1/channels/inbox/notes`, postJson({ topic: "Oncall", text: "Ana this week" }))).json()) as { sessionId: string; count: number };
+    expect(filed.count).toBe(1);
+    const inboxEvents = await untilWaiting(await fetch(`${base}/v1/session/${filed.sessionId}/stream`));
+    expect(inboxEvents.find((event) => event.type === "action.result")?.data).toMatchObject({ toolName: "save_note", isError: false });
+    expect(await (await fetch(`${base}/v1/channels/inbox/count`)).json()).toEqual({ count: 1 });
+    expect(await call("read_note", { topic: "oncall" })).toMatchObject({ result: { text: "Ana this week" } });
+    await call("stopwatch__start", { label: "lunch" });
+    expect(await (await fetch(`${base}/v1/channels/stopwatch__laps/lunch`)).json()).toEqual({ label: "lunch", running: true });
 
     await expect
       .poll(() => {

@@ -51,6 +51,32 @@ describe("init", () => {
     expect(refund.stdout.trim()).toBe("done");
   });
 
+  it("the channel template validates, shows its routes, and its channel starts a conversation and records replies", async () => {
+    expect((await run(["init", "desk", "--template", "channel"], { env, cwd: scratch })).code).toBe(0);
+    const dir = join(scratch, "desk");
+    const validate = await run(["validate"], { env, cwd: dir });
+    expect(validate.code).toBe(0);
+    expect(validate.stdout).toContain("desk: channel support: POST /desk/v1/channels/support/tickets, GET /desk/v1/channels/support/tickets/:sessionId");
+    const server = await startServe([dir, "--port", "0"], env);
+    running.push(server);
+    const base = `${server.url}/desk/v1/channels/support`;
+    const opened = await fetch(`${base}/tickets`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ticketId: "T-1", text: "My order is late" }),
+    });
+    expect(opened.status).toBe(200);
+    const { sessionId } = (await opened.json()) as { sessionId: string };
+    let state: unknown;
+    for (let i = 0; i < 200 && !(state as { replies?: number } | undefined)?.replies; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      state = ((await (await fetch(`${base}/tickets/${sessionId}`)).json()) as { state: unknown }).state;
+    }
+    expect(state).toEqual({ ticketId: "T-1", replies: 1, lastReply: "echo: My order is late" });
+    const invalid = await fetch(`${base}/tickets`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(invalid.status).toBe(400);
+  });
+
   it("--json lists the files; an empty existing directory is fine", async () => {
     mkdirSync(join(scratch, "empty"));
     const result = await run(["init", "empty", "--template", "basic", "--json"], { env, cwd: scratch });
@@ -77,7 +103,7 @@ describe("init", () => {
   it("names the templates on an unknown one, and refuses a name that is no slug", async () => {
     const unknown = await run(["init", "x1", "--template", "fancy"], { env, cwd: scratch });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown template "fancy"; templates: basic, tools');
+    expect(unknown.stderr).toContain('unknown template "fancy"; templates: basic, tools, channel');
     const badName = await run(["init", "docs"], { env, cwd: scratch });
     expect(badName.code).toBe(2);
     expect(badName.stderr).toContain('slug "docs" is reserved');

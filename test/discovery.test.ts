@@ -80,7 +80,7 @@ describeHost("discovery routes", options, (target) => {
     expect(info.channels[0].id).toBe("http");
     expect(info.channels[0].routes).toEqual(
       expect.arrayContaining([
-        { method: "POST", path: "/hello/v1/session", summary: expect.any(String) },
+        { method: "POST", path: "/hello/v1/session", summary: expect.any(String), bodySchema: expect.objectContaining({ type: "object" }) },
         { method: "GET", path: "/hello/v1/info", summary: expect.any(String) },
         { method: "POST", path: "/hello/v1/mcp", summary: expect.any(String) },
         { method: "POST", path: "/hello/v1/mcp/tools", summary: expect.any(String) },

@@ -81,6 +81,13 @@ describe("rendering", () => {
     }
     expect(own.pages["guide/http-api"]!.title).toBe("HTTP API");
     expect(own.pages["design/storage"]!.html).toContain("<h1>Storage</h1>");
+    // The channels guide sits in the nav after the HTTP API page, and its links resolve in the site.
+    const channels = own.pages["guide/channels"]!;
+    expect(channels.title).toBe("Custom channels");
+    const nav = own.pages[""]!.html;
+    expect(nav.indexOf('href="/docs/guide/http-api"')).toBeLessThan(nav.indexOf('href="/docs/guide/channels"'));
+    expect(own.pages["guide/http-api"]!.html).toContain('<a href="/docs/guide/channels">channels</a>');
+    expect(own.pages["design/channels"]!.html).toContain("<h1>Channels: decisions</h1>");
   });
 });
 

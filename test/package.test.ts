@@ -16,7 +16,7 @@ const expected: Record<string, string[]> = {
   "./evals": ["defineEval", "defineEvalConfig", "includes", "matches", "satisfies"],
   "./skills": ["defineSkill"],
   "./connections": ["defineConnection"],
-  "./channels": ["allowAll", "bearerAuth", "localDev", "localDevStrict", "loopbackOnly"],
+  "./channels": ["DELETE", "GET", "PATCH", "POST", "PUT", "allowAll", "bearerAuth", "defineChannel", "localDev", "localDevStrict", "loopbackOnly"],
   "./storage": ["LogConflictError", "assertKey", "assertPrefix", "createMemoryStorage"],
   "./storage/fs": ["createFsStorage"],
   "./node": ["createHost", "readPlaygroundSite", "serveNode"],

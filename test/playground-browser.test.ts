@@ -11,6 +11,7 @@ import * as v from "valibot";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
 import { readPlaygroundSite } from "../loader/playground-site.ts";
+import { GET, POST, defineChannel } from "../src/channels/index.ts";
 import { defineEval, includes } from "../src/evals/index.ts";
 import { defineHook } from "../src/hooks/index.ts";
 import { createHost } from "../src/host.ts";
@@ -41,6 +42,21 @@ const tools = {
   }),
 };
 
+const desk = defineChannel({
+  routes: [
+    POST("/ticket", {
+      description: "Open a support ticket",
+      bodySchema: v.object({ text: v.pipe(v.string(), v.minLength(1)) }),
+      handler: async (_request, { body, send }) => {
+        const session = await send(body.text, { title: `ticket: ${body.text}` });
+        return { sessionId: session.sessionId };
+      },
+    }),
+    GET("/status", { description: "Desk status", querySchema: v.object({}), handler: () => ({ open: true }) }),
+    GET("/tickets/:id", { querySchema: v.object({}), handler: (_request, { params }) => ({ id: params.id }) }),
+  ],
+});
+
 const hooks = {
   "log-turns": defineHook({ events: { "turn.completed": (event, ctx) => ctx.logger.info(`turn finished in ${event.sessionId}`) } }),
 };
@@ -59,7 +75,7 @@ const evals = {
 /** No model is named, so turns run on the built-in scripted model (no credential is passed either). */
 function hostOptions(site: PlaygroundSite, overrides: Partial<AgentHostOptions> = {}): AgentHostOptions {
   return {
-    agents: [{ slug: "hello", project: project({ name: "Hello Agent", tools, hooks, evals }), storage: createMemoryStorage() }],
+    agents: [{ slug: "hello", project: project({ name: "Hello Agent", tools, hooks, evals, channels: { desk } }), storage: createMemoryStorage() }],
     logger: quietLogger,
     drainTimeoutMs: 50,
     playground: site,
@@ -360,6 +376,72 @@ describe.skipIf(!hasChromium)(title, () => {
     await weather.getByRole("button", { name: "Call weather" }).click();
     await result.getByText(/city/).waitFor();
     expect(await result.getByText("OK", { exact: true }).count()).toBe(0);
+  });
+
+  it("offers custom channel routes as slash commands: suggestions, Tab, /help, and a command that opens its session", async () => {
+    const page = await open(playground());
+    const composer = page.getByRole("textbox", { name: "Message" });
+    await composer.pressSequentially("/ti");
+    const suggestions = page.getByRole("listbox", { name: "Slash commands" });
+    await suggestions.getByText("/ticket", { exact: true }).waitFor();
+    // A route with a path parameter is no command.
+    expect(await suggestions.getByText("/tickets", { exact: true }).count()).toBe(0);
+    await composer.press("Tab");
+    expect(await composer.inputValue()).toBe("/ticket ");
+    await composer.pressSequentially("printer jam");
+    await composer.press("Enter");
+    const result = page.getByRole("status", { name: "Command result" });
+    await result.getByText("POST /hello/v1/channels/desk/ticket → 200").waitFor();
+    // The answer named a session: the chat shows it.
+    await assistant(page).filter({ hasText: "echo: printer jam" }).waitFor();
+    expect(await sessionIdOf(page)).toMatch(/^ses_/);
+
+    await send(page, "/help");
+    await result.getByText("Commands", { exact: true }).waitFor();
+    expect(await result.innerText()).toContain("/ticket <text>  Open a support ticket");
+    expect(await result.innerText()).toContain("/status <json>  Desk status");
+
+    problems?.allow(/status of 400/);
+    await send(page, '/ticket {"text":""}');
+    await result.getByText("POST /hello/v1/channels/desk/ticket → 400").waitFor();
+    expect(await result.innerText()).toContain("invalid_request");
+    // Other lines starting with / still go to the model.
+    await send(page, "/reply still a message");
+    await assistant(page).filter({ hasText: "still a message" }).waitFor();
+  });
+
+  it("tries a channel route from the Agent tab, remembers the last body, copies curl, and Runs shows the channel", async () => {
+    const page = await open(playground());
+    await tab(page, "Agent").click();
+    const route = page.getByRole("article", { name: "Route POST /hello/v1/channels/desk/ticket" });
+    await route.getByText("Open a support ticket").waitFor();
+    await route.getByText("Body schema").click();
+    await route.getByText('"text"').first().waitFor();
+    await route.getByText("Try", { exact: true }).click();
+    const body = route.getByRole("textbox", { name: "Body for POST /hello/v1/channels/desk/ticket" });
+    await body.fill('{"text":"from the try form"}');
+    await route.getByRole("button", { name: "Send POST /hello/v1/channels/desk/ticket" }).click();
+    const answer = route.getByRole("status", { name: "Answer of POST /hello/v1/channels/desk/ticket" });
+    await answer.getByText("200", { exact: true }).waitFor();
+    expect(await answer.innerText()).toMatch(/"sessionId": "ses_/);
+
+    problems?.allow(/status of 400/);
+    await body.fill("{}");
+    await route.getByRole("button", { name: "Send POST /hello/v1/channels/desk/ticket" }).click();
+    await answer.getByText("400", { exact: true }).waitFor();
+    await route.getByRole("button", { name: "Copy curl for POST /hello/v1/channels/desk/ticket" }).click();
+    const curl = await route.getByLabel("curl for POST /hello/v1/channels/desk/ticket", { exact: true }).innerText();
+    expect(curl).toBe(`curl -X POST '${multi.server.url}/hello/v1/channels/desk/ticket' -H 'content-type: application/json' -d '{}'`);
+
+    await page.reload();
+    await tab(page, "Agent").click();
+    await route.getByText("Try", { exact: true }).click();
+    expect(await body.inputValue()).toBe("{}");
+
+    await tab(page, "Runs").click();
+    const row = page.getByRole("list", { name: "Sessions" }).getByRole("listitem").filter({ hasText: "ticket: from the try form" });
+    await row.waitFor();
+    expect(await row.getByText("desk", { exact: true }).isVisible()).toBe(true);
   });
 
   it("runs the agent's evals to completion and finds the run in Runs", async () => {

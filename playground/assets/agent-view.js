@@ -5,6 +5,8 @@
  * schedules, artifact kinds, diagnostics).
  * @module
  */
+import { customRoutes } from "./channel-routes.js";
+import { createChannelTry } from "./channel-try.js";
 import { errorLine, h, jsonText } from "./dom.js";
 import { createToolTry } from "./tool-try.js";
 
@@ -37,7 +39,8 @@ export function createAgentView({ panel, api }) {
 
   /** @param {ProjectInfo} info */
   function render(info) {
-    const routes = info.channels.flatMap((channel) => channel.routes.map((route) => ({ channel: channel.id, ...route })));
+    const routes = info.channels.filter((channel) => channel.id === "http").flatMap((channel) => channel.routes);
+    const custom = customRoutes(info, api.base);
     body.replaceChildren(
       section(
         "Overview",
@@ -59,7 +62,13 @@ export function createAgentView({ panel, api }) {
       namedSection("MCP connections", info.mcpConnections),
       section(
         `Channels (${info.channels.length})`,
-        h("ul", { className: "plain" }, ...routes.map((route) => h("li", {}, h("code", { text: `${route.method} ${route.path}` }), h("span", { className: "muted", text: ` ${route.summary}` })))),
+        custom.length ? h("div", { className: "cards" }, ...custom.map(channelRouteEntry)) : none("No custom channels (bot/channels/)."),
+        h(
+          "details",
+          {},
+          h("summary", { text: `Built-in HTTP channel (${routes.length} routes)` }),
+          h("ul", { className: "plain" }, ...routes.map((route) => h("li", {}, h("code", { text: `${route.method} ${route.path}` }), h("span", { className: "muted", text: ` ${route.summary ?? ""}` })))),
+        ),
       ),
       section(`Hooks (${info.hooks.length})`, info.hooks.length ? h("ul", { className: "plain" }, ...info.hooks.map((name) => h("li", {}, h("code", { text: name })))) : none()),
       namedSection("Schedules", info.schedules),
@@ -80,6 +89,22 @@ export function createAgentView({ panel, api }) {
           ? h("ul", { className: "plain" }, ...info.diagnostics.map((item) => h("li", { className: `diagnostic ${item.severity}`, text: `${item.severity}${item.code ? ` ${item.code}` : ""}: ${item.message}` })))
           : none("No problems found."),
       ),
+    );
+  }
+
+  /** @param {import("./channel-routes.js").CustomRoute} route */
+  function channelRouteEntry(route) {
+    const schemas = [
+      route.querySchema ? h("details", {}, h("summary", { text: "Query schema" }), h("pre", { text: jsonText(route.querySchema) })) : null,
+      route.bodySchema ? h("details", {}, h("summary", { text: "Body schema" }), h("pre", { text: jsonText(route.bodySchema) })) : null,
+    ];
+    return h(
+      "article",
+      { className: "card", attrs: { "aria-label": `Route ${route.method} ${route.path}` } },
+      h("header", { className: "row" }, h("span", { className: "badge", text: route.channel }), h("code", { className: "tool-name", text: `${route.method} ${route.path}` })),
+      route.description ? h("p", { className: "pre-wrap", text: route.description }) : null,
+      ...schemas,
+      h("details", { className: "try" }, h("summary", { text: "Try" }), createChannelTry(api, route)),
     );
   }
 

@@ -8,6 +8,7 @@
 import { ApiError } from "./api.js";
 import { createChatHint } from "./chat-hint.js";
 import { errorLine, h } from "./dom.js";
+import { createSlashCommands } from "./slash-commands.js";
 import { Transcript } from "./transcript.js";
 
 /** @typedef {import("./types.js").SessionSummary} SessionSummary */
@@ -41,11 +42,15 @@ export function createChatView({ panel, api, feed, tokens }) {
   const newChat = h("button", { text: "New chat", attrs: { type: "button" }, on: { click: () => startOver() } });
   const composer = h("form", { className: "composer", attrs: { "aria-label": "Composer" } }, input, h("div", { className: "composer-actions" }, stop, send));
 
+  const slash = createSlashCommands({ api, openSession: (sessionId) => feed.open(sessionId) });
+
   panel.append(
     h("div", { className: "toolbar" }, h("span", { className: "muted", text: "Session" }), sessionLabel, streamState, h("span", { className: "spacer" }), newChat),
     hint.element,
     transcript.element,
     problem.element,
+    slash.output,
+    slash.suggestions,
     composer,
   );
 
@@ -55,7 +60,15 @@ export function createChatView({ panel, api, feed, tokens }) {
     event.preventDefault();
     void submit();
   });
+  input.addEventListener("input", () => {
+    if (input.value.startsWith("/")) void slash.load().then(() => slash.suggest(input.value));
+    else slash.suggest("");
+  });
   input.addEventListener("keydown", (event) => {
+    if (event.key === "Tab" && input.value.startsWith("/") && slash.complete(input)) {
+      event.preventDefault();
+      return;
+    }
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       void submit();
@@ -85,6 +98,18 @@ export function createChatView({ panel, api, feed, tokens }) {
   async function submit() {
     const message = input.value;
     if (!message.trim() || sending) return;
+    if (message.startsWith("/")) {
+      // A channel route's command runs here; any other `/` line is a message for the model.
+      try {
+        if (await slash.run(message)) {
+          input.value = "";
+          return;
+        }
+      } catch (error) {
+        problem.show(error);
+        return;
+      }
+    }
     sending = true;
     send.disabled = true;
     problem.clear();

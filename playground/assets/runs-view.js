@@ -81,6 +81,8 @@ export function createRunsView({ panel, api, tokens, openSession, openEvalRun })
         h("code", { className: "muted", text: item.sessionId }),
         h("span", { className: `badge ${item.status}`, text: item.status }),
         h("span", { className: "muted", text: item.mode }),
+        // Which channel started the session: the built-in HTTP one, or a custom channel's route.
+        h("span", { className: `badge channel${item.channel === "http" ? "" : " custom"}`, text: item.channel, attrs: { title: `channel ${item.channel}` } }),
         h("time", { className: "muted", text: formatTime(item.updatedAt), attrs: { datetime: item.updatedAt } }),
       ),
       h("button", { text: "Raw", attrs: { type: "button", "aria-label": `Open ${item.sessionId} in Raw` }, on: { click: () => openSession(item.sessionId, "raw") } }),

@@ -95,12 +95,24 @@
  * @property {unknown[]} subagents
  * @property {unknown[]} mcpConnections
  * @property {{runtime: string, tools: string[], sandbox: boolean}} [harness]
- * @property {Array<{id: string, routes: Array<{method: string, path: string, summary: string}>}>} channels
+ * @property {Array<{id: string, routes: ChannelRouteInfo[], events?: string[], auth?: string}>} channels
  * @property {unknown[]} schedules
  * @property {string[]} hooks
  * @property {{kinds: Array<{name: string, description: string}>, agentTool: boolean, max: number} | null} artifacts
  * @property {unknown[]} [abs]
  * @property {Array<{severity: string, code?: string, message: string}>} diagnostics
+ */
+
+/**
+ * A route of a channel in `GET /v1/info`: the built-in HTTP channel's carry `summary`, custom
+ * channels' `description` and their schemas as JSON Schema.
+ * @typedef {object} ChannelRouteInfo
+ * @property {string} method
+ * @property {string} path
+ * @property {string} [summary]
+ * @property {string} [description]
+ * @property {Record<string, unknown>} [bodySchema]
+ * @property {Record<string, unknown>} [querySchema]
  */
 
 /**

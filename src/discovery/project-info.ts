@@ -5,6 +5,7 @@
  * @module
  */
 import type { AgentRuntime } from "../agent-runtime.ts";
+import { type ChannelInfo, describeChannels, jsonSchemaOf } from "../channels/describe.ts";
 import { DEFAULT_MAX_ARTIFACTS } from "../artifacts/store.ts";
 import { offeredHarnessTools } from "../harness/allowlist.ts";
 import type { ExperimentDefinition } from "../experiments/types.ts";
@@ -20,6 +21,8 @@ export interface RouteInfo {
   /** Full path, base path included (`/<slug>/v1/...` in multi mode). */
   path: string;
   summary: string;
+  bodySchema?: JsonSchemaObject;
+  querySchema?: JsonSchemaObject;
 }
 
 export interface ToolInfo {
@@ -51,7 +54,8 @@ export interface ProjectInfo {
    * cloud runtime or a runtime without a harness) and whether shell commands are sandboxed.
    */
   harness: { runtime: "local" | "cloud"; tools: string[]; sandbox: boolean };
-  channels: Array<{ id: string; routes: RouteInfo[] }>;
+  /** The built-in HTTP channel's routes, then each custom channel (`bot/channels/<id>.ts`). */
+  channels: Array<{ id: string; routes: RouteInfo[] } | ChannelInfo>;
   schedules: Array<{ id: string; [key: string]: unknown }>;
   hooks: string[];
   artifacts: { kinds: Array<{ name: string; description: string }>; agentTool: boolean; max: number } | null;
@@ -81,7 +85,7 @@ export const SCRIPTED_FALLBACK_CODE = "scripted_model_fallback";
 
 export function projectInfo(
   agent: Pick<AgentRuntime, "slug" | "project" | "basePath" | "model"> & { runtime?: AgentRuntime["runtime"] },
-  routes: ReadonlyArray<{ method: string; path: string; summary: string }>,
+  routes: ReadonlyArray<{ method: string; path: string; summary: string; bodySchema?: unknown; querySchema?: unknown }>,
 ): ProjectInfo {
   const { project } = agent;
   const diagnostics = [...project.diagnostics];
@@ -104,8 +108,15 @@ export function projectInfo(
     channels: [
       {
         id: "http",
-        routes: routes.map(({ method, path, summary }) => ({ method, path: `${agent.basePath}${path}`, summary })),
+        routes: routes.map(({ method, path, summary, bodySchema, querySchema }) => ({
+          method,
+          path: `${agent.basePath}${path}`,
+          summary,
+          ...(bodySchema ? { bodySchema: jsonSchemaOf(bodySchema) } : {}),
+          ...(querySchema ? { querySchema: jsonSchemaOf(querySchema) } : {}),
+        })),
       },
+      ...describeChannels(project.channels, agent.basePath),
     ],
     schedules: scheduleEntries(project),
     hooks: Object.keys(project.hooks ?? {}).sort(),

@@ -6,6 +6,7 @@
  */
 import type { StandardSchema } from "../_validate.ts";
 import type { ArtifactKind } from "../artifacts/types.ts";
+import type { ChannelDefinition } from "../channels/types.ts";
 import type { ConnectionDefinition, SkillDefinition } from "../harness/types.ts";
 import type { HookDefinition } from "../hooks/types.ts";
 import type { ScheduleDefinition } from "../schedules/types.ts";
@@ -32,7 +33,7 @@ export interface ExtensionContributions {
   connections?: Record<string, ConnectionDefinition>;
   hooks?: Record<string, HookDefinition>;
   /** Channel definitions (`defineChannel`), mounted at `/v1/channels/<ns>__<name>`. */
-  channels?: Record<string, unknown>;
+  channels?: Record<string, ChannelDefinition>;
   schedules?: Record<string, ScheduleDefinition>;
   subagents?: Record<string, ExtensionSubagent>;
   /** Artifact kinds, named `<ns>__<kind>`. */

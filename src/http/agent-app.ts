@@ -15,7 +15,7 @@ export type AgentApp = (request: Request, ip: string | undefined) => Promise<Res
 export function createAgentApp(agent: AgentRuntime, routes: readonly RouteDefinition[], host: HostServices): AgentApp {
   const router = Router({ base: agent.basePath });
   for (const route of routes) {
-    const register = route.method === "GET" ? router.get : router.post;
+    const register = REGISTER[route.method](router);
     register(route.path, (request: IRequest, ip: string | undefined) => dispatch(route, request, ip));
   }
   for (const [path, methods] of methodsByPath(routes)) {
@@ -36,7 +36,7 @@ export function createAgentApp(agent: AgentRuntime, routes: readonly RouteDefini
     const params = decodeParams(request.params);
     const auth =
       route.auth === "agent"
-        ? await authenticate(agent.policies, request, ip === undefined ? {} : { ip })
+        ? await authenticate(route.policies ?? agent.policies, request, ip === undefined ? {} : { ip })
         : { authenticator: "none", principalId: "anonymous", principalType: "anonymous" as const };
     const wide = (host.dev && isLoopbackAddress(ip)) || auth.authenticator === "allowAll";
     return route.handler({ request, url: new URL(request.url), params, agent, auth, ip, wide, host });
@@ -46,6 +46,15 @@ export function createAgentApp(agent: AgentRuntime, routes: readonly RouteDefini
 }
 
 // --- internals ---
+
+type Registrar = ReturnType<typeof Router>["get"];
+const REGISTER: Record<RouteDefinition["method"], (router: ReturnType<typeof Router>) => Registrar> = {
+  GET: (router) => router.get,
+  POST: (router) => router.post,
+  PUT: (router) => router.put,
+  PATCH: (router) => router.patch,
+  DELETE: (router) => router.delete,
+};
 
 function decodeParams(raw: Record<string, string> | undefined): Record<string, string> {
   const params: Record<string, string> = {};

@@ -16,6 +16,13 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 }
 
+/** The exact body text (channel routes keep it for signature checks), refusing bodies over `maxBytes` with 413. */
+export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  return readText(request, maxBytes);
+}
+
 // --- internals ---
 
 async function readText(request: Request, maxBytes: number): Promise<string> {

@@ -11,8 +11,9 @@ import { AGENT_INDEX_HEADERS, agentIndexPage, describeAgent } from "./agent-inde
 import { createDocsHandler, isDocsPath } from "./docs-site.ts";
 import { type PlaygroundHandler, createPlaygroundHandler } from "./playground-site.ts";
 import { html, json, rawJson } from "./responses.ts";
-import type { HostServices } from "./route.ts";
+import type { HostServices, RouteDefinition } from "./route.ts";
 import { agentRoutes } from "./routes/index.ts";
+import { channelRouteDefinitions } from "../channels/routes.ts";
 
 export type HostHandler = (request: Request, ip: string | undefined) => Promise<Response>;
 
@@ -31,7 +32,7 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
   if (options.mode === "single") {
     const [agent] = agents;
     if (!agent || agents.length > 1) throw new Error("[agent-serve] [host] single mode serves exactly one agent");
-    const app = createAgentApp(agent, agentRoutes, services);
+    const app = createAgentApp(agent, routesOf(agent, services), services);
     const playground = playgroundOf(agent);
     if (!docs && !playground) return (request, ip) => app(request, ip);
     return async (request, ip) => {
@@ -46,7 +47,7 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
   }
 
   const mounts = new Map<string, { app: AgentApp; playground: PlaygroundHandler | undefined }>(
-    agents.map((agent) => [agent.slug, { app: createAgentApp(agent, agentRoutes, services), playground: playgroundOf(agent) }]),
+    agents.map((agent) => [agent.slug, { app: createAgentApp(agent, routesOf(agent, services), services), playground: playgroundOf(agent) }]),
   );
   const health = JSON.stringify({ ok: true, agents: agents.length });
   const index = options.playground ? agentIndexPage(agents, { docs: docs !== undefined }) : undefined;
@@ -75,6 +76,12 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
 }
 
 // --- internals ---
+
+/** The built-in routes, then the agent's custom channel routes. */
+const routesOf = (agent: AgentRuntime, services: HostServices): RouteDefinition[] => [
+  ...agentRoutes,
+  ...channelRouteDefinitions(agent.project.channels, services.hostPolicies),
+];
 
 /**
  * The path of an absolute URL without a full URL parse: this runs on every request. Percent

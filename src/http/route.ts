@@ -36,12 +36,17 @@ export interface HostServices {
 
 /** A route declared as data, so docs and the playground can list endpoints from the same table. */
 export interface RouteDefinition {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path below the agent's base, e.g. `/v1/session/:sessionId`. */
   path: string;
   /** `agent` runs the agent's auth chain; `none` is public (health, meta). */
   auth: "agent" | "none";
   summary: string;
+  /** With `auth: "agent"`: the chain this route runs instead of the agent's (a channel's authored chain). */
+  policies?: readonly AuthPolicy[];
+  /** Declared schemas (Standard Schema), described as JSON Schema wherever routes are listed. */
+  bodySchema?: unknown;
+  querySchema?: unknown;
   handler(context: RouteContext): Promise<Response> | Response;
 }
 

@@ -4,6 +4,7 @@
  * @module
  */
 import type { ArtifactsDefinition } from "../artifacts/types.ts";
+import type { ChannelDefinition } from "../channels/types.ts";
 import type { EvalConfig, EvalDefinition } from "../evals/types.ts";
 import type { ExtensionInfo } from "../extensions/types.ts";
 import type { ExperimentDefinition } from "../experiments/types.ts";
@@ -107,8 +108,9 @@ export interface ProjectDefinition {
   /** Workspace seed files contributed by extensions, workspace-relative path → contents. */
   seedFiles?: Record<string, string>;
   /**
-   * Channel definitions contributed by extensions, by full name (`<ns>__<name>`), for the channel
-   * loader to mount at `/v1/channels/<ns>__<name>`.
+   * Custom channels by id: `bot/channels/<id>.ts` (the file name is the id and route prefix
+   * `/v1/channels/<id>`); `http` overrides the built-in HTTP channel. Extensions may add entries
+   * here before the host is created.
    */
-  extensionChannels?: Record<string, unknown>;
+  channels?: Record<string, ChannelDefinition>;
 }

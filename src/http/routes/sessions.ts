@@ -1,5 +1,6 @@
 /** Session routes of SPEC "Session routes" (create, follow-up, stop, list). */
 import { validate } from "../../_validate.ts";
+import { transformHttpMessage } from "../../channels/http-override.ts";
 import { isSessionId } from "../../ids.ts";
 import { createSessionBody, followUpBody } from "../../schemas/session.ts";
 import { sessionNotFound } from "../../sessions/session-service.ts";
@@ -12,14 +13,20 @@ export const createSession = defineRoute({
   path: "/v1/session",
   auth: "agent",
   summary: "Open a chat session with a first message",
+  bodySchema: createSessionBody,
   async handler({ request, url, agent, auth, host }) {
     const body = await validate(await readJsonBody(request, host.maxBodyBytes), createSessionBody);
+    const { message, options } = await transformHttpMessage(agent.channels, { message: body.message, body, auth, request, followUp: false });
+    const title = options.title ?? body.title;
+    const state = options.state ?? body.state;
+    const workspaceFiles = options.workspaceFiles ?? body.workspaceFiles;
     const record = await agent.sessions.create({
-      message: body.message,
+      message,
       auth,
-      ...(body.title === undefined ? {} : { title: body.title }),
-      ...(body.state === undefined ? {} : { state: body.state }),
-      ...(body.workspaceFiles === undefined ? {} : { workspaceFiles: body.workspaceFiles }),
+      ...(title === undefined ? {} : { title }),
+      ...(state === undefined ? {} : { state }),
+      ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
+      ...(workspaceFiles === undefined ? {} : { workspaceFiles }),
     });
     const base = `${url.origin}${agent.basePath}`;
     return json({
@@ -37,14 +44,23 @@ export const followUp = defineRoute({
   path: "/v1/session/:sessionId",
   auth: "agent",
   summary: "Continue a chat session (rotates the continuation token)",
+  bodySchema: followUpBody,
   async handler(context) {
     const sessionId = sessionParam(context);
     const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), followUpBody);
-    const continuationToken = await context.agent.sessions.followUp(sessionId, {
+    const { message, options } = await transformHttpMessage(context.agent.channels, {
       message: body.message,
+      body,
+      auth: context.auth,
+      request: context.request,
+      followUp: true,
+    });
+    const workspaceFiles = options.workspaceFiles ?? body.workspaceFiles;
+    const continuationToken = await context.agent.sessions.followUp(sessionId, {
+      message,
       continuationToken: body.continuationToken,
       auth: context.auth,
-      ...(body.workspaceFiles === undefined ? {} : { workspaceFiles: body.workspaceFiles }),
+      ...(workspaceFiles === undefined ? {} : { workspaceFiles }),
     });
     return json({ ok: true, sessionId, continuationToken });
   },

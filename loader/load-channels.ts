@@ -1,0 +1,69 @@
+/**
+ * Loads `bot/channels/<id>.ts` (docs/guide/channels.md): the file name is the channel id and the
+ * route prefix `/v1/channels/<id>`. Import failures and invalid definitions become error
+ * diagnostics naming the file (and the route); only valid channels are mounted.
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { ChannelDefinition } from "../src/channels/types.ts";
+import { validateChannels } from "../src/channels/validate.ts";
+import type { Diagnostic } from "../src/project/types.ts";
+import { importProjectModule } from "./import-module.ts";
+
+const EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
+
+/** The channels under `<root>/<rootName>/channels/`, or undefined when the folder does not exist. */
+export async function loadChannels(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, ChannelDefinition> | undefined> {
+  const folder = `${rootName}/channels`;
+  if (!existsSync(join(root, folder))) return undefined;
+  const defs: Record<string, unknown> = {};
+  const files: Record<string, string> = {};
+  let names: string[];
+  try {
+    names = (await readdir(join(root, folder), { withFileTypes: true }))
+      .filter((entry) => entry.isFile() && isDefinitionFile(entry.name))
+      .map((entry) => entry.name)
+      .sort();
+  } catch (error) {
+    diagnostics.push({ severity: "error", code: "channels_unreadable", message: `cannot read ${folder}/: ${messageOf(error)}`, file: `${folder}/` });
+    return {};
+  }
+  for (const name of names) {
+    const id = name.replace(/\.m?[jt]s$/, "");
+    const file = `${folder}/${name}`;
+    if (files[id] !== undefined) {
+      diagnostics.push({ severity: "error", code: "duplicate_channel", message: `channel ${id} is defined twice: ${files[id]} and ${file}`, file });
+      continue;
+    }
+    files[id] = file;
+    try {
+      defs[id] = (await importProjectModule(join(root, file))).default;
+    } catch (error) {
+      diagnostics.push({ severity: "error", code: "channel_import_failed", message: `cannot load ${file}: ${messageOf(error)}`, file });
+    }
+  }
+  const found = validateChannels(defs, files);
+  diagnostics.push(...found);
+  const broken = new Set(found.filter((d) => d.severity === "error").map((d) => d.file));
+  const channels: Record<string, ChannelDefinition> = {};
+  for (const [id, def] of Object.entries(defs)) {
+    // SAFETY: validateChannels reported no error for this file, so it has the definition's shape.
+    if (!broken.has(files[id])) channels[id] = def as ChannelDefinition;
+  }
+  return channels;
+}
+
+// --- internals ---
+
+/** Names starting with `_` or `.`, declaration files and colocated tests are helpers, not channels. */
+function isDefinitionFile(name: string): boolean {
+  if (name.startsWith("_") || name.startsWith(".")) return false;
+  if (!EXTENSIONS.some((ext) => name.endsWith(ext))) return false;
+  return !/\.d\.m?ts$/.test(name) && !/\.(test|spec)\.m?[jt]s$/.test(name);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,217 @@
+/**
+ * Durable delivery of session events to the `events` handlers of the channel that owns the
+ * session (docs/design/channels.md "Delivery").
+ *
+ * Guarantees: per session, events reach a channel in index order and at least once. The next
+ * index to deliver is stored under `channels/<id>/delivered/<sessionId>` after each handled event,
+ * so a host that crashes between an event and its delivery resumes there on start. A throwing
+ * handler is retried with backoff, then logged and skipped (its cursor moves on).
+ *
+ * Built only on the event log's read and live fan-out and on session records, so it does not
+ * depend on how turns or storage commit.
+ * @module
+ */
+import type { SessionEvent } from "../sessions/events.ts";
+import type { HostLogger } from "../types.ts";
+import type { ChannelBinding, ChannelDefinition, ChannelEventContext, ChannelState } from "./types.ts";
+
+/** About 1, 2, 4, 8 and 16 seconds between attempts. */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [1000, 2000, 4000, 8000, 16000];
+
+/** What delivery needs of the session owning an event. */
+export interface DeliverySession {
+  channel: string;
+  continuationToken: string;
+  state?: Record<string, unknown>;
+}
+
+export interface DeliveryDeps {
+  /** Channels with an `events` map, by id. */
+  channels: ReadonlyMap<string, ChannelDefinition>;
+  log: {
+    readEvents(sessionId: string, from?: number): Promise<SessionEvent[]>;
+    onEvent(listener: (event: SessionEvent) => void): () => void;
+  };
+  storage: {
+    get(key: string): Promise<string | undefined>;
+    set(key: string, value: string): Promise<void>;
+    list(prefix: string): Promise<string[]>;
+  };
+  session(sessionId: string): Promise<DeliverySession | undefined>;
+  /** Persists `channel.state` on the session record. */
+  saveState(sessionId: string, state: ChannelState): Promise<void>;
+  /** The services handlers receive as their third argument (without `attempt`). */
+  context(channelId: string): Omit<ChannelEventContext, "attempt">;
+  logger: HostLogger;
+  /** Delays between attempts of a throwing handler; its length is the number of retries. */
+  retryDelaysMs?: readonly number[];
+}
+
+const cursorPrefix = (channelId: string): string => `channels/${channelId}/delivered/`;
+
+/** Session owners remembered; a forgotten one costs one record read on its next event. */
+const MAX_KNOWN_OWNERS = 10_000;
+
+export class ChannelDelivery {
+  readonly #deps: DeliveryDeps;
+  readonly #delays: readonly number[];
+  /** Session id → owning channel id (null: a session no channel with events owns). */
+  readonly #owners = new Map<string, string | null>();
+  readonly #pumps = new Map<string, { running: Promise<void>; again: boolean }>();
+  readonly #sleeps = new Set<() => void>();
+  #unsubscribe: (() => void) | undefined;
+  #closing = false;
+
+  constructor(deps: DeliveryDeps) {
+    this.#deps = deps;
+    this.#delays = deps.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  }
+
+  /** Follows new events, and resumes every session whose delivery a previous process left unfinished. */
+  async start(): Promise<void> {
+    if (this.#deps.channels.size === 0 || this.#unsubscribe) return;
+    this.#unsubscribe = this.#deps.log.onEvent((event) => this.#onEvent(event));
+    for (const channelId of this.#deps.channels.keys()) {
+      const prefix = cursorPrefix(channelId);
+      for (const key of await this.#deps.storage.list(prefix)) {
+        const sessionId = key.slice(prefix.length);
+        this.#remember(sessionId, channelId);
+        this.#pump(sessionId, channelId);
+      }
+    }
+  }
+
+  /** Stops retrying and waits for handlers in flight; undelivered events resume on the next start. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    this.#unsubscribe?.();
+    for (const wake of this.#sleeps) wake();
+    await Promise.all([...this.#pumps.values()].map((pump) => pump.running));
+  }
+
+  /** Resolves once every session known to need delivery has caught up (tests, drain). */
+  async idle(): Promise<void> {
+    while (this.#pumps.size > 0) await Promise.all([...this.#pumps.values()].map((pump) => pump.running));
+  }
+
+  // --- internals ---
+
+  #onEvent(event: SessionEvent): void {
+    const known = this.#owners.get(event.sessionId);
+    if (known === null) return;
+    if (known !== undefined) return this.#pump(event.sessionId, known);
+    void this.#deps.session(event.sessionId).then(
+      (session) => {
+        const owner = session && this.#deps.channels.has(session.channel) ? session.channel : null;
+        this.#remember(event.sessionId, owner);
+        if (owner !== null) this.#pump(event.sessionId, owner);
+      },
+      (error: unknown) => this.#deps.logger.error(`channel delivery could not read session ${event.sessionId}`, error),
+    );
+  }
+
+  #remember(sessionId: string, owner: string | null): void {
+    this.#owners.set(sessionId, owner);
+    if (this.#owners.size > MAX_KNOWN_OWNERS) this.#owners.delete(this.#owners.keys().next().value as string);
+  }
+
+  /** Runs one delivery loop per session at a time; a call during a loop makes it read again. */
+  #pump(sessionId: string, channelId: string): void {
+    if (this.#closing) return;
+    const current = this.#pumps.get(sessionId);
+    if (current) {
+      current.again = true;
+      return;
+    }
+    const pump = { running: Promise.resolve(), again: true };
+    pump.running = (async () => {
+      try {
+        while (pump.again && !this.#closing) {
+          pump.again = false;
+          await this.#deliverPending(sessionId, channelId);
+        }
+      } catch (error) {
+        this.#deps.logger.error(`channel ${channelId} delivery for ${sessionId} stopped; it resumes on the next event or start`, error);
+      } finally {
+        this.#pumps.delete(sessionId);
+      }
+    })();
+    this.#pumps.set(sessionId, pump);
+  }
+
+  async #deliverPending(sessionId: string, channelId: string): Promise<void> {
+    const definition = this.#deps.channels.get(channelId);
+    if (!definition?.events) return;
+    const key = `${cursorPrefix(channelId)}${sessionId}`;
+    const stored = await this.#deps.storage.get(key);
+    const from = stored === undefined ? 0 : Number(stored);
+    // The cursor exists from the first read on, so a start after a crash finds this session.
+    if (stored === undefined) await this.#deps.storage.set(key, "0");
+    const events = await this.#deps.log.readEvents(sessionId, from);
+    for (const event of events) {
+      if (this.#closing) return;
+      const handlers = [definition.events[event.type], definition.events["*"]].filter((handler) => typeof handler === "function");
+      for (const handler of handlers) {
+        // Interrupted by a drain: the cursor stays, so the event is delivered again on the next start.
+        if (!(await this.#runHandler(channelId, definition, sessionId, event, handler))) return;
+      }
+      if (handlers.length > 0 || event === events.at(-1)) await this.#deps.storage.set(key, String(event.index + 1));
+    }
+  }
+
+  async #runHandler(
+    channelId: string,
+    definition: ChannelDefinition,
+    sessionId: string,
+    event: SessionEvent,
+    handler: NonNullable<ChannelDefinition["events"]>[string] & object,
+  ): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      // Re-read each attempt: an earlier handler may have changed the state or the token.
+      const session = await this.#deps.session(sessionId);
+      if (!session) return true;
+      const state = { ...structuredClone(definition.state ?? {}), ...structuredClone(session.state ?? {}) };
+      const before = JSON.stringify(state);
+      const binding: ChannelBinding = { id: channelId, sessionId, continuationToken: session.continuationToken, state };
+      try {
+        await handler(Object.freeze({ ...event, data: Object.freeze({ ...event.data }) }), binding, {
+          ...this.#deps.context(channelId),
+          attempt,
+        });
+        if (JSON.stringify(binding.state) !== before) await this.#deps.saveState(sessionId, binding.state);
+        return true;
+      } catch (error) {
+        if (this.#closing) return false;
+        const delay = this.#delays[attempt];
+        if (delay === undefined) {
+          this.#deps.logger.error(
+            `channel ${channelId} events handler failed on ${event.type} #${event.index} of ${sessionId} after ${attempt + 1} attempts; skipped`,
+            error,
+          );
+          return true;
+        }
+        this.#deps.logger.warn(
+          `channel ${channelId} events handler failed on ${event.type} #${event.index} of ${sessionId}; retrying in ${delay} ms: ${messageOf(error)}`,
+        );
+        await this.#sleep(delay);
+        if (this.#closing) return false;
+      }
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.#sleeps.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.#sleeps.add(wake);
+    });
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
