@@ -169,7 +169,7 @@ export async function main(options: MainOptions): Promise<number> {
     });
   cli
     .command("login", "Store a model credential (from stdin, or a hidden prompt on a terminal)")
-    .option("--provider <name>", "openai, anthropic or openai-compatible (default: openai)")
+    .option("--provider <name>", "openai, anthropic, xai or openai-compatible (default: openai)")
     .option("--json", "Print {ok, provider, path, masked} as JSON")
     .action((flags: Flags) => {
       const args = { provider: rawOption(argv, "provider"), json: json(flags) };
