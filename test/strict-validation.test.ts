@@ -32,12 +32,13 @@ describe("strict validation", () => {
     expect(text).toContain('tool lookup: unknown key "inputSchma" (did you mean "inputSchema"?)');
   });
 
-  it("unknown keys of schedules, artifacts, connections and subagents are warnings too", async () => {
+  it("unknown keys of schedules, artifacts, connections, subagents and skills are warnings too", async () => {
     const dir = project({
       "bot/schedules/nightly.ts": `export default { cron: "0 3 * * *", markdown: "Report.", catchup: true };\n`,
       "bot/artifacts.ts": `export default { kinds: { report: { description: "A report" } }, agentTools: true };\n`,
       "bot/mcp-connections/docs.ts": `export default { url: "https://example.com/mcp", header: { a: "b" } };\n`,
       "bot/subagents/fixer/agent.ts": `export default { description: "Fixes", modle: "scripted" };\n`,
+      "bot/skills/triage.ts": `export default { description: "Triage", markdown: "Steps", file: {} };\n`,
     });
     const loaded = await loadProject(dir);
     const text = message(loaded.diagnostics, "unknown_key");
@@ -45,6 +46,7 @@ describe("strict validation", () => {
     expect(text).toContain('artifacts: unknown key "agentTools" (did you mean "agentTool"?)');
     expect(text).toContain('connection docs: unknown key "header" (did you mean "headers"?)');
     expect(text).toContain('subagent fixer: unknown key "modle" (did you mean "model"?)');
+    expect(text).toContain('skill triage: unknown key "file" (did you mean "files"?)');
   });
 
   it("an inputSchema that is neither a schema-validator nor JSON Schema is an error; bad effects too", async () => {
