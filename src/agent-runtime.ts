@@ -256,7 +256,7 @@ export function createAgentRuntime(
     approvals,
     artifacts,
     toolServices,
-    // An authored `bot/channels/http.ts` chain wins over the start-up flags (SPEC "Authentication" 3).
+    // An authored `bot/channels/http.ts` chain wins over the start-up flags (docs/guide/channels.md "Auth").
     policies: project.channels?.[HTTP_CHANNEL]?.auth ?? defaultPolicies(options.auth),
     model,
     timed,

@@ -1,5 +1,5 @@
 /**
- * Channel auth chains (SPEC "Authentication" 1-3) and the built-in HTTP channel override
+ * Channel auth chains (docs/guide/channels.md "Auth") and the built-in HTTP channel override
  * (`bot/channels/http.ts` with `auth` and `onMessage`), over real loopback HTTP.
  */
 import * as v from "valibot";

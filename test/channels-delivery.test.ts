@@ -1,5 +1,5 @@
 /**
- * Channel event delivery (SPEC "Events" 4-5): the `events` map for the sessions a channel owns,
+ * Channel event delivery (docs/guide/channels.md "Events and delivery"): the `events` map for the sessions a channel owns,
  * in index order, with `channel.state` persisted; retries with backoff then log-and-skip;
  * `onStart` extras, `onStop` and `waitUntil` on drain; `callTool` and `receive` from handlers.
  */
@@ -238,4 +238,35 @@ test("drain awaits waitUntil work and runs onStop", async () => {
   await host.close();
   expect(background).toBe("done");
   expect(stopped).toBe(1);
+});
+
+test("a drain does not wait forever on a hung handler; the next start delivers that event again", async () => {
+  const storage = createMemoryStorage();
+  const attempts: Array<{ index: number; host: number }> = [];
+  let hostNumber = 1;
+  const hanging = defineChannel({
+    events: {
+      "message.completed"(event) {
+        attempts.push({ index: event.index, host: hostNumber });
+        // The first host's delivery never finishes.
+        return hostNumber === 1 ? new Promise(() => {}) : undefined;
+      },
+    },
+  });
+  const make = () =>
+    createHost(helloOptions({ agents: [{ slug: "hello", project: project({ channels: { hanging } }), storage }], drainTimeoutMs: 200 }));
+  const first = make();
+  await first.ready();
+  await first.send("hello", { channel: "hanging", continuationToken: "k" });
+  await eventually(async () => (attempts.length === 1 ? true : undefined), 5000, "the first attempt");
+  const started = Date.now();
+  await first.close();
+  expect(Date.now() - started).toBeLessThan(5000);
+
+  hostNumber = 2;
+  const second = make();
+  await second.ready();
+  await eventually(async () => (attempts.length === 2 ? true : undefined), 5000, "redelivery on the next start");
+  expect(attempts[1]).toEqual({ index: attempts[0]!.index, host: 2 });
+  await second.close();
 });

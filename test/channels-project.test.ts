@@ -8,11 +8,16 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { loadProject } from "../loader/load-project.ts";
-import { cliEnv, finished, killAfterEach, runCli, startServe } from "./_cli.ts";
-import { eventually, postJson } from "./_harness.ts";
+import { serveNode } from "../adapters/node.ts";
+import { createHost } from "../src/host.ts";
+import { createMemoryStorage } from "../src/storage/memory.ts";
+import { REPO, cliEnv, finished, killAfterEach, runCli, startServe } from "./_cli.ts";
+import { eventually, postJson, quietLogger } from "./_harness.ts";
 import { summarizeDiagnostics, tempProjects } from "./_temp-projects.ts";
 
 const write = tempProjects("channels");
+/** These tests spawn the CLI several times; on a loaded two-core runner that takes a while. */
+const CLI_TIMEOUT = 90_000;
 const running = killAfterEach();
 const env = cliEnv(join(write({}), "config"));
 
@@ -84,6 +89,19 @@ async function a2aRoundTrip(channelBase: string): Promise<void> {
   expect(forwarded.status).toBe(401);
 }
 
+test("info shows an Agent SDK channel's routes and schemas without starting a server", async () => {
+  const dir = write({ "bot/channels/a2a.ts": A2A });
+  const info = JSON.parse((await runCli(["info", dir, "--json"], env)).stdout) as {
+    projects: Array<{ channels: Array<{ id: string; routes: Array<{ method: string; path: string; bodySchema?: { properties?: Record<string, unknown> } }> }> }>;
+  };
+  const a2a = info.projects[0]?.channels.find((channel) => channel.id === "a2a");
+  expect(a2a?.routes.map((route) => route.method)).toEqual(["GET", "POST"]);
+  expect(Object.keys(a2a?.routes[1]?.bodySchema?.properties ?? {})).toEqual(["jsonrpc", "id", "method", "params"]);
+  const text = (await runCli(["info", dir], env)).stdout;
+  expect(text).toMatch(/a2a\s+\[own auth\]/);
+  expect(text).toContain("body {jsonrpc, id, method, params?}  A2A JSON-RPC endpoint");
+}, CLI_TIMEOUT);
+
 test("an Agent SDK channel file runs unchanged, in multi and single layouts", async () => {
   const dir = write({ "bot/channels/a2a.ts": A2A });
   const multi = await startServe([dir, "--port", "0", "--state-root", join(dir, "state-multi"), "--allow-anonymous"], env);
@@ -93,6 +111,30 @@ test("an Agent SDK channel file runs unchanged, in multi and single layouts", as
   const single = await startServe([dir, "--port", "0", "--mode", "single", "--state-root", join(dir, "state-single")], env);
   running.push(single);
   await a2aRoundTrip(`${single.url}/v1/channels/a2a`);
+}, CLI_TIMEOUT);
+
+test("examples/a2a validates and answers A2A calls", async () => {
+  const loaded = await loadProject(join(REPO, "examples/a2a"));
+  expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  expect(Object.keys(loaded.channels ?? {})).toEqual(["a2a"]);
+  const host = createHost({ agents: [{ slug: "a2a", project: loaded, storage: createMemoryStorage() }], logger: quietLogger, drainTimeoutMs: 50 });
+  const server = await serveNode(host, { port: 0, silent: true });
+  try {
+    const base = `${server.url}/a2a/v1/channels/a2a`;
+    expect(await (await fetch(`${base}/.well-known/agent-card.json`)).json()).toMatchObject({ name: "a2a example", url: base });
+    const sent = (await (
+      await fetch(base, postJson({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { contextId: "c1", parts: [{ kind: "text", text: "hi" }] } } }))
+    ).json()) as { result: { id: string; status: { state: string }; artifacts: Array<{ parts: Array<{ text: string }> }> } };
+    expect(sent.result.status.state).toBe("completed");
+    expect(sent.result.artifacts[0]?.parts[0]?.text).toBe("echo: hi");
+    const got = await (await fetch(base, postJson({ jsonrpc: "2.0", id: 2, method: "tasks/get", params: { id: sent.result.id } }))).json();
+    expect(got).toMatchObject({ id: 2, result: { id: sent.result.id, contextId: "c1" } });
+    const invalid = await (await fetch(base, postJson({ jsonrpc: "2.0", id: 3, method: "message/send", params: { message: {} } }))).json();
+    expect(invalid).toEqual({ jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Invalid params" } });
+  } finally {
+    await host.close();
+    await server.close(true);
+  }
 });
 
 test("schema rules: missing schemas, plain JSON Schema and broken files are errors naming file and route", async () => {
@@ -126,12 +168,16 @@ export default defineChannel({
 
   const validate = await runCli(["validate", dir], env);
   expect(validate.code).not.toBe(0);
+  const report = JSON.parse((await runCli(["validate", dir, "--json"], env)).stdout) as { ok: boolean; projects: Array<{ channels: unknown[] }> };
+  expect(report.ok).toBe(false);
+  // Only valid channels are mounted, so none is listed.
+  expect(report.projects[0]?.channels).toEqual([]);
   expect(validate.stdout + validate.stderr).toContain("bot/channels/hooks.ts");
   expect(validate.stdout + validate.stderr).toContain("route GET /status");
   const serve = await runCli([ "serve", dir, "--port", "0"], env);
   expect(serve.code).not.toBe(0);
   expect(serve.stdout + serve.stderr).toContain("route POST /ingest");
-});
+}, CLI_TIMEOUT);
 
 // --- delivery across a crash ---
 
@@ -219,4 +265,4 @@ test("SIGKILL between an event and its delivery: delivered after restart, in ord
   second.child.kill("SIGTERM");
   expect((await finished(second)).code).toBe(0);
   expect(received).toHaveLength(3);
-});
+}, CLI_TIMEOUT);

@@ -1,5 +1,5 @@
 /**
- * Custom channel routes (SPEC "Channel", "Custom channel routes"): mounting, schema validation
+ * Custom channel routes (docs/guide/channels.md "Routes"): mounting, schema validation
  * before the handler, return values, the handler context, send/waitForCompletion and /v1/info.
  */
 import * as v from "valibot";
@@ -157,5 +157,37 @@ test("single mode mounts channel routes at /v1/channels/<id>", async () => {
     expect(response.status).toBe(202);
   } finally {
     await host.close();
+  }
+});
+
+test("each agent of a multi-agent host mounts its own channels under its slug", async () => {
+  const { createHost } = await import("../src/host.ts");
+  const { serveNode } = await import("../adapters/node.ts");
+  const named = (name: string) =>
+    defineChannel({ routes: [POST("/who", { bodySchema: v.object({}), handler: async (_request, { send }) => ({ agent: name, sessionId: (await send(`hi from ${name}`)).sessionId }) })] });
+  const host = createHost({
+    ...helloOptions(),
+    agents: [
+      { slug: "alpha", project: project({ name: "Alpha", channels: { desk: named("alpha") } }), storage: createMemoryStorage() },
+      { slug: "beta", project: project({ name: "Beta", channels: { desk: named("beta"), extra: named("beta-extra") } }), storage: createMemoryStorage() },
+    ],
+  });
+  const server = await serveNode(host, { port: 0, silent: true });
+  try {
+    const call = async (path: string) => {
+      const response = await fetch(`${server.url}${path}`, postJson({}));
+      return { status: response.status, body: (await response.json()) as Record<string, string> };
+    };
+    const alpha = await call("/alpha/v1/channels/desk/who");
+    const beta = await call("/beta/v1/channels/desk/who");
+    expect([alpha.body.agent, beta.body.agent]).toEqual(["alpha", "beta"]);
+    expect((await call("/alpha/v1/channels/extra/who")).status).toBe(404);
+    expect((await call("/beta/v1/channels/extra/who")).body.agent).toBe("beta-extra");
+    // Sessions live with their agent.
+    expect((await fetch(`${server.url}/alpha/v1/session/${beta.body.sessionId}/events`)).status).toBe(404);
+    expect((await fetch(`${server.url}/beta/v1/session/${beta.body.sessionId}/events`)).status).toBe(200);
+  } finally {
+    await host.close();
+    await server.close(true);
   }
 });

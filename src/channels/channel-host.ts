@@ -129,12 +129,7 @@ export class ChannelHost {
       clearTimeout(timer);
     }
     if (this.#background.size > 0) this.#deps.logger.warn(`${this.#background.size} channel waitUntil task(s) still running at drain; abandoned`);
-    await this.#delivery.close();
-  }
-
-  /** Resolves once event delivery has caught up with every session it follows. */
-  deliveryIdle(): Promise<void> {
-    return this.#delivery.idle();
+    await this.#delivery.close(Math.max(0, deadline - Date.now()));
   }
 
   waitUntil(promise: Promise<unknown>): void {
@@ -222,6 +217,13 @@ export class ChannelHost {
       continuationToken: record.continuationToken,
       state: { ...this.#definitions.get(channelId)?.state, ...record.state },
     };
+  }
+
+  /** Whether a custom channel (not the built-in HTTP one) started the session. */
+  async ownsSession(sessionId: string): Promise<boolean> {
+    if (this.#definitions.size === 0) return false;
+    const channel = (await this.#deps.store.get(sessionId))?.channel;
+    return channel !== undefined && channel !== HTTP_CHANNEL && this.#definitions.has(channel);
   }
 
   /** Links of a session; relative to the host when no request origin is known. */

@@ -1,5 +1,5 @@
 /**
- * Custom channel routes as host routes (SPEC "Custom channel routes"): each authored route is
+ * Custom channel routes as host routes (docs/guide/channels.md "Routes"): each authored route is
  * mounted at `/v1/channels/<id><path>` with the channel's auth chain; its query and body are
  * validated before the handler runs, and its return value becomes the response
  * (docs/guide/channels.md "Routes").
@@ -93,7 +93,7 @@ function queryObject(url: URL): Record<string, string | string[]> {
 
 /**
  * The body value validation sees: JSON, or a form body as an object; empty is `{}` where a body
- * schema applies (SPEC: empty POST bodies are coerced to `{}`), else undefined.
+ * schema applies (docs/guide/channels.md "Before the handler"), else undefined.
  */
 function parseBody(text: string, contentType: string | null, hasSchema: boolean): unknown {
   if (text.trim() === "") return hasSchema ? {} : undefined;

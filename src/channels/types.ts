@@ -17,7 +17,7 @@ export type ChannelMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** Per-session channel state: plain JSON, persisted on the session record. */
 export type ChannelState = Record<string, unknown>;
 
-/** Options of `send` (the SPEC "Channel" list, plus `mode`). */
+/** Options of `send` (docs/guide/channels.md "send and session handles"). */
 export interface ChannelSendOptions<State extends ChannelState = ChannelState> {
   /**
    * The conversation key, scoped to this channel: the same key reaches the same session; an
@@ -185,7 +185,7 @@ export type ChannelEventHandler<State extends ChannelState = ChannelState> = {
   handle(event: Readonly<SessionEvent>, channel: ChannelBinding<State>, context: ChannelEventContext<State>): unknown;
 }["handle"];
 
-/** `onStart` arguments: the channel services plus the conversation controls of SPEC "Channel". */
+/** `onStart` arguments: the channel services plus the conversation controls (docs/guide/channels.md "onStart and onStop"). */
 export interface ChannelStartContext<State extends ChannelState = ChannelState> extends ChannelServices<State> {
   /** Appends a finished assistant message to a session's stream (no model turn). */
   emitAssistantMessage(sessionId: string, text: string): Promise<void>;

@@ -33,11 +33,7 @@ export interface FollowUpInput {
   /** The caller's token; must match the current one (HTTP tokens rotate on every follow-up). */
   continuationToken: string;
   admission?: AdmissionPolicy;
-  /**
-   * Rotate the token on acceptance. @default true for sessions of the built-in HTTP channel;
-   * other channels' keys (`ticket:T-1`, `pr:owner/repo#1`) stay stable, also when a follow-up
-   * arrives over the session routes.
-   */
+  /** Rotate the token on acceptance (the built-in HTTP channel does). @default true */
   rotate?: boolean;
   /** Files (workspace-relative path → text) written into the workspace before the turn. */
   workspaceFiles?: Record<string, string>;
@@ -210,7 +206,7 @@ export class SessionService {
     if (record.continuationToken !== input.continuationToken) throw stale();
     let token = input.continuationToken;
     await this.#controller.admit(record, input.message, input.admission ?? "preempt", async (turnId) => {
-      const rotated = (input.rotate ?? record.channel === "http") ? newHttpToken() : token;
+      const rotated = input.rotate === false ? token : newHttpToken();
       const updated = await this.#store.update(sessionId, (current) => {
         if (current.continuationToken !== input.continuationToken) throw stale();
         current.continuationToken = rotated;

@@ -60,6 +60,8 @@ export const followUp = defineRoute({
       message,
       continuationToken: body.continuationToken,
       auth: context.auth,
+      // A custom channel's key (`ticket:T-1`) stays stable so the channel still reaches the session.
+      rotate: !(await context.agent.channels.ownsSession(sessionId)),
       ...(workspaceFiles === undefined ? {} : { workspaceFiles }),
     });
     return json({ ok: true, sessionId, continuationToken });
