@@ -16,6 +16,7 @@ import type { ModuleImporter } from "../loader/import-module.ts";
 import { createLocalRuntime } from "../loader/runtime.ts";
 import { createError, errorMessage } from "../src/errors.ts";
 import { createHost } from "../src/host.ts";
+import { routeModelId } from "../src/model/model-ids.ts";
 import type { Diagnostic } from "../src/project/types.ts";
 import type { AgentHost, AgentMount, HostLogger } from "../src/types.ts";
 import { serveWith } from "./_serve.ts";
@@ -130,7 +131,12 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
     return { slug, project, storage: createFsStorage({ root }), runtime: createLocalRuntime({ stateRoot: root }) };
   });
   const credentials = resolveCredentials({ apiKey: options.apiKey, provider: apiKeyProvider(loaded.projects), env });
-  return createHost({
+  // OpenTelemetry export when the standard OTEL_* environment asks for it; a no-op otherwise.
+  // The SDK is loaded only then, so start-up without it stays as fast as before.
+  const telemetry = Object.keys(env).some((name) => name.startsWith("OTEL_EXPORTER_OTLP_") && name.endsWith("ENDPOINT"))
+    ? (await import("../loader/telemetry.ts")).startTelemetry(env)
+    : undefined;
+  const host = createHost({
     agents,
     mode,
     dev: options.dev ?? false,
@@ -143,6 +149,14 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
     schedules: options.schedules ?? true,
     controlPlane: options.controlPlane ?? true,
   });
+  if (telemetry) {
+    const close = host.close.bind(host);
+    host.close = async () => {
+      await close();
+      await telemetry.shutdown();
+    };
+  }
+  return host;
 }
 
 /** Loads `dir`, creates the host, recovers crashed turns and listens. */
@@ -189,8 +203,8 @@ function apiKeyProvider(projects: DiscoveredProject[]): CredentialProvider | und
   for (const { project } of projects) {
     const model = project.agent.model;
     const id = typeof model === "string" ? model : model?.id;
-    const provider = id?.split("/")[0];
-    if (provider === "openai" || provider === "anthropic" || provider === "openai-compatible") return provider;
+    const provider = typeof id === "string" ? routeModelId(id.trim())?.provider : undefined;
+    if (provider) return provider;
   }
   return undefined;
 }

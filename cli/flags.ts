@@ -17,6 +17,7 @@ interface CommandLike {
 /** Options of every command that loads projects locally (`serve`, `run`, the ephemeral target). */
 export function withHostOptions<T extends CommandLike>(command: T): T {
   command
+    .option("--dir <dir>", "The project directory, as the [dir] argument (default: .)")
     .option("--mode <mode>", "Route layout: multi or single (default: multi)")
     .option("--api-key <key>", "Model credential (else the provider's environment variable, else the stored login)")
     .option("--state-root <dir>", "Directory for sessions and streams (default: <project>/.agent-serve[/<slug>])");
@@ -29,12 +30,14 @@ export function withTargetOptions<T extends CommandLike>(command: T, dirFlag: bo
     .option("--url <baseUrl>", "A running server's agent URL (in multi mode with the slug: http://host:port/<slug>)")
     .option("--bearer-token <secret>", "Sent as Authorization: Bearer <secret> to the --url server")
     .option("--slug <slug>", "Local server: the agent to use when the directory holds several");
-  if (dirFlag) command.option("--dir <dir>", "Local server: the project directory (default: .)");
+  // `--dir` comes with the host options; commands without a `[dir]` argument take it only that way.
+  void dirFlag;
   return withHostOptions(command);
 }
 
 export function hostOptions(dir: unknown, argv: string[]): StartHostOptions {
   const mode = rawOption(argv, "mode") ?? "multi";
+  dir = projectDir(dir, argv);
   if (mode !== "multi" && mode !== "single") throw new UsageError(`--mode must be multi or single (got "${mode}")`);
   return {
     dir: dir === undefined ? undefined : String(dir),
@@ -49,9 +52,9 @@ export function targetArgs(dir: unknown, flags: Flags, argv: string[]): TargetAr
   for (const name of ["url", "bearer-token", "slug", "dir"]) {
     if (flags[camel(name)] !== undefined && rawOption(argv, name) === undefined) throw new UsageError(`--${name} needs a value`);
   }
-  const { mode, apiKey, stateRoot, dir: projectDir } = hostOptions(dir ?? rawOption(argv, "dir"), argv);
+  const { mode, apiKey, stateRoot, dir: chosen } = hostOptions(dir, argv);
   return {
-    dir: projectDir,
+    dir: chosen,
     mode,
     apiKey,
     stateRoot,
@@ -77,6 +80,16 @@ export function nonNegativeInteger(value: unknown, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a non-negative integer (got "${String(value)}")`);
   return n;
+}
+
+/** The project directory: the `[dir]` argument or `--dir` (the Agent SDK's form); both must agree. */
+export function projectDir(dir: unknown, argv: string[]): string | undefined {
+  const flag = rawOption(argv, "dir");
+  if (argv.some((arg) => arg === "--dir") && flag === undefined) throw new UsageError("--dir needs a value");
+  if (dir !== undefined && flag !== undefined && String(dir) !== flag) {
+    throw new UsageError(`two project directories given: "${String(dir)}" and --dir "${flag}"; pass one`);
+  }
+  return dir === undefined ? flag : String(dir);
 }
 
 // --- internals ---

@@ -10,7 +10,7 @@ import { discoverProjects } from "../loader/discover.ts";
 import type { ChannelInfo } from "../src/channels/describe.ts";
 import { type ProjectInfo, projectInfo } from "../src/discovery/project-info.ts";
 import { agentRoutes } from "../src/http/routes/index.ts";
-import { defaultModelId, normalizeModelSpec } from "../src/model/resolve.ts";
+import { defaultModelId, effectiveModel, normalizeModelSpec, routeModelId } from "../src/model/resolve.ts";
 import type { ModelSpec } from "../src/model/types.ts";
 import type { Diagnostic, ProjectDefinition } from "../src/project/types.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
@@ -88,9 +88,10 @@ function schemaShape(schema: Record<string, unknown>): string {
 /** The model a served host would use: the configured one, else the credential-based default. */
 function modelOf(project: ProjectDefinition, apiKey: string | undefined, env: CliIo["env"]): { spec: ModelSpec; notice?: string } {
   const configured = normalizeModelSpec(project.agent.model);
-  if (configured) return { spec: configured };
-  // No model configured: `--api-key` counts as an OpenAI key, as it does for `serve`.
-  const credentials = resolveCredentials({ apiKey, env });
+  // `--api-key` belongs to the configured model's provider, else counts as an OpenAI key, as for `serve`.
+  const provider = configured ? routeModelId(configured.id)?.provider : undefined;
+  const credentials = resolveCredentials({ apiKey, env, ...(provider ? { provider } : {}) });
+  if (configured) return effectiveModel(configured, { credentials, openaiCompatibleBaseURL: env.AGENT_SERVE_OPENAI_BASE_URL || undefined });
   const fallback = defaultModelId(credentials);
   return { spec: { id: fallback.id, params: {} }, ...(fallback.notice ? { notice: fallback.notice } : {}) };
 }
@@ -106,7 +107,7 @@ function describe(info: ProjectInfo & { dir: string }, style: Style): string[] {
   section(
     "tools",
     info.tools.length
-      ? info.tools.map((tool) => `${tool.name}  ${tool.description}${tool.execution === "agent" ? " [agent]" : ""}${tool.needsApproval ? " [approval]" : ""}`)
+      ? info.tools.map((tool) => `${tool.name}  ${tool.description}${tool.execution === "agent" ? " [agent]" : ""}${tool.needsApproval ? " [approval]" : ""}${tool.effect ? ` [${tool.effect}${tool.dryRun ? ", dry-run in evals" : ""}]` : ""}`)
       : [style.dim("none")],
   );
   const channels = customChannels(info);
@@ -115,6 +116,16 @@ function describe(info: ProjectInfo & { dir: string }, style: Style): string[] {
   if (info.artifacts) {
     const kinds = info.artifacts.kinds.map((kind) => kind.name);
     section("artifacts", [`${kinds.length ? kinds.join(", ") : "any kind"} (max ${info.artifacts.max}${info.artifacts.agentTool ? ", tag tool" : ""})`]);
+  }
+  if (info.extensions.length) {
+    section(
+      "extensions",
+      info.extensions.map((ext) => {
+        const parts = [...ext.tools, ...ext.skills, ...ext.connections, ...ext.hooks, ...ext.channels, ...ext.schedules, ...ext.subagents, ...ext.artifactKinds];
+        const hosting = [...ext.egressDomains.map((d) => `egress ${d}`), ...ext.secretNames.map((s) => `secret ${s}`)];
+        return `${ext.namespace}${ext.name ? ` (${ext.name})` : ""}: ${parts.join(", ") || "nothing"}${hosting.length ? `; ${hosting.join(", ")}` : ""}`;
+      }),
+    );
   }
   if (info.schedules.length) section("schedules", info.schedules.map((s) => `${s.id}${typeof s.cron === "string" ? `  ${s.cron}` : ""}`));
   if (info.abs.length) {

@@ -6,7 +6,7 @@
  * @module
  */
 import { cac } from "cac";
-import { hostOptions, nonNegativeInteger, port, positiveInteger, targetArgs, withHostOptions, withTargetOptions } from "./flags.ts";
+import { hostOptions, nonNegativeInteger, port, positiveInteger, projectDir, targetArgs, withHostOptions, withTargetOptions } from "./flags.ts";
 import type { Flags } from "./flags.ts";
 import { evalArgs } from "./eval-args.ts";
 import { HelpRequested, helpCommand } from "./help.ts";
@@ -68,7 +68,7 @@ export async function main(options: MainOptions): Promise<number> {
       const url = rawOption(argv, "url");
       if (flags.url !== undefined && url === undefined) throw new UsageError("--url needs a value");
       if (url !== undefined) {
-        for (const name of ["mode", "state-root", "api-key"]) {
+        for (const name of ["dir", "mode", "state-root", "api-key"]) {
           if (rawOption(argv, name) !== undefined) throw new UsageError(`--${name} applies to a local server only, not with --url`);
         }
         if (flags.dev === true) throw new UsageError("--dev applies to a local server only, not with --url");
@@ -162,15 +162,16 @@ export async function main(options: MainOptions): Promise<number> {
     });
   cli
     .command("init [dir]", "Scaffold an agent project")
+    .option("--dir <dir>", "The directory to create, as the [dir] argument (default: .)")
     .option("--template <name>", `Project template: ${Object.keys(TEMPLATES).join(", ")} (default: basic)`)
     .option("--json", "Print {ok, dir, template, files} as JSON")
     .action((dir: unknown, flags: Flags) => {
-      const args = { dir: dir === undefined ? undefined : String(dir), template: rawOption(argv, "template"), json: json(flags) };
+      const args = { dir: projectDir(dir, argv), template: rawOption(argv, "template"), json: json(flags) };
       command = async () => (await import("./init.ts")).initCommand(args, io);
     });
   cli
     .command("login", "Store a model credential (from stdin, or a hidden prompt on a terminal)")
-    .option("--provider <name>", "openai, anthropic or openai-compatible (default: openai)")
+    .option("--provider <name>", "openai, anthropic, xai or openai-compatible (default: openai)")
     .option("--json", "Print {ok, provider, path, masked} as JSON")
     .action((flags: Flags) => {
       const args = { provider: rawOption(argv, "provider"), json: json(flags) };
@@ -196,6 +197,7 @@ export async function main(options: MainOptions): Promise<number> {
     });
   cli
     .command("info [dir]", "The project surface without starting a server: model, tools, hooks, experiments, diagnostics")
+    .option("--dir <dir>", "The project directory, as the [dir] argument (default: .)")
     .option("--mode <mode>", "Route layout: multi or single (default: multi)")
     .option("--api-key <key>", "Model credential, only to tell which default model a server would use")
     .option("--json", "Print {projects, diagnostics}: per project the GET /v1/info object plus its dir")
@@ -206,6 +208,7 @@ export async function main(options: MainOptions): Promise<number> {
     });
   cli
     .command("validate [dir]", "Print the project's diagnostics; exit 1 on any error")
+    .option("--dir <dir>", "The project directory, as the [dir] argument (default: .)")
     .option("--mode <mode>", "Route layout: multi or single (default: multi)")
     .option("--json", "Print {ok, errors, warnings, projects, diagnostics} as JSON")
     .action((dir: unknown, flags: Flags) => {

@@ -4,7 +4,9 @@
  * @module
  */
 import { resolve } from "node:path";
+import { resolveCredentials } from "../loader/credentials.ts";
 import { discoverProjects } from "../loader/discover.ts";
+import { missingModelSetup, normalizeModelSpec, routeModelId } from "../src/model/resolve.ts";
 import { describeChannels } from "../src/channels/describe.ts";
 import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE } from "../src/harness/shell-exposure.ts";
 import type { Diagnostic, ProjectDefinition } from "../src/project/types.ts";
@@ -23,6 +25,7 @@ export interface ValidateArgs {
 
 export async function validateCommand(args: ValidateArgs, io: CliIo): Promise<number> {
   const discovery = await discoverProjects(resolve(io.cwd, args.dir ?? "."), { mode: args.mode ?? "multi" });
+  for (const { project } of discovery.projects) project.diagnostics.push(...modelSetupDiagnostics(project, io.env));
   const all: Array<{ slug: string; diagnostic: Diagnostic }> = [
     ...discovery.diagnostics.map((diagnostic) => ({ slug: "", diagnostic })),
     ...discovery.projects.flatMap(({ slug, project }) => withSafety(project).map((diagnostic) => ({ slug, diagnostic }))),
@@ -69,4 +72,21 @@ export async function validateCommand(args: ValidateArgs, io: CliIo): Promise<nu
 function withSafety(project: ProjectDefinition): Diagnostic[] {
   if (!hasUnsandboxedShell(project)) return project.diagnostics;
   return [...project.diagnostics, { severity: "warning", code: UNSANDBOXED_SHELL_CODE, message: UNSANDBOXED_SHELL_MESSAGE }];
+}
+
+/**
+ * A model written with its provider whose credential or base URL is missing: `serve` starts, but
+ * every turn would fail, so `validate` says so now (as a warning: the variable may be set later).
+ */
+function modelSetupDiagnostics(project: ProjectDefinition, env: CliIo["env"]): Diagnostic[] {
+  const spec = normalizeModelSpec(typeof project.agent.model === "string" || isModelObject(project.agent.model) ? project.agent.model : undefined);
+  if (!spec) return [];
+  const provider = routeModelId(spec.id)?.provider;
+  const credentials = resolveCredentials({ env, ...(provider ? { provider } : {}) });
+  const problem = missingModelSetup(spec, { credentials, openaiCompatibleBaseURL: env.AGENT_SERVE_OPENAI_BASE_URL || undefined });
+  return problem ? [{ severity: "warning", code: "missing_model_credential", message: problem, file: "bot/agent.ts" }] : [];
+}
+
+function isModelObject(value: unknown): value is { id: string } {
+  return typeof value === "object" && value !== null && typeof (value as { id?: unknown }).id === "string";
 }

@@ -16,6 +16,7 @@ export const CREDENTIAL_ENV_VARS: Readonly<Record<CredentialProvider, string>> =
   openai: "OPENAI_API_KEY",
   anthropic: "ANTHROPIC_API_KEY",
   "openai-compatible": "AGENT_SERVE_OPENAI_COMPATIBLE_API_KEY",
+  xai: "XAI_API_KEY",
 };
 
 // SAFETY: the keys of a record typed by CredentialProvider.

@@ -7,6 +7,7 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { installModuleHooks } from "./module-hooks.ts";
+import { withSourceLocation } from "./syntax-error.ts";
 
 /** Imports one project file (absolute path) and resolves with its module namespace. */
 export type ModuleImporter = (file: string) => Promise<Record<string, unknown>>;
@@ -33,10 +34,15 @@ export function importProjectModule(file: string): Promise<Record<string, unknow
 export async function importWithNodeHooks(file: string): Promise<Record<string, unknown>> {
   installModuleHooks();
   try {
-    return require(file) as Record<string, unknown>;
+    try {
+      return require(file) as Record<string, unknown>;
+    } catch (error) {
+      if (!isAsyncModuleError(error)) throw error;
+      return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    }
   } catch (error) {
-    if (!isAsyncModuleError(error)) throw error;
-    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    // A syntax error says where, with a code frame; the path is shown as the importer sees it.
+    throw withSourceLocation(error, file, projectRootOf(file));
   }
 }
 
@@ -48,6 +54,12 @@ export async function importNatively(file: string): Promise<Record<string, unkno
 // --- internals ---
 
 const require = createRequire(import.meta.url);
+
+/** The folder holding `bot/` (or `agent/`) above `file`, for project-relative paths in messages. */
+function projectRootOf(file: string): string | undefined {
+  const match = /^(.*?)[\\/](?:bot|agent|evals)[\\/]/.exec(file);
+  return match?.[1];
+}
 
 function isAsyncModuleError(error: unknown): boolean {
   return typeof error === "object" && error !== null && "code" in error && error.code === "ERR_REQUIRE_ASYNC_MODULE";

@@ -9,10 +9,12 @@ import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { channelPackDiagnostics } from "../src/channels/packs/diagnostics.ts";
 import type { AgentConfig, Diagnostic, ProjectDefinition } from "../src/project/types.ts";
+import { layoutDiagnostics } from "./check-layout.ts";
 import { checkHarness, loadHarness } from "./harness/load-harness.ts";
 import { importProjectModule } from "./import-module.ts";
 import { loadChannels } from "./load-channels.ts";
 import { loadDefinitions } from "./load-definitions.ts";
+import { loadExtensions } from "./load-extensions.ts";
 import { loadEvals } from "./load-evals.ts";
 import { loadSchedules } from "./load-schedules.ts";
 import { validateAgentConfig } from "./validate-config.ts";
@@ -46,6 +48,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
       file: "agent/",
     });
   }
+  if (rootName !== undefined) diagnostics.push(...layoutDiagnostics(root, rootName));
   const pkg = await readPackageJson(root, diagnostics);
   const botDir = join(root, rootName ?? "bot");
   const agent = rootName === undefined ? {} : await loadAgentConfig(root, rootName, diagnostics);
@@ -71,6 +74,7 @@ export async function loadProject(dir: string): Promise<ProjectDefinition> {
     ...harness,
     ...(channels === undefined ? {} : { channels }),
   };
+  if (rootName !== undefined) await loadExtensions(root, rootName, project);
   diagnostics.push(...(await checkHarness(project, `${rootName ?? "bot"}/agent.ts`)));
   return project;
 }

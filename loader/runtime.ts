@@ -4,9 +4,9 @@
  * scripts run with `sh -c`, workspace preparation, the harness tools and MCP client connections.
  * @module
  */
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { createError } from "../src/errors.ts";
 import type { RuntimePort, WorkspacePlacement } from "../src/runtime/types.ts";
 import { createHarnessPort } from "./workspace/harness.ts";
@@ -63,6 +63,10 @@ export function createLocalRuntime(options: LocalRuntimeOptions): RuntimePort {
       grepTimeoutMs: options.grepTimeoutMs ?? 30_000,
     }),
     mcp: createMcpPort(options.env ? { env: options.env } : {}),
+    async appendFile(path, text) {
+      await mkdir(dirname(path), { recursive: true });
+      await appendFile(path, text);
+    },
   };
 }
 

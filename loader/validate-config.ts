@@ -1,6 +1,18 @@
 import { validateExperiments } from "../src/experiments/validate.ts";
-import { validateModelId } from "../src/model/resolve.ts";
+import { modelIdWarning, validateModelId } from "../src/model/model-ids.ts";
 import type { AgentConfig, Diagnostic } from "../src/project/types.ts";
+import { unknownKeyDiagnostics } from "../src/project/unknown-keys.ts";
+
+/** The members of `defineAgent({...})` (docs/guide/agent-projects.md). */
+export const AGENT_CONFIG_KEYS = [
+  "model", "name", "description", "instructions", "runtime", "local", "cloud", "hosting", "concurrency",
+  "builtinTools", "tools", "prices", "experiments", "kv",
+];
+
+/** Agent SDK keys this host reads nowhere, and why that is fine. */
+const IGNORED_AGENT_KEYS: Record<string, string> = {
+  persistent: "it chooses a runtime on the Agent SDK's managed hosting; sessions here are always durable",
+};
 
 /** Upper bound of `concurrency.maxRunningTurns` (docs/guide/http-api.md "Limits"). */
 export const MAX_RUNNING_TURNS_LIMIT = 200;
@@ -29,8 +41,19 @@ export function validateAgentConfig(agent: AgentConfig, file: string): Diagnosti
     } else {
       const problem = validateModelId(id.trim());
       if (problem) diagnostics.push({ severity: "error", code: "invalid_model", message: problem, file });
+      const warning = modelIdWarning(id.trim());
+      if (warning) diagnostics.push({ severity: "warning", code: "unknown_model", message: warning, file });
     }
   }
   diagnostics.push(...validateExperiments(agent.experiments, file));
+  const kv: unknown = agent.kv;
+  if (kv !== undefined) {
+    const driver = typeof kv === "object" && kv !== null ? (kv as { driver?: unknown }).driver : undefined;
+    if (typeof driver !== "object" || driver === null || typeof (driver as { getItem?: unknown }).getItem !== "function") {
+      error("kv must be {driver} with an unstorage driver (e.g. kv: { driver: redisDriver({ url }) })");
+    }
+  }
+  // SAFETY: the config is a plain object as authored; its keys are what is checked here.
+  diagnostics.push(...unknownKeyDiagnostics(agent as Record<string, unknown>, AGENT_CONFIG_KEYS, "agent config", file, IGNORED_AGENT_KEYS));
   return diagnostics;
 }

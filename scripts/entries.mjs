@@ -8,6 +8,8 @@ export const ENTRIES = {
   "./testing": "src/testing.ts",
   "./tools": "src/tools/index.ts",
   "./hooks": "src/hooks/index.ts",
+  "./memory": "src/memory/index.ts",
+  "./extensions": "src/extensions/index.ts",
   "./artifacts": "src/artifacts/index.ts",
   "./schedules": "src/schedules/index.ts",
   "./evals": "src/evals/index.ts",
@@ -48,5 +50,8 @@ export function tsconfigPaths() {
   for (const [subpath, source] of Object.entries(ENTRIES)) {
     paths[subpath === "." ? "agent-serve" : `agent-serve/${subpath.slice(2)}`] = [`./${source}`];
   }
+  // Agent SDK projects in the checkout (test fixtures) type-check against these sources too.
+  paths["@cursor/bdk"] = ["./src/index.ts"];
+  paths["@cursor/bdk/*"] = ["./src/*/index.ts"];
   return paths;
 }

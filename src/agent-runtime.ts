@@ -14,9 +14,14 @@ import { PendingWorkspaceFiles } from "./harness/pending-files.ts";
 import { withHarness } from "./harness/runner.ts";
 import { createDeliveryClaims } from "./channels/packs/delivery-claims.ts";
 import { createHookDispatcher } from "./hooks/dispatch.ts";
+import { createError } from "./errors.ts";
+import { createHostKv } from "./kv/kv.ts";
+import { createHostOtel } from "./telemetry/host-otel.ts";
+import { traceTurns } from "./telemetry/trace-turns.ts";
+import type { ProjectFiles } from "./memory/hook.ts";
 import { defaultPolicies } from "./http/auth-chain.ts";
 import type { AuthPolicy } from "./http/auth-types.ts";
-import { createModelResolver, defaultModelId, normalizeModelSpec } from "./model/resolve.ts";
+import { createModelResolver, defaultModelId, effectiveModel, normalizeModelSpec } from "./model/resolve.ts";
 import type { ModelSpec } from "./model/types.ts";
 import type { ProjectDefinition } from "./project/types.ts";
 import { ReminderService } from "./reminders/service.ts";
@@ -134,6 +139,7 @@ export function createAgentRuntime(
     now,
     logger,
     cancelTool: project.agent.builtinTools?.reminders === true,
+    host: () => toolServices.host,
   });
   // Tools see the host's services as `ctx.host`.
   const toolServices: ToolContextServices = {
@@ -141,7 +147,14 @@ export function createAgentRuntime(
     find: entry.find,
     artifacts: (bound) => artifacts.facade(bound),
     runtime,
-    host: { reminders: reminders.facade, deliveries: createDeliveryClaims(storage) },
+    // The one host-services object: tools, hooks, schedules, reminders and channels all get it.
+    host: {
+      reminders: reminders.facade,
+      deliveries: createDeliveryClaims(storage),
+      kv: createHostKv({ storage, now, ...(project.agent.kv ? { config: project.agent.kv } : {}) }),
+      otel: createHostOtel(mount.slug),
+      ...projectFiles(project, runtime),
+    },
   };
   const tools: TurnToolsOptions = {
     tools: project.tools ?? {},
@@ -157,16 +170,22 @@ export function createAgentRuntime(
   const model = chooseModel(project, options);
   // Each distinct model (the agent's, an A/B arm's, a subagent's) is resolved once, on first use.
   const models = cachedModels(options.models?.resolve ?? createModelResolver(options.models));
-  const runner = withHarness(
-    createTurnRunner({
-      base: { spec: model.spec, system: project.instructions },
-      experiments: project.agent.experiments ?? [],
-      models,
-      tools,
-      maxSteps: MAX_STEPS,
-    }),
-    { project, tools, models, ...(pendingFiles ? { pendingFiles } : {}) },
+  // Every turn traced (a no-op until an OpenTelemetry SDK is registered).
+  const tracing = traceTurns(
+    withHarness(
+      createTurnRunner({
+        base: { spec: model.spec, system: project.instructions },
+        experiments: project.agent.experiments ?? [],
+        models,
+        tools,
+        maxSteps: MAX_STEPS,
+      }),
+      { project, tools, models, ...(pendingFiles ? { pendingFiles } : {}) },
+    ),
+    { slug: mount.slug },
   );
+  const runner = tracing.runner;
+  log.onEvent(tracing.onEvent);
   const controller = new TurnController({
     log,
     store,
@@ -227,6 +246,7 @@ export function createAgentRuntime(
     stop: (sessionId) => controller.stop(sessionId),
     ...(project.evals ? { evals: project.evals } : {}),
     ...(project.evalConfig ? { config: project.evalConfig } : {}),
+    toolEffect: (name) => project.tools?.[name]?.effect,
     now,
     logger,
   });
@@ -283,9 +303,28 @@ export function createAgentRuntime(
 
 // --- internals ---
 
+/** `host.projectFiles`: appends below the project root, where the runtime can write files. */
+function projectFiles(project: ProjectDefinition, runtime: RuntimePort | undefined): { projectFiles?: ProjectFiles } {
+  const root = project.root;
+  const append = runtime?.appendFile?.bind(runtime);
+  if (root === undefined || !append) return {};
+  return {
+    projectFiles: {
+      async append(path, text) {
+        const parts = path.split("/");
+        if (path.startsWith("/") || parts.some((part) => part === "" || part === "." || part === "..") || path.includes("\\")) {
+          throw createError("files", `not a project-relative path: ${JSON.stringify(path)}`);
+        }
+        await append(`${root.replace(/\/+$/, "")}/${path}`, text);
+      },
+    },
+  };
+}
+
 function chooseModel(project: ProjectDefinition, options: AgentHostOptions): { spec: ModelSpec; notice?: string } {
   const configured = normalizeModelSpec(project.agent.model);
-  if (configured) return { spec: configured };
+  // A custom resolver replaces model resolution entirely, fallbacks included.
+  if (configured) return options.models?.resolve ? { spec: configured } : effectiveModel(configured, options.models);
   if (options.models?.defaultModel) return { spec: { id: options.models.defaultModel, params: {} } };
   const fallback = defaultModelId(options.models?.credentials);
   return { spec: { id: fallback.id, params: {} }, ...(fallback.notice ? { notice: fallback.notice } : {}) };

@@ -59,6 +59,7 @@ export interface ModelCredentials {
   openai?: string;
   anthropic?: string;
   "openai-compatible"?: string;
+  xai?: string;
 }
 
 export interface ModelOptions {

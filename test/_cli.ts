@@ -12,7 +12,7 @@ export const REPO = fileURLToPath(new URL("..", import.meta.url));
 /** The parent's environment without model credentials, with an empty config dir (no stored login). */
 export function cliEnv(configDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, AGENT_SERVE_CONFIG_DIR: configDir, ...extra };
-  for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AGENT_SERVE_OPENAI_COMPATIBLE_API_KEY", "PORT", "HOST"]) {
+  for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "XAI_API_KEY", "AGENT_SERVE_OPENAI_COMPATIBLE_API_KEY", "PORT", "HOST"]) {
     delete env[name];
   }
   return env;

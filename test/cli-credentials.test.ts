@@ -33,7 +33,7 @@ describe("login, whoami, logout", () => {
     expect(empty.stderr).toContain("no key given");
     const unknown = await run(["login", "--provider", "mistral"], { env, stdin: "x" });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("--provider must be one of openai, anthropic, openai-compatible");
+    expect(unknown.stderr).toContain("--provider must be one of openai, anthropic, openai-compatible, xai");
   });
 
   it("whoami shows stored credentials masked and which variables are set", async () => {
@@ -51,6 +51,7 @@ describe("login, whoami, logout", () => {
       { provider: "openai", stored: true, masked: "sk-…cdef", envVar: "OPENAI_API_KEY", envSet: false, uses: "stored" },
       { provider: "anthropic", stored: true, masked: "sk-…dcba", envVar: "ANTHROPIC_API_KEY", envSet: true, uses: "env" },
       { provider: "openai-compatible", stored: false, envVar: "AGENT_SERVE_OPENAI_COMPATIBLE_API_KEY", envSet: false, uses: null },
+      { provider: "xai", stored: false, envVar: "XAI_API_KEY", envSet: false, uses: null },
     ]);
   });
 

@@ -54,20 +54,20 @@ describe("agent-serve validate", () => {
     const result = await run(["validate", broken], { env });
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split("\n");
-    expect(lines.at(-1)).toBe("invalid: 1 project, 6 errors, 1 warning");
+    expect(lines.at(-1)).toBe("invalid: 1 project, 5 errors, 2 warnings");
     expect(result.stdout).toContain('error [invalid_experiment] broken: bot/agent.ts: experiment "dup" is declared twice');
     expect(result.stdout).toContain('experiment "dup", arm "a" is declared twice');
     expect(result.stdout).toContain('experiment "dup", arm "a": weight must be a finite number of at least 0 (got -2)');
     expect(result.stdout).toContain('experiment "paused": at least one arm needs a positive weight');
     expect(result.stdout).toMatch(/error \[invalid_model\] .*arm "fast": model "openai\/gpt-5-high" encodes effort or speed/);
-    expect(result.stdout).toMatch(/error \[invalid_model\] .*arm "odd": unsupported model "nope\/x"/);
+    expect(result.stdout).toMatch(/warning \[unknown_model\] .*arm "odd": model "nope\/x" is not one this host can call/);
   });
 
   it("--json reports the same, and serve refuses the same project", async () => {
     const result = await run(["validate", broken, "--json"], { env });
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as { ok: boolean; errors: number; warnings: number; projects: Array<{ slug: string; diagnostics: Array<{ code: string }> }> };
-    expect(report).toMatchObject({ ok: false, errors: 6, warnings: 1 });
+    expect(report).toMatchObject({ ok: false, errors: 5, warnings: 2 });
     expect(report.projects[0]!.slug).toBe("broken");
     expect(report.projects[0]!.diagnostics.map((d) => d.code).sort()).toEqual([
       "invalid_experiment",
@@ -75,12 +75,12 @@ describe("agent-serve validate", () => {
       "invalid_experiment",
       "invalid_experiment",
       "invalid_model",
-      "invalid_model",
+      "unknown_model",
       "unsandboxed_shell",
     ]);
     const serve = await run(["serve", broken, "--port", "0", "--state-root", join(scratch, "state")], { env });
     expect(serve.code).toBe(1);
-    expect(serve.stderr).toContain("not starting: 6 errors");
+    expect(serve.stderr).toContain("not starting: 5 errors");
   });
 
   it("exits 1 when the directory holds no project", async () => {

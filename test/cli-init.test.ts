@@ -85,7 +85,7 @@ describe("init", () => {
       ok: true,
       dir: join(scratch, "empty"),
       template: "basic",
-      files: ["package.json", "bot/agent.ts", "bot/instructions.md", ".gitignore"],
+      files: ["package.json", "bot/agent.ts", "bot/instructions.md", "bot/hooks/memory.ts", ".gitignore"],
     });
   });
 

@@ -63,16 +63,18 @@ describeHost("discovery routes", options, (target) => {
       abs: [],
     });
     expect(info.tools).toEqual([
-      { name: "always", description: "Always asks", execution: "server", needsApproval: true, inputSchema: { type: "object", properties: {} } },
+      { name: "always", description: "Always asks", execution: "server", needsApproval: true, inputSchema: { type: "object", properties: {} }, effect: null, dryRun: false },
       {
         name: "greet",
         description: "Greets someone",
         execution: "server",
         needsApproval: false,
         inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+        effect: null,
+        dryRun: false,
       },
-      { name: "guarded", description: "Asks first", execution: "server", needsApproval: "predicate", inputSchema: { type: "object", properties: {} } },
-      { name: "shout", description: "Runs where the agent runs", execution: "agent", needsApproval: false, inputSchema: { type: "object", properties: {} } },
+      { name: "guarded", description: "Asks first", execution: "server", needsApproval: "predicate", inputSchema: { type: "object", properties: {} }, effect: null, dryRun: false },
+      { name: "shout", description: "Runs where the agent runs", execution: "agent", needsApproval: false, inputSchema: { type: "object", properties: {} }, effect: null, dryRun: false },
     ]);
     expect(info.channels).toHaveLength(1);
     expect(info.channels[0].id).toBe("http");

@@ -6,6 +6,7 @@ import { runServerTool } from "../src/tools/run-tool.ts";
 import { toolInputJsonSchema, validateToolInput } from "../src/tools/schema.ts";
 import type { ToolContext } from "../src/tools/types.ts";
 import { summarizeDiagnostics, tempProjects } from "./_temp-projects.ts";
+import { testHostServices } from "./_host-services.ts";
 
 // Temp dirs live outside the repository, so agent-serve and valibot resolve only through the
 // loader's hooks, as they do for a real project without node_modules.
@@ -29,7 +30,7 @@ const context: ToolContext = {
   session: undefined,
   workspaceDir: undefined,
   stateRoot: undefined,
-  host: {},
+  host: testHostServices(),
   send: () => Promise.reject(new Error("unused")),
   getSession: () => Promise.resolve(null),
   artifacts: { tag: () => Promise.reject(new Error("unused")), list: () => Promise.resolve([]) },
@@ -66,7 +67,7 @@ describe("loading tools, hooks and artifacts", () => {
     await expect(validateToolInput(weather, { city: "" })).rejects.toMatchObject({ status: 400, code: "invalid_request" });
     expect(await loaded.hooks?.["team/notify"]?.events["turn.completed"]?.(
       { type: "turn.completed", index: 0, sessionId: "ses_1", at: "", data: {} },
-      { session: { id: "ses_1", channel: "http", mode: "chat", auth: { authenticator: "test", principalId: "anon", principalType: "anonymous" } }, channel: { id: "http" }, host: {}, artifacts: context.artifacts, logger: console },
+      { session: { id: "ses_1", channel: "http", mode: "chat", auth: { authenticator: "test", principalId: "anon", principalType: "anonymous" } }, channel: { id: "http" }, host: testHostServices(), artifacts: context.artifacts, logger: console },
     )).toBe("sent");
   });
 

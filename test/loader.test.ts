@@ -169,11 +169,19 @@ describe("loadProject", () => {
     expect(loaded.diagnostics[0]?.message).toContain("maxRunningTurns");
   });
 
-  test("an unsupported model id is an error diagnostic", async () => {
+  test("an unknown model id is a warning; a bare id that maps is fine; a suffix-style id is an error", async () => {
     const loaded = await loadProject(
+      project({ "package.json": PKG, "bot/agent.ts": `export default { model: "composer-1" };\n`, "bot/instructions.md": INSTRUCTIONS }),
+    );
+    expect(loaded.diagnostics).toEqual([expect.objectContaining({ severity: "warning", code: "unknown_model" })]);
+    const mapped = await loadProject(
       project({ "package.json": PKG, "bot/agent.ts": `export default { model: "gpt-4o" };\n`, "bot/instructions.md": INSTRUCTIONS }),
     );
-    expect(codes(loaded.diagnostics)).toEqual(["invalid_model"]);
+    expect(mapped.diagnostics).toEqual([]);
+    const suffix = await loadProject(
+      project({ "package.json": PKG, "bot/agent.ts": `export default { model: "claude-sonnet-4-5-high" };\n`, "bot/instructions.md": INSTRUCTIONS }),
+    );
+    expect(codes(suffix.diagnostics)).toEqual(["invalid_model"]);
     const ok = await loadProject(
       project({ "package.json": PKG, "bot/agent.ts": `export default { model: "scripted" };\n`, "bot/instructions.md": INSTRUCTIONS }),
     );

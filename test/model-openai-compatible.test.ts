@@ -208,9 +208,12 @@ describe("credential errors", () => {
     expect(() => createModelResolver({})({ id: "openai-compatible/llama", params: {} })).toThrow(/AGENT_SERVE_OPENAI_BASE_URL/);
   });
 
-  it("rejects unknown providers and suffix-style ids", () => {
+  it("serves unknown ids and credential-less bare ids with the scripted model; rejects suffix-style ids", () => {
     const resolve = createModelResolver({ credentials: { openai: "sk" } });
-    expect(() => resolve({ id: "mistral/large", params: {} })).toThrow(/unsupported model/);
+    expect(resolve({ id: "mistral/large", params: {} }).id).toBe("scripted");
+    expect(resolve({ id: "grok-4.5", params: {} }).id).toBe("scripted");
+    expect(resolve({ id: "gpt-5", params: {} }).id).toBe("openai/gpt-5");
+    expect(createModelResolver({ credentials: { xai: "x" } })({ id: "grok-4.5", params: {} }).id).toBe("xai/grok-4.5");
     expect(() => resolve({ id: "openai/o3-mini-high", params: {} })).toThrow(/params/);
   });
 });
@@ -227,7 +230,10 @@ describe("model ids", () => {
     for (const id of ["scripted", "openai/gpt-5-mini", "anthropic/claude-sonnet-4-5", "openai-compatible/llama3.2:latest"]) {
       expect(validateModelId(id)).toBeUndefined();
     }
-    expect(validateModelId("gpt-5")).toMatch(/unsupported model "gpt-5"/);
+    // Bare ids map by prefix (docs/design/agent-sdk-compatibility.md); unknown ones only warn.
+    expect(validateModelId("gpt-5")).toBeUndefined();
+    expect(validateModelId("composer-1")).toBeUndefined();
+    expect(validateModelId("gpt-5-high")).toMatch(/\{id: "gpt-5", params: \[\{id: "effort", value: "high"\}\]\}/);
     expect(validateModelId("openai/")).toMatch(/names no model/);
     expect(validateModelId("openai/gpt-5-low")).toMatch(/params: \[\{id: "effort", value: "low"\}\]/);
     expect(validateModelId("openai-compatible/qwen3:high")).toMatch(/effort/);

@@ -29,6 +29,8 @@ const expected: Record<string, string[]> = {
   "./testing": ["createScriptedModel"],
   "./tools": ["defineTool"],
   "./hooks": ["defineHook"],
+  "./memory": ["memoryHook"],
+  "./extensions": ["defineExtension"],
   "./artifacts": ["defineArtifacts"],
   "./schedules": ["defineSchedule"],
   "./evals": ["defineEval", "defineEvalConfig", "includes", "matches", "satisfies"],

@@ -13,6 +13,7 @@ import type { ToolContext, ToolDefinition } from "../src/tools/index.ts";
 import { normalizeToolResult, runAgentTool, runServerTool, toolCallIdForDirectCall } from "../src/tools/run-tool.ts";
 import { canDescribeSchema, isStandardSchema, toolInputJsonSchema, validateToolInput } from "../src/tools/schema.ts";
 import { validateHooks, validateTools } from "../src/tools/validate-tools.ts";
+import { testHostServices } from "./_host-services.ts";
 
 const stateRoot = mkdtempSync(join(tmpdir(), "agent-serve-tools-"));
 afterAll(() => rmSync(stateRoot, { recursive: true, force: true }));
@@ -29,7 +30,7 @@ function context(overrides: Partial<ToolContext> = {}): ToolContext {
     session: undefined,
     workspaceDir: undefined,
     stateRoot: undefined,
-    host: {},
+    host: testHostServices(),
     send: () => Promise.reject(new Error("no channels here")),
     getSession: () => Promise.resolve(null),
     artifacts: { tag: () => Promise.reject(new Error("no artifacts here")), list: () => Promise.resolve([]) },

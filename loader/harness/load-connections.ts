@@ -8,11 +8,15 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ConnectionDefinition } from "../../src/harness/types.ts";
 import type { Diagnostic } from "../../src/project/types.ts";
+import { unknownKeyDiagnostics } from "../../src/project/unknown-keys.ts";
 import { importProjectModule } from "../import-module.ts";
 import { errorMessage } from "../../src/errors.ts";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const MODULE = /\.(m?[jt]s)$/;
+
+/** The members of `defineConnection` (HTTP and stdio forms). */
+const CONNECTION_KEYS = ["url", "headers", "command", "args", "env", "cwd", "description"];
 
 export async function loadConnections(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, ConnectionDefinition> | undefined> {
   const folder = `${rootName}/mcp-connections`;
@@ -46,7 +50,11 @@ export async function loadConnections(root: string, rootName: string, diagnostic
     }
     const checked = checkConnection(value);
     if (typeof checked === "string") error("invalid_connection", `${file}: ${checked}`);
-    else connections[name] = checked;
+    else {
+      connections[name] = checked;
+      // SAFETY: checkConnection accepted it as an object.
+      diagnostics.push(...unknownKeyDiagnostics(value as Record<string, unknown>, CONNECTION_KEYS, `connection ${name}`, file));
+    }
   }
   return connections;
 }

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { readFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { ProjectSkill } from "../../src/harness/types.ts";
+import { unknownKeyDiagnostics } from "../../src/project/unknown-keys.ts";
 import type { Diagnostic } from "../../src/project/types.ts";
 import { importProjectModule } from "../import-module.ts";
 import { walkFiles } from "../workspace/walk.ts";
@@ -46,7 +47,14 @@ export async function loadSkills(root: string, rootName: string, diagnostics: Di
     try {
       if (entry.isDirectory()) skill = await folderSkill(join(dir, entry.name), file);
       else if (entry.name.endsWith(".md")) skill = markdownSkill(await readFile(join(dir, entry.name), "utf8"), file);
-      else skill = moduleSkill((await importProjectModule(join(dir, entry.name))).default, file);
+      else {
+        const exported: unknown = (await importProjectModule(join(dir, entry.name))).default;
+        skill = moduleSkill(exported, file);
+        if (typeof skill !== "string") {
+          // SAFETY: moduleSkill accepted it as an object.
+          diagnostics.push(...unknownKeyDiagnostics(exported as Record<string, unknown>, ["description", "markdown", "files"], `skill ${name}`, file));
+        }
+      }
     } catch (cause) {
       skill = `cannot load ${file}: ${errorMessage(cause)}`;
     }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { SubagentDefinition } from "../../src/harness/types.ts";
 import { validateModelId } from "../../src/model/resolve.ts";
 import type { AgentConfig, Diagnostic } from "../../src/project/types.ts";
+import { unknownKeyDiagnostics } from "../../src/project/unknown-keys.ts";
 import { importProjectModule } from "../import-module.ts";
 import { errorMessage } from "../../src/errors.ts";
 
@@ -55,6 +56,8 @@ export async function loadSubagents(root: string, rootName: string, diagnostics:
       push("error", "missing_subagent_description", `subagent ${id} needs a description: the parent reads it to decide when to delegate`, file);
       continue;
     }
+    // SAFETY: the config as authored; only its own keys are read.
+    diagnostics.push(...unknownKeyDiagnostics(agent as Record<string, unknown>, ["description", "model", "instructions", "tools", "name"], `subagent ${id}`, file));
     const modelId = typeof agent.model === "string" ? agent.model : agent.model?.id;
     if (agent.model !== undefined) {
       const problem = typeof modelId === "string" && modelId.trim() ? validateModelId(modelId.trim()) : "model must be a model id string or {id, params}";

@@ -8,6 +8,7 @@
  * accepts. The store enforces the pairing of kind and data.
  * @module
  */
+import { unknownKeyDiagnostics } from "../project/unknown-keys.ts";
 import { isStandardSchema, canDescribeSchema, toolInputJsonSchema } from "../tools/schema.ts";
 import type { ModelToolSpec } from "../model/types.ts";
 import type { Diagnostic } from "../project/types.ts";
@@ -73,6 +74,8 @@ export function validateArtifactsDefinition(definition: ArtifactsDefinition, fil
       report("warning", "artifact_schema_not_describable", `the schema of artifact kind ${name} cannot be shown to the model as JSON Schema; it still validates`);
     }
   }
+  // SAFETY: the definition as authored; only its own keys are read.
+  diagnostics.push(...unknownKeyDiagnostics(definition as unknown as Record<string, unknown>, ["kinds", "agentTool", "max"], "artifacts", file));
   return diagnostics;
 }
 

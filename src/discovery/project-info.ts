@@ -9,6 +9,7 @@ import { type ChannelInfo, describeChannels, jsonSchemaOf } from "../channels/de
 import { DEFAULT_MAX_ARTIFACTS } from "../artifacts/store.ts";
 import { offeredHarnessTools } from "../harness/allowlist.ts";
 import type { ExperimentDefinition } from "../experiments/types.ts";
+import type { ExtensionInfo } from "../extensions/types.ts";
 import { paramRecord } from "../experiments/variant.ts";
 import { normalizeModelSpec } from "../model/resolve.ts";
 import type { Diagnostic, ProjectDefinition } from "../project/types.ts";
@@ -31,6 +32,12 @@ export interface ToolInfo {
   /** `"predicate"` when a function decides per call. */
   needsApproval: boolean | "predicate";
   inputSchema: JsonSchemaObject;
+  /** `read` or `write` as declared, else null. */
+  effect: "read" | "write" | null;
+  /** Whether a dry run (an eval session calling a write tool) returns `dryRunResult` instead. */
+  dryRun: boolean;
+  /** The result's JSON Schema, when the tool declares an `outputSchema`. */
+  outputSchema?: JsonSchemaObject;
 }
 
 export interface ProjectInfo {
@@ -53,6 +60,8 @@ export interface ProjectInfo {
   hooks: string[];
   artifacts: { kinds: Array<{ name: string; description: string }>; agentTool: boolean; max: number } | null;
   abs: ExperimentInfo[];
+  /** Mounted extensions with their namespaced contributions, egress hosts and secret names. */
+  extensions: ExtensionInfo[];
   diagnostics: Diagnostic[];
 }
 
@@ -119,6 +128,7 @@ export function projectInfo(
         }
       : null,
     abs: (project.agent.experiments ?? []).map(experimentInfo),
+    extensions: Object.values(project.extensions ?? {}).sort((a, b) => (a.namespace < b.namespace ? -1 : 1)),
     diagnostics,
   };
 }
@@ -166,6 +176,9 @@ function toolInfo(name: string, definition: ToolDefinition): ToolInfo {
     execution: definition.execution ?? "server",
     needsApproval: typeof approval === "function" ? "predicate" : approval === true,
     inputSchema: toolInputJsonSchema(definition),
+    effect: definition.effect === "read" || definition.effect === "write" ? definition.effect : null,
+    dryRun: definition.effect === "write" && definition.dryRunResult !== undefined,
+    ...(definition.outputSchema === undefined ? {} : { outputSchema: toolInputJsonSchema({ inputSchema: definition.outputSchema }) }),
   };
 }
 

@@ -17,6 +17,8 @@ export interface CaseDriver {
   log: EventLog;
   /** Starts (no token) or continues the case's session. */
   send(message: string, options: { continuationToken?: string; title: string }): Promise<SendResult>;
+  /** The declared `effect` of a tool, for `notCalledTool({effect})`. */
+  toolEffect?(toolName: string): string | undefined;
 }
 
 export interface CaseContext extends EvalContext {
@@ -100,6 +102,12 @@ export function createEvalContext(input: {
       return record("calledTool", `${name} was called, but no call's input contains ${preview(options.input, 120)} (inputs: ${inputs})`);
     },
     notCalledTool(name) {
+      if (typeof name === "object" && name !== null) {
+        // `{effect: "write"}`: no tool declared with that effect was called.
+        const made = toolCalls.filter((call) => driver.toolEffect?.(call.toolName) === name.effect).map((call) => call.toolName);
+        if (made.length === 0) return true;
+        return record("notCalledTool", `expected no call to a ${name.effect} tool, but ${[...new Set(made)].join(", ")} ${made.length === 1 ? "was" : "were"} called`);
+      }
       const count = toolCalls.filter((call) => call.toolName === name).length;
       return count === 0 ? true : record("notCalledTool", `expected no call to ${name}, but it was called ${count} time${count === 1 ? "" : "s"}`);
     },

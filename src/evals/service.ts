@@ -36,6 +36,8 @@ export interface EvalServiceDeps {
   stop(sessionId: string): Promise<unknown>;
   evals?: Record<string, EvalDefinition>;
   config?: EvalConfig;
+  /** The declared `effect` of the agent's tools, for `t.notCalledTool({effect})`. */
+  toolEffect?(toolName: string): string | undefined;
   now: () => number;
   logger: HostLogger;
 }
@@ -197,6 +199,7 @@ export class EvalService {
             log: this.#deps.log,
             send: (message, sendOptions) =>
               this.#deps.sessions.send(EVAL_CHANNEL, message, { ...sendOptions, purpose: "eval", auth, mode: "chat" }),
+            ...(this.#deps.toolEffect ? { toolEffect: this.#deps.toolEffect } : {}),
           },
           stop: (sessionId) => this.#deps.stop(sessionId),
           timeoutMs: item.timeoutMs ?? options.timeoutMs ?? configTimeout,

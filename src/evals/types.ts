@@ -75,7 +75,7 @@ export interface EvalContext {
    */
   calledTool(name: string, options?: { input?: unknown }): boolean;
   /** Whether the model never called `name` in this case's session. */
-  notCalledTool(name: string): boolean;
+  notCalledTool(name: string | { effect: "read" | "write" }): boolean;
   /** Checks `value` with a matcher; the case waits for every check before it is judged. */
   check<T>(value: T, matcher: Matcher<T>): Promise<boolean>;
   /** Records a failure by hand. */

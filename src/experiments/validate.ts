@@ -3,7 +3,7 @@
  * assignment or at the first turn of an arm becomes a diagnostic, so `validate` and `serve` see it.
  * @module
  */
-import { validateModelId } from "../model/resolve.ts";
+import { modelIdWarning, validateModelId } from "../model/model-ids.ts";
 import type { Diagnostic } from "../project/types.ts";
 
 /** Diagnostics for `agent.experiments` as authored (any shape); `file` is the config file. */
@@ -50,6 +50,8 @@ export function validateExperiments(value: unknown, file: string): Diagnostic[] 
         } else {
           const problem = validateModelId(modelId.trim());
           if (problem) error(`${armWhere}: ${problem}`, "invalid_model");
+          const warning = modelIdWarning(modelId.trim());
+          if (warning) diagnostics.push({ severity: "warning", code: "unknown_model", message: `${armWhere}: ${warning}`, file });
           if (isRecord(arm.model) && arm.model.params !== undefined && !isParamList(arm.model.params)) {
             error(`${armWhere}: model.params must be a list of {id, value}`);
           }

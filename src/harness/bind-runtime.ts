@@ -40,7 +40,8 @@ export function bindRuntime(
     },
     scratchWorkspace: () => runtime.scratchWorkspace(),
   };
-  const { runScript, prepareWorkspace, harness, mcp } = runtime;
+  const { runScript, prepareWorkspace, harness, mcp, appendFile } = runtime;
+  if (appendFile) bound.appendFile = appendFile.bind(runtime);
   if (runScript) bound.runScript = (script, options) => runScript.call(runtime, script, { ...options, sandbox: options.sandbox ?? sandbox });
   if (prepareWorkspace) bound.prepareWorkspace = prepareWorkspace.bind(runtime);
   if (harness) bound.harness = harness;

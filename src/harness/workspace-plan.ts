@@ -26,6 +26,8 @@ export function planWorkspace(project: ProjectDefinition): PlannedWorkspace {
   const executables: string[] = [];
   const copies: WorkspacePlan["copies"] = [];
 
+  // Extension seeds (`<ns>/<path>`); rewritten with the plan, so an extension's update reaches workspaces.
+  for (const [path, text] of Object.entries(project.seedFiles ?? {})) files[path] = text;
   const skills = Object.entries(project.skills ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
   for (const [name, skill] of skills) {
     const folder = `${SKILLS_DIR}/${name}`;

@@ -7,6 +7,7 @@ import type { ArtifactsFacade } from "../artifacts/types.ts";
 import type { EventType, SessionEvent } from "../sessions/events.ts";
 import type { SessionRecord } from "../sessions/session-store.ts";
 import { sessionView } from "../turns/tool-context.ts";
+import type { ToolHostServices } from "../tools/types.ts";
 import type { HostLogger } from "../types.ts";
 import type { HookDefinition, HookHandler } from "./types.ts";
 
@@ -16,7 +17,7 @@ export interface HookDispatchDeps {
   record(sessionId: string): Promise<SessionRecord | undefined>;
   artifacts(bound: { sessionId: string; turnId?: string }): ArtifactsFacade;
   /** Host services hooks see as `ctx.host`, as tools do. */
-  host: Record<string, unknown>;
+  host: ToolHostServices;
   logger: HostLogger;
 }
 

@@ -4,13 +4,14 @@
  */
 import type { ArtifactsFacade } from "../artifacts/types.ts";
 import type { EventType, SessionEvent } from "../sessions/events.ts";
-import type { ToolSessionView } from "../tools/types.ts";
+import type { ToolHostServices, ToolSessionView } from "../tools/types.ts";
 import type { HostLogger } from "../types.ts";
 
 export interface HookContext {
   session: ToolSessionView;
   channel: { id: string };
-  host: Record<string, unknown>;
+  /** The host services tools see (`kv`, `otel`, `reminders`, ...). */
+  host: ToolHostServices;
   artifacts: ArtifactsFacade;
   logger: HostLogger;
 }

@@ -12,7 +12,7 @@ import { createError, errorMessage } from "../errors.ts";
 import type { FinishReason, LanguageModelPort, ModelStepRequest, ModelStreamPart, Usage } from "./types.ts";
 import { emptyUsage } from "./types.ts";
 
-export type AiSdkProvider = "openai" | "anthropic" | "openai-compatible";
+export type AiSdkProvider = "openai" | "anthropic" | "openai-compatible" | "xai";
 
 export interface AiSdkModelOptions {
   provider: AiSdkProvider;
@@ -65,7 +65,9 @@ async function* streamStep(
     const inputSchema = ai.jsonSchema(spec.inputSchema as JSONSchema7);
     tools[spec.name] = { description: spec.description, inputSchema };
   }
-  const effort = effortOf({ ...options.params, ...request.params });
+  const params = { ...options.params, ...request.params };
+  const effort = effortOf(params);
+  const providerOptions = providerOptionsOf(options.provider, params);
   const result = ai.streamText({
     model,
     instructions: request.system || undefined,
@@ -74,6 +76,7 @@ async function* streamStep(
     abortSignal: signal,
     maxRetries: options.maxRetries ?? 2,
     ...(effort ? { reasoning: effort } : {}),
+    ...(providerOptions ? { providerOptions } : {}),
     // Errors surface as `error` parts and are thrown below; the default handler would also log them.
     onError: () => {},
   });
@@ -126,12 +129,34 @@ async function createLanguageModel(options: AiSdkModelOptions): Promise<Language
       const { createAnthropic } = await import("@ai-sdk/anthropic");
       return createAnthropic({ apiKey, baseURL, fetch })(options.modelId);
     }
+    case "xai": {
+      const { createXai } = await import("@ai-sdk/xai");
+      return createXai({ apiKey, baseURL, fetch })(options.modelId);
+    }
     case "openai-compatible": {
       if (!baseURL) throw createError("model", `openai-compatible/${options.modelId} needs a base URL`);
       const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
       const provider = createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, includeUsage: true, fetch });
       return provider.chatModel(options.modelId);
     }
+  }
+}
+
+/**
+ * Params a provider takes beyond `effort` (which the AI SDK maps itself): `fast=true` asks for
+ * the provider's fast lane: OpenAI's and xAI's priority tier, Anthropic's fast speed.
+ */
+function providerOptionsOf(provider: AiSdkProvider, params: Record<string, string>): Record<string, Record<string, string>> | undefined {
+  if (params.fast?.toLowerCase() !== "true") return undefined;
+  switch (provider) {
+    case "openai":
+      return { openai: { serviceTier: "priority" } };
+    case "xai":
+      return { xai: { serviceTier: "priority" } };
+    case "anthropic":
+      return { anthropic: { speed: "fast" } };
+    default:
+      return undefined;
   }
 }
 

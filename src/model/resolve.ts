@@ -7,6 +7,7 @@ import type { AgentConfig } from "../project/types.ts";
 import type { ModelCredentials, ModelOptions } from "../types.ts";
 import { createAiSdkModel } from "./ai-sdk.ts";
 import type { AiSdkProvider } from "./ai-sdk.ts";
+import { routeModelId, validateModelId } from "./model-ids.ts";
 import { createScriptedModel } from "./scripted.ts";
 import type { ModelResolver, ModelSpec } from "./types.ts";
 
@@ -15,12 +16,10 @@ export const CREDENTIAL_ENV: Record<AiSdkProvider, string> = {
   openai: "OPENAI_API_KEY",
   anthropic: "ANTHROPIC_API_KEY",
   "openai-compatible": "AGENT_SERVE_OPENAI_COMPATIBLE_API_KEY",
+  xai: "XAI_API_KEY",
 };
 
-const PROVIDERS: readonly AiSdkProvider[] = ["openai", "anthropic", "openai-compatible"];
-
-/** Suffix-style ids that encode effort or speed (docs/guide/agent-projects.md "Agent configuration"): use params instead. */
-const SUFFIX_STYLE = /[-:](minimal|low|medium|high|xhigh|fast)$/i;
+export { modelIdWarning, routeModelId, validateModelId } from "./model-ids.ts";
 
 /** Normalizes `model` of an agent config: a string or `{id, params: [{id, value}]}`. */
 export function normalizeModelSpec(model: AgentConfig["model"]): ModelSpec | undefined {
@@ -31,23 +30,40 @@ export function normalizeModelSpec(model: AgentConfig["model"]): ModelSpec | und
   return { id: model.id.trim(), params };
 }
 
-/** Returns why a model id is not supported, or `undefined` when it is. */
-export function validateModelId(id: string): string | undefined {
-  if (id === "scripted") return undefined;
-  const slash = id.indexOf("/");
-  const provider = slash === -1 ? id : id.slice(0, slash);
-  const modelId = slash === -1 ? "" : id.slice(slash + 1);
-  if (!isProvider(provider)) {
-    return `unsupported model "${id}": use "scripted", "openai/<model>", "anthropic/<model>" or "openai-compatible/<model>"`;
+/**
+ * Why turns on `spec` would fail for lack of a credential or base URL, or `undefined`. Only ids
+ * written with their provider prefix fail that way; bare and unknown ids fall back to the
+ * scripted model instead (see {@link effectiveModel}).
+ */
+export function missingModelSetup(spec: ModelSpec, options: Pick<ModelOptions, "credentials" | "openaiCompatibleBaseURL"> = {}): string | undefined {
+  const route = routeModelId(spec.id);
+  if (!route || route.mapped || validateModelId(spec.id)) return undefined;
+  if (route.provider === "openai-compatible") {
+    return options.openaiCompatibleBaseURL
+      ? undefined
+      : `model ${spec.id} needs the server's base URL: set AGENT_SERVE_OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1)`;
   }
-  if (!modelId.trim()) return `model "${id}" names no model: use "${provider}/<model>"`;
-  const suffix = SUFFIX_STYLE.exec(modelId);
-  if (suffix) {
-    const param = suffix[1]?.toLowerCase() === "fast" ? '{id: "fast", value: "true"}' : `{id: "effort", value: "${suffix[1]}"}`;
-    const base = `${provider}/${modelId.slice(0, suffix.index)}`;
-    return `model "${id}" encodes effort or speed in its id, which is not supported: use {id: "${base}", params: [${param}]}`;
+  if (options.credentials?.[route.provider]) return undefined;
+  return `model ${spec.id} needs the ${route.provider} credential: pass --api-key, set ${CREDENTIAL_ENV[route.provider]} or run \`agent-serve login\``;
+}
+
+/**
+ * The model an agent's turns really run on, with a notice when it is not the configured one: an
+ * id no provider claims, or a bare id without its provider's credential, runs on the offline
+ * scripted model (the Agent SDK's own ids load and answer offline).
+ */
+export function effectiveModel(spec: ModelSpec, options: Pick<ModelOptions, "credentials" | "openaiCompatibleBaseURL"> = {}): { spec: ModelSpec; notice?: string } {
+  if (spec.id === "scripted") return { spec };
+  const route = routeModelId(spec.id);
+  const scripted = { id: "scripted", params: spec.params };
+  if (!route) return { spec: scripted, notice: `model "${spec.id}" is not one this host can call: serving with the offline scripted model` };
+  if (route.mapped && route.provider !== "openai-compatible" && !options.credentials?.[route.provider]) {
+    return {
+      spec: scripted,
+      notice: `model "${spec.id}" needs the ${route.provider} credential (${CREDENTIAL_ENV[route.provider]}, --api-key or agent-serve login): serving with the offline scripted model`,
+    };
   }
-  return undefined;
+  return { spec: route.mapped ? { id: `${route.provider}/${route.modelId}`, params: spec.params } : spec };
 }
 
 /**
@@ -64,27 +80,15 @@ export function createModelResolver(options: ModelOptions = {}): ModelResolver {
     if (spec.id === "scripted") return scripted;
     const problem = validateModelId(spec.id);
     if (problem) throw createError("model", problem);
-    const slash = spec.id.indexOf("/");
-    // SAFETY: validateModelId accepted the prefix as one of the providers.
-    const provider = spec.id.slice(0, slash) as AiSdkProvider;
-    const modelId = spec.id.slice(slash + 1);
+    const chosen = effectiveModel(spec, options).spec;
+    const route = routeModelId(chosen.id);
+    if (!route) return scripted;
+    const { provider, modelId } = route;
     const apiKey = options.credentials?.[provider] || undefined;
-    if (provider === "openai-compatible") {
-      if (!options.openaiCompatibleBaseURL) {
-        throw createError(
-          "model",
-          `model ${spec.id} needs the server's base URL: set AGENT_SERVE_OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1)`,
-        );
-      }
-      return createAiSdkModel({ provider, modelId, apiKey, baseURL: options.openaiCompatibleBaseURL, fetch: options.fetch, params: spec.params });
-    }
-    if (!apiKey) {
-      throw createError(
-        "model",
-        `model ${spec.id} needs a ${provider} credential: pass --api-key, set ${CREDENTIAL_ENV[provider]} or run \`agent-serve login\``,
-      );
-    }
-    return createAiSdkModel({ provider, modelId, apiKey, fetch: options.fetch, params: spec.params });
+    const missing = missingModelSetup(chosen, options);
+    if (missing) throw createError("model", missing);
+    const baseURL = provider === "openai-compatible" ? options.openaiCompatibleBaseURL : undefined;
+    return createAiSdkModel({ provider, modelId, apiKey, baseURL, fetch: options.fetch, params: chosen.params });
   };
 }
 
@@ -95,6 +99,7 @@ export function createModelResolver(options: ModelOptions = {}): ModelResolver {
 export function defaultModelId(credentials?: ModelCredentials): { id: string; notice?: string } {
   if (credentials?.openai) return { id: "openai/gpt-5-mini" };
   if (credentials?.anthropic) return { id: "anthropic/claude-sonnet-4-5" };
+  if (credentials?.xai) return { id: "xai/grok-4.5" };
   return {
     id: "scripted",
     notice:
@@ -102,8 +107,3 @@ export function defaultModelId(credentials?: ModelCredentials): { id: string; no
   };
 }
 
-// --- internals ---
-
-function isProvider(value: string): value is AiSdkProvider {
-  return (PROVIDERS as readonly string[]).includes(value);
-}

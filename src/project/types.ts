@@ -7,9 +7,11 @@
 import type { ArtifactsDefinition } from "../artifacts/types.ts";
 import type { ChannelDefinition } from "../channels/types.ts";
 import type { EvalConfig, EvalDefinition } from "../evals/types.ts";
+import type { ExtensionInfo } from "../extensions/types.ts";
 import type { ExperimentDefinition } from "../experiments/types.ts";
 import type { ConnectionDefinition, ProjectSkill, SubagentDefinition, WorkspaceSeed } from "../harness/types.ts";
 import type { HookDefinition } from "../hooks/types.ts";
+import type { KvConfig } from "../kv/kv.ts";
 import type { ScheduleDefinition } from "../schedules/types.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
@@ -46,6 +48,8 @@ export interface AgentConfig {
    * replace the instructions.
    */
   experiments?: ExperimentDefinition[];
+  /** `ctx.host.kv`: any unstorage driver instead of the host's storage. @default the host's storage */
+  kv?: KvConfig;
 }
 
 /** USD per million tokens. */
@@ -100,6 +104,10 @@ export interface ProjectDefinition {
   evals?: Record<string, EvalDefinition>;
   /** `evals/evals.config.ts`. */
   evalConfig?: EvalConfig;
+  /** `bot/extensions/<ns>.ts`, by namespace: what each mounted (contributions are merged above). */
+  extensions?: Record<string, ExtensionInfo>;
+  /** Workspace seed files contributed by extensions, workspace-relative path → contents. */
+  seedFiles?: Record<string, string>;
   /**
    * Custom channels by id: `bot/channels/<id>.ts` (the file name is the id and route prefix
    * `/v1/channels/<id>`); `http` overrides the built-in HTTP channel. Extensions may add entries

@@ -7,6 +7,7 @@
  * follow-up does not rotate it). Otherwise the channel key decides, as any channel send does.
  * @module
  */
+import type { ToolHostServices } from "../tools/types.ts";
 import { HTTPError } from "../errors.ts";
 import type { SessionEntry } from "../sessions/session-entry.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
@@ -75,7 +76,7 @@ export function reminderMessage(record: ReminderRecord, cancelTool: boolean): st
  * that is gone propagates (the reminder is then disarmed).
  */
 export async function runReminderHandler(
-  deps: DeliveryDeps & { logger: HostLogger },
+  deps: DeliveryDeps & { logger: HostLogger; host: () => ToolHostServices },
   handler: RunHandler,
   record: ReminderRecord,
 ): Promise<ReminderRunResult["action"]> {
@@ -85,6 +86,7 @@ export async function runReminderHandler(
     result = await handler({
       fireCount: record.fireCount,
       reminder: record,
+      host: deps.host(),
       followup: async ({ message }) => {
         if (typeof message !== "string" || message.trim() === "") throw new TypeError("followup needs a non-empty message");
         await deliverToConversation(deps, record, message);

@@ -8,6 +8,7 @@
  * time, also when two processes share the storage.
  * @module
  */
+import type { ToolHostServices } from "../tools/types.ts";
 import { HTTPError, conflict } from "../errors.ts";
 import type { SessionEntry } from "../sessions/session-entry.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
@@ -48,6 +49,8 @@ export interface ReminderServiceDeps {
   logger: HostLogger;
   /** Whether the model has `reminders_cancel` (the standing instruction mentions it). */
   cancelTool: boolean;
+  /** Host services run handlers see as `host` (kv, reminders, ...), as tools do. */
+  host: () => ToolHostServices;
 }
 
 /** Where a reminder's conversation is, for per-conversation listing and caps. */

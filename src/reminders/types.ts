@@ -4,6 +4,7 @@
  * "Reminders".
  * @module
  */
+import type { ToolHostServices } from "../tools/types.ts";
 
 export type ReminderStatus = "armed" | "stopped" | "disarmed";
 
@@ -65,6 +66,8 @@ export interface ReminderRunContext {
   /** 1 on the first firing. */
   fireCount: number;
   reminder: ReminderRecord;
+  /** Host services (`kv`, `reminders`, ...), as tools see them. */
+  host: ToolHostServices;
   /** Sends `message` into the reminder's conversation as a follow-up (a model turn). */
   followup(input: { message: string }): Promise<void>;
 }

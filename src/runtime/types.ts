@@ -132,4 +132,9 @@ export interface RuntimePort {
   harness?: HarnessPort;
   /** MCP client connections; absent where the runtime cannot open them. */
   mcp?: McpPort;
+  /**
+   * Appends text to the file at the absolute `path`, creating it and its folders (the memory
+   * journal writes `memory/journal.jsonl` in the project through it). Absent without a filesystem.
+   */
+  appendFile?(path: string, text: string): Promise<void>;
 }

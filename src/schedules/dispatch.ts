@@ -67,7 +67,7 @@ export async function dispatchSchedule(
       );
     },
     appAuth,
-    host: { reminders: deps.reminders },
+    host: { ...deps.toolServices.host, reminders: deps.reminders },
   };
   try {
     await definition.run(context);

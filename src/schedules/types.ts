@@ -3,6 +3,7 @@
  * `bot/schedules/`.
  * @module
  */
+import type { ToolHostServices } from "../tools/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import type { JsonValue } from "../model/types.ts";
 import type { RemindersFacade } from "../reminders/types.ts";
@@ -56,7 +57,7 @@ export interface ScheduleContext {
   waitUntil(promise: Promise<unknown>): void;
   /** The schedule's own principal: `{authenticator: "schedule", principalId: "schedule:<id>"}`. */
   appAuth: AuthContext;
-  host: { reminders: RemindersFacade };
+  host: ToolHostServices & { reminders: RemindersFacade };
 }
 
 /** One firing of a schedule: the sessions it started. */

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Diagnostic } from "../project/types.ts";
+import { unknownKeyDiagnostics } from "../project/unknown-keys.ts";
 import { cronProblem } from "../timers/cron.ts";
 
 /** Schedule names are their file names; they appear in URLs and storage keys. */
@@ -35,5 +36,6 @@ export function validateSchedule(name: string, def: unknown, file?: string): Dia
     report("invalid_schedule", "run must be a function");
   }
   if (record.catchUp !== undefined && typeof record.catchUp !== "boolean") report("invalid_schedule", "catchUp must be a boolean");
+  diagnostics.push(...unknownKeyDiagnostics(record, ["cron", "markdown", "run", "catchUp"], `schedule ${name}`, file));
   return diagnostics;
 }

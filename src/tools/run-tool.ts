@@ -7,6 +7,7 @@
 import { randomId } from "../ids.ts";
 import type { JsonValue } from "../model/types.ts";
 import type { RuntimePort } from "../runtime/types.ts";
+import { isStandardSchema } from "./schema.ts";
 import type { ToolContext, ToolDefinition, ToolResultEnvelope } from "./types.ts";
 
 /** A tool call's outcome: `result` is what `action.result.output` and the tool route carry. */
@@ -15,8 +16,19 @@ export interface ToolRunResult {
   result: JsonValue;
 }
 
-/** Runs a server tool's `execute` with already validated input. Never throws. */
+/**
+ * Runs a server tool's `execute` with already validated input, or its `dryRunResult` when the
+ * call is a dry run (docs/design/tools.md). Never throws. A result that fails the tool's
+ * `outputSchema` is an error result.
+ */
 export async function runServerTool(def: ToolDefinition, input: unknown, context: ToolContext): Promise<ToolRunResult> {
+  if (isDryRun(def, context)) {
+    try {
+      return normalizeToolResult(typeof def.dryRunResult === "function" ? await def.dryRunResult(input) : def.dryRunResult);
+    } catch (error) {
+      return errorResult(messageOf(error));
+    }
+  }
   if (typeof def.execute !== "function") return errorResult("this tool has no execute function");
   let value: unknown;
   try {
@@ -24,7 +36,20 @@ export async function runServerTool(def: ToolDefinition, input: unknown, context
   } catch (error) {
     return errorResult(messageOf(error));
   }
+  if (isStandardSchema(def.outputSchema)) {
+    const checked = await def.outputSchema["~standard"].validate(value);
+    if (checked.issues) {
+      const issues = checked.issues.map((issue) => `${issuePath(issue.path)}${issue.message}`).join("; ");
+      return errorResult(`the tool result does not match its outputSchema: ${issues}`);
+    }
+    value = checked.value;
+  }
   return normalizeToolResult(value);
+}
+
+/** Eval sessions do not let `effect: "write"` tools that declare a `dryRunResult` touch the world. */
+export function isDryRun(def: ToolDefinition, context: Pick<ToolContext, "session">): boolean {
+  return def.effect === "write" && def.dryRunResult !== undefined && context.session?.purpose === "eval";
 }
 
 export interface AgentToolOptions {
@@ -94,6 +119,11 @@ export function errorResult(message: string): ToolRunResult {
 }
 
 // --- internals ---
+
+function issuePath(path: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined): string {
+  if (!path || path.length === 0) return "";
+  return `${path.map((segment) => String(typeof segment === "object" ? segment.key : segment)).join(".")}: `;
+}
 
 /** The JSON form of a value as `JSON.stringify` would write it, bigints as decimal strings. */
 function toJsonValue(value: unknown): JsonValue {

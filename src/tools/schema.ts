@@ -45,6 +45,37 @@ export async function validateToolInput(def: Pick<ToolDefinition, "inputSchema">
   return isStandardSchema(schema) ? validate(raw, schema, "tool input") : raw;
 }
 
+/** JSON Schema keywords: an object with none of them (and not `{}`) is not a JSON Schema. */
+const JSON_SCHEMA_KEYWORDS = new Set([
+  "$schema", "$id", "$ref", "$defs", "definitions", "type", "properties", "required", "additionalProperties",
+  "patternProperties", "items", "prefixItems", "enum", "const", "anyOf", "oneOf", "allOf", "not", "if", "then", "else",
+  "description", "title", "default", "examples", "format", "minimum", "maximum", "minLength", "maxLength", "pattern",
+  "minItems", "maxItems", "uniqueItems", "nullable",
+]);
+const JSON_TYPES = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
+
+/**
+ * Why a plain object is not a JSON Schema, or `undefined` when it plausibly is. Catches the
+ * common slip of a map of field types (`{ orderId: "string" }`).
+ */
+export function jsonSchemaProblem(schema: Record<string, unknown>): string | undefined {
+  const keys = Object.keys(schema);
+  if (keys.length > 0 && !keys.some((key) => JSON_SCHEMA_KEYWORDS.has(key))) {
+    const shape = keys.slice(0, 3).map((key) => `${key}: ${JSON.stringify(schema[key]) ?? typeof schema[key]}`).join(", ");
+    return `it has no JSON Schema keyword and looks like a map of field types ({${shape}}); write v.object({...}) or {type: "object", properties: {...}}`;
+  }
+  const type = schema.type;
+  const types = Array.isArray(type) ? type : type === undefined ? [] : [type];
+  const bad = types.find((member) => typeof member !== "string" || !JSON_TYPES.has(member));
+  if (bad !== undefined) return `type ${JSON.stringify(bad)} is not a JSON Schema type`;
+  if (schema.properties !== undefined) {
+    if (!isObject(schema.properties)) return "properties must be an object of schemas";
+    const field = Object.entries(schema.properties).find(([, member]) => !isObject(member) && typeof member !== "boolean");
+    if (field) return `properties.${field[0]} must be a schema object (e.g. {type: "string"}), not ${JSON.stringify(field[1])}`;
+  }
+  return undefined;
+}
+
 // --- internals ---
 
 /** Conversions are pure and some are slow; `null` remembers a schema that cannot be described. */

@@ -7,6 +7,9 @@ import type { StandardSchema } from "../_validate.ts";
 import type { ArtifactsFacade } from "../artifacts/types.ts";
 import type { DeliveryClaims } from "../channels/packs/delivery-claims.ts";
 import type { AuthContext } from "../http/auth-types.ts";
+import type { HostKv } from "../kv/kv.ts";
+import type { ProjectFiles } from "../memory/hook.ts";
+import type { HostOtel } from "../telemetry/host-otel.ts";
 import type { RemindersFacade } from "../reminders/types.ts";
 import type { SendOptions, SendResult, SessionSummary } from "../sessions/session-service.ts";
 
@@ -26,6 +29,22 @@ export interface ToolDefinition<Input = unknown> {
   needsApproval?: boolean | Bivariant<[input: Input], boolean | Promise<boolean>>;
   /** The tool body of a server tool. */
   execute?(input: Input, context: ToolContext): unknown;
+  /**
+   * What calling the tool does to the world: `read` only looks, `write` changes something. Shown
+   * in `/v1/info`; in eval sessions a `write` tool with a `dryRunResult` does not run, and
+   * `t.notCalledTool({ effect: "write" })` checks that no write tool was called.
+   */
+  effect?: "read" | "write";
+  /**
+   * The result a dry run returns instead of running `execute` (a JSON value, or a function of the
+   * validated input): eval sessions dry-run `effect: "write"` tools that declare one.
+   */
+  dryRunResult?: unknown;
+  /**
+   * The result's schema. A schema-validator object checks every result of `execute` (a result
+   * that does not match is an error result); a JSON Schema object is shown in `/v1/info` only.
+   */
+  outputSchema?: StandardSchema | JsonSchemaObject;
 }
 
 /**
@@ -41,6 +60,7 @@ export interface ToolSessionView {
   mode: "chat" | "task";
   auth: AuthContext;
   purpose?: string;
+  title?: string;
 }
 
 export interface ToolContext {
@@ -69,6 +89,12 @@ export interface ToolHostServices {
   reminders?: RemindersFacade;
   /** Once-only claims of webhook deliveries (the Slack and GitHub packs dedupe with them). */
   deliveries?: DeliveryClaims;
+  /** The agent's durable JSON store: an unstorage `Storage` with `get / put / delete / list`. */
+  kv: HostKv;
+  /** OpenTelemetry: the host's tracer and meter, and `increment(name, value?, attributes?)`. */
+  otel: HostOtel;
+  /** Appends to files below the project root, where the runtime has a filesystem (the memory journal). */
+  projectFiles?: ProjectFiles;
   [service: string]: unknown;
 }
 

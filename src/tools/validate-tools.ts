@@ -3,8 +3,13 @@
  * about, so `validate` and `serve` can print every one of them.
  * @module
  */
+import { HOOK_EVENT_NAMES } from "../hooks/event-names.ts";
+import { didYouMean, unknownKeyDiagnostics } from "../project/unknown-keys.ts";
 import type { Diagnostic } from "../project/types.ts";
-import { canDescribeSchema, isStandardSchema } from "./schema.ts";
+import { canDescribeSchema, isStandardSchema, jsonSchemaProblem } from "./schema.ts";
+
+/** The members of a tool definition (docs/guide/agent-projects.md). */
+const TOOL_KEYS = ["description", "inputSchema", "outputSchema", "execution", "script", "needsApproval", "execute", "effect", "dryRunResult"];
 
 /** Model providers accept tool names of this shape (the file name is the tool name). */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -30,6 +35,7 @@ export function validateTools(tools: Record<string, unknown>, options: ValidateD
       continue;
     }
     checkTool(def, report);
+    diagnostics.push(...unknownKeyDiagnostics(def, TOOL_KEYS, `tool ${name}`, file));
   }
   return diagnostics;
 }
@@ -47,8 +53,18 @@ export function validateHooks(hooks: Record<string, unknown>, options: ValidateD
       report("invalid_hook", "the default export must be defineHook({ events: {...} }) with an events object");
       continue;
     }
+    if (isRecord(def)) diagnostics.push(...unknownKeyDiagnostics(def, ["events"], `hook ${name}`, file));
     for (const [type, handler] of Object.entries(events)) {
       if (typeof handler !== "function") report("invalid_hook_handler", `events[${JSON.stringify(type)}] must be a function`);
+      if (!HOOK_EVENT_NAMES.includes(type)) {
+        const suggestion = didYouMean(type, HOOK_EVENT_NAMES);
+        diagnostics.push({
+          severity: "warning",
+          code: "unknown_hook_event",
+          message: `hook ${name}: no event is named ${JSON.stringify(type)}${suggestion ? ` (did you mean "${suggestion}"?)` : ""}; the handler never runs`,
+          ...(file === undefined ? {} : { file }),
+        });
+      }
     }
   }
   return diagnostics;
@@ -71,10 +87,19 @@ function checkTool(def: Record<string, unknown>, report: Report): void {
   if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
     report("error", "invalid_tool_needs_approval", "needsApproval must be a boolean or a function of the validated input");
   }
-  if (inputSchema !== undefined && !isRecord(inputSchema) && !isStandardSchema(inputSchema)) {
-    report("error", "invalid_tool_input_schema", "inputSchema must be a schema-validator object (valibot, zod, ...) or a JSON Schema object");
+  const inputProblem = schemaProblem(inputSchema);
+  if (inputProblem) {
+    report("error", "invalid_tool_input_schema", `inputSchema ${inputProblem}`);
   } else if (!canDescribeSchema(inputSchema)) {
     report("warning", "tool_schema_not_describable", "inputSchema cannot be converted to JSON Schema; the model sees an open object (input is still validated)");
+  }
+  const outputProblem = schemaProblem(def.outputSchema);
+  if (outputProblem) report("error", "invalid_tool_output_schema", `outputSchema ${outputProblem}`);
+  if (def.effect !== undefined && def.effect !== "read" && def.effect !== "write") {
+    report("error", "invalid_tool_effect", `effect must be "read" or "write", not ${JSON.stringify(def.effect)}`);
+  }
+  if (def.dryRunResult !== undefined && def.effect !== "write") {
+    report("warning", "tool_dry_run_unused", 'dryRunResult is only used for effect: "write" tools (eval sessions dry-run them)');
   }
   if (execution === "agent") {
     if (typeof def.script !== "string" || def.script.trim() === "") {
@@ -87,6 +112,14 @@ function checkTool(def: Record<string, unknown>, report: Report): void {
   } else if (typeof def.execute !== "function") {
     report("error", "missing_tool_execute", 'a server tool needs an execute function (or execution: "agent" with a script)');
   }
+}
+
+/** Why `schema` is neither a schema-validator object nor a JSON Schema object, or `undefined`. */
+function schemaProblem(schema: unknown): string | undefined {
+  if (schema === undefined || isStandardSchema(schema)) return undefined;
+  if (!isRecord(schema)) return "must be a schema-validator object (valibot, zod, ...) or a JSON Schema object";
+  const problem = jsonSchemaProblem(schema);
+  return problem ? `is neither a schema-validator object (valibot, zod, ...) nor a JSON Schema: ${problem}` : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

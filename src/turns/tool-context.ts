@@ -7,15 +7,15 @@ import type { ArtifactsFacade } from "../artifacts/types.ts";
 import type { RuntimePort } from "../runtime/types.ts";
 import type { SendOptions, SendResult, SessionSummary } from "../sessions/session-service.ts";
 import type { SessionRecord } from "../sessions/session-store.ts";
-import type { ToolContext, ToolSessionView } from "../tools/types.ts";
+import type { ToolContext, ToolHostServices, ToolSessionView } from "../tools/types.ts";
 
 export interface ToolContextServices {
   send(channelId: string, message: string, options?: SendOptions): Promise<SendResult>;
   find(sessionId: string): Promise<SessionSummary | null>;
   artifacts(bound?: { sessionId: string; turnId?: string }): ArtifactsFacade;
   runtime: RuntimePort | undefined;
-  /** Host services tools see as `ctx.host` (reminders, ...). */
-  host: Record<string, unknown>;
+  /** Host services tools see as `ctx.host` (kv, otel, reminders, ...). */
+  host: ToolHostServices;
 }
 
 export interface ToolCallScope {
@@ -54,5 +54,6 @@ export function sessionView(record: SessionRecord): ToolSessionView {
     mode: record.mode,
     auth: Object.freeze({ ...record.owner }),
     ...(record.purpose === undefined ? {} : { purpose: record.purpose }),
+    ...(record.title === undefined ? {} : { title: record.title }),
   });
 }
