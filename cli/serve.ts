@@ -46,7 +46,9 @@ export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBann
     const url = banner.show === "playground" ? `${base}/playground` : base;
     const model = models.find((m) => m.slug === slug)?.model;
     lines.push(`  ${slug.padEnd(width)}  ${url}${model ? `  (model ${model})` : ""}`);
+    if (banner.show !== "playground" && args.playground !== false) lines.push(`  ${"".padEnd(width)}  playground  ${base}/playground`);
   }
+  if (args.docs === true) lines.push(`  docs  ${server.url}/docs`);
   for (const { slug, notice } of models) if (notice) lines.push(`note: ${slug}: ${notice}`);
   io.stdout.write(`${lines.join("\n")}\n`);
   await waitForStop(io.signal);

@@ -66,8 +66,8 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
     const slug = pathname.slice(1, end === -1 ? undefined : end);
     const mount = mounts.get(slug);
     if (!mount) throw notFound("not_found", "no such route");
-    if (read && mount.playground && end !== -1) {
-      const page = mount.playground(pathname.slice(end));
+    if (read && mount.playground) {
+      const page = mount.playground(end === -1 ? "" : pathname.slice(end));
       if (page) return page;
     }
     return mount.app(request, ip);
