@@ -12,6 +12,7 @@ import { evalArgs } from "./eval-args.ts";
 import { HelpRequested, helpCommand } from "./help.ts";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
+import { logOptions, withLogOptions } from "./log-flags.ts";
 import { rawOption } from "./raw-option.ts";
 import type { ServeArgs } from "./serve.ts";
 import { versionCommand } from "./version.ts";
@@ -33,7 +34,7 @@ export async function main(options: MainOptions): Promise<number> {
   const json = (flags: Flags): boolean => flags.json === true;
 
   for (const [name, dev] of [["serve", false], ["dev", true]] as const) {
-    withHostOptions(cli.command(`${name} [dir]`, dev ? "Serve with --dev" : "Serve agent projects over HTTP"))
+    withLogOptions(withHostOptions(cli.command(`${name} [dir]`, dev ? "Serve with --dev" : "Serve agent projects over HTTP")))
       .option("--port <port>", "Listen port; 0 picks any free port (default: 3000)")
       .option("--host <host>", "Bind address (default: 127.0.0.1)")
       .option("--dev", "Development mode: dev routes, no automatic schedules")
@@ -56,12 +57,12 @@ export async function main(options: MainOptions): Promise<number> {
       const args = { port: flags.port === undefined ? undefined : port(flags.port), host: rawOption(argv, "host") };
       command = async () => (await import("./docs.ts")).docsCommand(args, io);
     });
-  withHostOptions(cli.command("playground [dir]", "Serve the playground: for a project, or alone for a running server (--url)"))
+  withLogOptions(withHostOptions(cli.command("playground [dir]", "Serve the playground: for a project, or alone for a running server (--url)"))
     .option("--port <port>", "Listen port; 0 picks any free port (default: 3000)")
     .option("--host <host>", "Bind address (default: 127.0.0.1)")
     .option("--dev", "Development mode: dev routes, no automatic schedules")
     .option("--url <baseUrl>", "A running server's agent URL (with the slug in multi mode): serve the playground alone, forwarding its API calls there")
-    .option("--bearer-token <secret>", "With --url: added to every forwarded request; the browser never sees it")
+    .option("--bearer-token <secret>", "With --url: added to every forwarded request; the browser never sees it"))
     .action((dir: unknown, flags: Flags) => {
       const url = rawOption(argv, "url");
       if (flags.url !== undefined && url === undefined) throw new UsageError("--url needs a value");
@@ -274,6 +275,7 @@ function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): 
   if (flags.bearerToken !== undefined && !bearerToken) throw new UsageError("--bearer-token needs a value");
   return {
     ...hostOptions(dir, argv),
+    ...logOptions(argv),
     dev: dev || flags.dev === true,
     port: flags.port === undefined ? undefined : port(flags.port),
     host: rawOption(argv, "host") ?? "127.0.0.1",

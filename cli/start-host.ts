@@ -12,7 +12,8 @@ import { createLocalRuntime } from "../loader/runtime.ts";
 import type { DiscoveredProject } from "../loader/discover.ts";
 import { createHost } from "../src/host.ts";
 import type { Diagnostic } from "../src/project/types.ts";
-import type { AgentHost, AgentMount, HostLogger } from "../src/types.ts";
+import type { AgentHost, AgentMount, LogLevel } from "../src/types.ts";
+import { type LogFormat, createCliLogger } from "./cli-logger.ts";
 import type { CliIo } from "./io.ts";
 
 export interface StartHostOptions {
@@ -45,6 +46,10 @@ export interface StartHostOptions {
   schedules?: boolean;
   /** `--no-control-plane` sets false: no clocks; the internal fire routes are mounted. @default true */
   controlPlane?: boolean;
+  /** `--log-level`: lines below it are dropped. @default "info" */
+  logLevel?: LogLevel;
+  /** `--log-format`: text for people, json (one object per line) for machines. @default "text" */
+  logFormat?: LogFormat;
 }
 
 export interface StartedHost {
@@ -68,7 +73,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
       : import("../loader/playground-site.ts")
           .then((m) => m.readPlaygroundSite())
           .catch((error: unknown) => {
-            io.stderr.write(`[agent-serve] playground unavailable: ${error instanceof Error ? error.message : String(error)}\n`);
+            io.stderr.write(`agent-serve: playground unavailable: ${error instanceof Error ? error.message : String(error)}\n`);
             return true as const;
           });
   // Discovery errors return early; the render must not become an unhandled rejection then.
@@ -103,7 +108,10 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     dev: options.dev ?? false,
     auth: { bearerToken: options.bearerToken, allowAnonymous: options.allowAnonymous },
     models: { credentials, openaiCompatibleBaseURL: io.env.AGENT_SERVE_OPENAI_BASE_URL || undefined },
-    logger: createCliLogger(io, options.infoTo ?? "stdout"),
+    logger: createCliLogger(io, { infoTo: options.infoTo ?? "stdout", format: options.logFormat ?? "text" }),
+    // A command's own host (infoTo "none") shows the session through the command; its log adds
+    // only the host's own failures.
+    logLevel: options.logLevel ?? (options.infoTo === "none" ? "error" : "info"),
     recoverOnStart: options.recover ?? true,
     playground: (await playground) ?? false,
     docs: docs ? await docs : false,
@@ -144,17 +152,4 @@ function apiKeyProvider(projects: DiscoveredProject[]): CredentialProvider | und
     if (provider === "openai" || provider === "anthropic" || provider === "openai-compatible") return provider;
   }
   return undefined;
-}
-
-function createCliLogger(io: CliIo, infoTo: "stdout" | "stderr" | "none"): HostLogger {
-  return {
-    info: (message) => {
-      if (infoTo !== "none") io[infoTo].write(`[agent-serve] ${message}\n`);
-    },
-    warn: (message) => io.stderr.write(`[agent-serve] ${message}\n`),
-    error: (message, cause) => {
-      const detail = cause instanceof Error ? `: ${cause.stack ?? cause.message}` : "";
-      io.stderr.write(`[agent-serve] ${message}${detail}\n`);
-    },
-  };
 }

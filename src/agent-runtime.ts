@@ -23,6 +23,7 @@ import { REMINDER_TOOLS, reminderTools } from "./reminders/tools.ts";
 import type { RuntimePort } from "./runtime/types.ts";
 import { dispatchSchedule } from "./schedules/dispatch.ts";
 import { ScheduleRunner } from "./schedules/runner.ts";
+import { createActivityLog } from "./sessions/activity-log.ts";
 import { EventLog } from "./sessions/event-log.ts";
 import { recoverSessions } from "./sessions/recovery.ts";
 import { SessionService } from "./sessions/session-service.ts";
@@ -160,6 +161,7 @@ export function createAgentRuntime(
     logger,
   });
   if (dispatch) log.onEvent(dispatch);
+  log.onEvent(createActivityLog(mount.slug, logger));
   const timed: TimedWork = new TimedWork({
     reminders,
     internalRoutes: context.timers.internalRoutes,

@@ -18,6 +18,8 @@ export type {
   PlaygroundAsset,
   PlaygroundSite,
   HostLogger,
+  LogFields,
+  LogLevel,
   ModelCredentials,
   ModelOptions,
   RequestContext,

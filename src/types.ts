@@ -48,10 +48,17 @@ export interface PlaygroundAsset {
   type: string;
 }
 
+/** Structured detail of a log line (`--log-format json` prints it; the Logs tab shows it). */
+export type LogFields = Record<string, unknown>;
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
 export interface HostLogger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string, cause?: unknown): void;
+  /** Detail below the default level (`--log-level debug`): polls, static files. */
+  debug?(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, cause?: unknown, fields?: LogFields): void;
 }
 
 /** Credentials for model providers, already resolved by the caller (flag > env > stored login). */
@@ -105,8 +112,14 @@ export interface AgentHostOptions {
    * Public: the pages need no auth. @default no site
    */
   docs?: false | DocsSite;
-  /** @default console-backed logger with an `[agent-serve]` prefix */
+  /** @default console-backed logger */
   logger?: HostLogger;
+  /**
+   * Lines below this level are dropped, from the sink and from `GET /v1/logs` alike. Requests,
+   * turns, tool calls and timed work log at `info`; polls and static files at `debug`.
+   * @default "info"
+   */
+  logLevel?: LogLevel;
   /**
    * Recover turns interrupted by a crash before serving (DESIGN.md §6). Turn off for short-lived
    * helper hosts that share a state root with a running server: recovery cannot tell a live
@@ -185,8 +198,9 @@ export interface TickReport {
 export interface LogLine {
   seq: number;
   at: string;
-  level: "info" | "warn" | "error";
+  level: LogLevel;
   message: string;
+  fields?: LogFields;
 }
 
 export interface LogBuffer {

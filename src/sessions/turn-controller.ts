@@ -6,6 +6,7 @@
  * when the active turn ends. Anything that races an admission in progress gets 409 session_busy.
  * @module
  */
+import { plainMessage } from "../logger.ts";
 import { HTTPError, conflict } from "../errors.ts";
 import { newTurnId } from "../ids.ts";
 import type { HostLogger } from "../types.ts";
@@ -327,5 +328,5 @@ const shuttingDown = (): HTTPError =>
   new HTTPError({ status: 503, code: "shutting_down", message: "the host is shutting down" });
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return plainMessage(error instanceof Error ? error.message : String(error));
 }

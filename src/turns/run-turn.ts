@@ -3,6 +3,7 @@
  * tool result recorded in the conversation log before the next step starts (DESIGN.md §3).
  * @module
  */
+import { plainMessage } from "../logger.ts";
 import { addUsage, emptyUsage } from "../model/types.ts";
 import type { ConversationMessage, FinishReason, LanguageModelPort, ToolCallPart, Usage } from "../model/types.ts";
 import type { EventDraft } from "../sessions/events.ts";
@@ -174,6 +175,6 @@ function throwIfAborted(signal: AbortSignal): void {
 }
 
 function errorMessage(error: unknown): string {
-  if (error instanceof Error && error.message) return error.message;
+  if (error instanceof Error && error.message) return plainMessage(error.message);
   return typeof error === "string" && error ? error : "model call failed";
 }
