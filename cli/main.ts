@@ -44,6 +44,7 @@ export async function main(options: MainOptions): Promise<number> {
       .option("--no-docs", "Remove the /docs documentation site")
       .option("--no-schedules", "Do not run the cron runner (outside --dev, where nothing fires on its own anyway)")
       .option("--no-control-plane", "No built-in clocks: timed work fires through POST /v1/internal/.../fire")
+      .option("--strict", "Refuse to start when any agent has an error (else a broken agent among several is left out)")
       .action((dir: unknown, flags: Flags) => {
         const args = toServeArgs(dir, flags, argv, dev);
         command = async () => (await import("./serve.ts")).serveCommand(args, io);
@@ -276,6 +277,7 @@ function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): 
   return {
     ...hostOptions(dir, argv),
     ...logOptions(argv),
+    ...(flags.strict === true ? { strict: true } : {}),
     dev: dev || flags.dev === true,
     port: flags.port === undefined ? undefined : port(flags.port),
     host: rawOption(argv, "host") ?? "127.0.0.1",

@@ -40,7 +40,7 @@ export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBann
   const lines = server.notice ? [`agent-serve: ${server.notice}`] : [];
   lines.push(`agent-serve listening on ${server.url}${args.dev ? " (dev)" : ""}`);
   const models = host.describeModels();
-  const width = Math.max(...projects.map(({ slug }) => slug.length));
+  const width = Math.max(...[...projects, ...started.skipped].map(({ slug }) => slug.length));
   for (const { slug } of projects) {
     const base = mode === "single" ? server.url : `${server.url}/${slug}`;
     const url = banner.show === "playground" ? `${base}/playground` : base;
@@ -48,6 +48,7 @@ export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBann
     lines.push(`  ${slug.padEnd(width)}  ${url}${model ? `  (model ${model})` : ""}`);
     if (banner.show !== "playground" && args.playground !== false) lines.push(`  ${"".padEnd(width)}  playground  ${base}/playground`);
   }
+  for (const { slug, errors } of started.skipped) lines.push(`  ${slug.padEnd(width)}  not served: ${errors} error${errors === 1 ? "" : "s"}`);
   if (args.docs === true) lines.push(`  docs  ${server.url}/docs`);
   for (const { slug, notice } of models) if (notice) lines.push(`note: ${slug}: ${notice}`);
   io.stdout.write(`${lines.join("\n")}\n`);

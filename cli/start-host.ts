@@ -14,6 +14,7 @@ import { createHost } from "../src/host.ts";
 import type { Diagnostic } from "../src/project/types.ts";
 import type { AgentHost, AgentMount, LogLevel } from "../src/types.ts";
 import { type LogFormat, createCliLogger } from "./cli-logger.ts";
+import { selectHealthyProjects } from "./healthy-projects.ts";
 import type { CliIo } from "./io.ts";
 
 export interface StartHostOptions {
@@ -46,6 +47,11 @@ export interface StartHostOptions {
   schedules?: boolean;
   /** `--no-control-plane` sets false: no clocks; the internal fire routes are mounted. @default true */
   controlPlane?: boolean;
+  /**
+   * `--strict`: refuse to start when any agent has an error. Without it, a folder of several
+   * agents serves the healthy ones and reports the broken ones. @default false
+   */
+  strict?: boolean;
   /** `--log-level`: lines below it are dropped. @default "info" */
   logLevel?: LogLevel;
   /** `--log-format`: text for people, json (one object per line) for machines. @default "text" */
@@ -55,12 +61,15 @@ export interface StartHostOptions {
 export interface StartedHost {
   host: AgentHost;
   projects: DiscoveredProject[];
+  /** Agents left out for their errors (a folder of several agents, without `strict`). */
+  skipped: Array<{ slug: string; errors: number }>;
   mode: "multi" | "single";
 }
 
 /**
  * Loads the projects and creates the host, or prints every diagnostic and returns `undefined`
- * when any has severity `error` (SPEC: `serve` refuses to start when errors exist).
+ * when errors refuse the start (see `healthy-projects.ts`: one broken agent among several is
+ * left out instead, unless `strict`).
  */
 export async function startHost(options: StartHostOptions, io: CliIo): Promise<StartedHost | undefined> {
   const mode = options.mode ?? "multi";
@@ -88,18 +97,21 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
   for (const { diagnostic, where } of all) {
     if (diagnostic.severity !== "info") io.stderr.write(`${formatDiagnostic(diagnostic, where)}\n`);
   }
-  const errors = all.filter(({ diagnostic }) => diagnostic.severity === "error").length;
-  if (errors > 0) {
-    io.stderr.write(`agent-serve: not starting: ${errors} error${errors === 1 ? "" : "s"} in the project\n`);
+  const selection = selectHealthyProjects(discovery, { strict: options.strict === true });
+  if (selection.refused !== undefined) {
+    io.stderr.write(`agent-serve: not starting: ${selection.refused}\n`);
     return undefined;
   }
-  const agents: AgentMount[] = discovery.projects.map(({ slug, dir, project }) => {
+  for (const { slug, errors } of selection.skipped) {
+    io.stderr.write(`agent-serve: not serving ${slug}: ${errors} error${errors === 1 ? "" : "s"} (above); the other agents serve (--strict refuses instead)\n`);
+  }
+  const agents: AgentMount[] = selection.serve.map(({ slug, dir, project }) => {
     const root = stateRootFor({ mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd: io.cwd });
     return { slug, project, storage: createFsStorage({ root }), runtime: createLocalRuntime({ stateRoot: root }) };
   });
   const credentials = resolveCredentials({
     apiKey: options.apiKey,
-    provider: apiKeyProvider(discovery.projects),
+    provider: apiKeyProvider(selection.serve),
     env: io.env,
   });
   const host = createHost({
@@ -118,7 +130,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     schedules: options.schedules ?? true,
     controlPlane: options.controlPlane ?? true,
   });
-  return { host, projects: discovery.projects, mode };
+  return { host, projects: selection.serve, skipped: selection.skipped, mode };
 }
 
 /**
