@@ -16,6 +16,8 @@ if ((major < 22 || (major === 22 && minor < 13)) && existsSync(bundled)) {
     process.exitCode = code ?? 128 + (constants.signals[signal] ?? 1);
   });
 } else {
+  const { exitQuietlyOnClosedPipe } = await import("../cli/closed-pipe.ts");
+  exitQuietlyOnClosedPipe([process.stdout, process.stderr], (code) => process.exit(code));
   const { main } = await import("../cli/main.ts");
   const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
   process.exitCode = await main({ argv: process.argv.slice(2), ...io });

@@ -9,12 +9,13 @@ import { cac } from "cac";
 import { hostOptions, nonNegativeInteger, port, positiveInteger, targetArgs, withHostOptions, withTargetOptions } from "./flags.ts";
 import type { Flags } from "./flags.ts";
 import { evalArgs } from "./eval-args.ts";
-import { HelpRequested, helpCommand } from "./help.ts";
+import { HelpRequested, helpCommand, helpText } from "./help.ts";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { logOptions, withLogOptions } from "./log-flags.ts";
 import { rawOption } from "./raw-option.ts";
 import type { ServeArgs } from "./serve.ts";
+import { TEMPLATES } from "./templates.ts";
 import { versionCommand } from "./version.ts";
 
 export interface MainOptions extends CliIo {
@@ -162,7 +163,7 @@ export async function main(options: MainOptions): Promise<number> {
     });
   cli
     .command("init [dir]", "Scaffold an agent project")
-    .option("--template <name>", "Project template: basic (default: basic)")
+    .option("--template <name>", `Project template: ${Object.keys(TEMPLATES).join(", ")} (default: basic)`)
     .option("--json", "Print {ok, dir, template, files} as JSON")
     .action((dir: unknown, flags: Flags) => {
       const args = { dir: dir === undefined ? undefined : String(dir), template: rawOption(argv, "template"), json: json(flags) };
@@ -224,6 +225,11 @@ export async function main(options: MainOptions): Promise<number> {
       const args = { command: name === undefined ? undefined : String(name), all: flags.all === true, json: json(flags) };
       command = () => helpCommand(args, cli, io);
     });
+  // `--json` means the same everywhere: the result as JSON where a command has one, and errors as
+  // `{ok: false, error, message}` on every command (see docs/guide/cli.md).
+  for (const each of cli.commands) {
+    if (!each.options.some((option) => option.name === "json")) each.option("--json", "Print errors as JSON ({ok:false, error, message})");
+  }
   cli.option("-v, --version", "Print the version");
   cli.help((sections) => {
     // cac prints help with console.info; hand the text to our stdout instead and stop there.
@@ -237,6 +243,11 @@ export async function main(options: MainOptions): Promise<number> {
     if (parsed.options.version && !cli.matchedCommandName) return versionCommand(io);
     if (!cli.matchedCommand) {
       if (cli.args.length > 0) throw new UsageError(`unknown command "${String(cli.args[0])}"; run agent-serve --help`);
+      // A bare `agent-serve` asked for nothing: the help, on stderr, and a usage exit (scripts notice).
+      if (argv.length === 0) {
+        io.stderr.write(`${helpText(cli.globalCommand)}\n`);
+        return EXIT_USAGE;
+      }
       cli.outputHelp();
       return EXIT_OK;
     }
@@ -252,7 +263,9 @@ export async function main(options: MainOptions): Promise<number> {
       io.stdout.write(`${error.message}\n`);
       return EXIT_OK;
     }
-    if (error instanceof UsageError || (error instanceof Error && error.name === "CACError")) {
+    const usage = error instanceof UsageError || (error instanceof Error && error.name === "CACError");
+    if (wantsJson(argv)) return reportAsJson(io, error, usage);
+    if (usage) {
       io.stderr.write(`agent-serve: ${error.message}\n`);
       return EXIT_USAGE;
     }
@@ -266,6 +279,21 @@ export async function main(options: MainOptions): Promise<number> {
 }
 
 // --- internals ---
+
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+/** A failure under `--json`: `{ok: false, error, message}` on stdout, where the result would be. */
+function reportAsJson(io: CliIo, error: unknown, usage: boolean): number {
+  const expected = usage || error instanceof CommandError;
+  const code = usage ? "usage_error" : expected ? "command_failed" : "internal_error";
+  const message = error instanceof Error ? error.message : String(error);
+  io.stdout.write(`${JSON.stringify({ ok: false, error: code, message })}\n`);
+  if (!expected) io.stderr.write(`agent-serve: ${error instanceof Error ? (error.stack ?? message) : message}\n`);
+  return usage ? EXIT_USAGE : EXIT_FAILURE;
+}
 
 function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): ServeArgs {
   const bearerToken = rawOption(argv, "bearer-token");
