@@ -196,6 +196,11 @@ export class SessionService {
     return { sessionId: record.sessionId, continuationToken: record.continuationToken, created: true };
   }
 
+  /** The session a channel's continuation key points at, if any (before a `send` with that key). */
+  lookup(channel: string, key: string): Promise<string | undefined> {
+    return this.#store.findByToken(channel, key);
+  }
+
   /** Continues a chat session; resolves with the (possibly rotated) continuation token. */
   async followUp(sessionId: string, input: FollowUpInput): Promise<string> {
     const record = await this.#owned(sessionId, input.auth);
