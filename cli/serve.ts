@@ -4,6 +4,7 @@
  * @module
  */
 import { serveNode } from "../adapters/node.ts";
+import { createHostSwitch, startDevReload } from "./dev-reload.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { startHost } from "./start-host.ts";
@@ -26,11 +27,13 @@ export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBann
   const started = await startHost(args, io);
   if (!started) return EXIT_FAILURE;
   const { host, projects, mode } = started;
+  // Under dev the project reloads when its files change: the server serves whichever host is current.
+  const hosts = args.dev ? createHostSwitch(host) : undefined;
   let server;
   try {
     // Recover turns a crash interrupted before anyone can observe them.
     await host.ready();
-    server = await serveNode(host, { port: args.port, hostname: args.host, silent: true });
+    server = await serveNode(hosts ?? host, { port: args.port, hostname: args.host, silent: true });
   } catch (error) {
     io.stderr.write(`agent-serve: ${error instanceof Error ? error.message : String(error)}\n`);
     await host.close();
@@ -51,10 +54,13 @@ export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBann
   for (const { slug, errors } of started.skipped) lines.push(`  ${slug.padEnd(width)}  not served: ${errors} error${errors === 1 ? "" : "s"}`);
   if (args.docs === true) lines.push(`  docs  ${server.url}/docs`);
   for (const { slug, notice } of models) if (notice) lines.push(`note: ${slug}: ${notice}`);
+  if (hosts) lines.push("watching for changes: the project reloads when its files change");
   io.stdout.write(`${lines.join("\n")}\n`);
+  const stopWatching = hosts ? startDevReload({ start: args, started, hosts, io }) : undefined;
   await waitForStop(io.signal);
+  stopWatching?.();
   io.stdout.write("agent-serve: shutting down\n");
-  await host.close();
+  await (hosts?.current() ?? host).close();
   await server.close(true);
   return EXIT_OK;
 }

@@ -52,6 +52,8 @@ export interface StartHostOptions {
    * agents serves the healthy ones and reports the broken ones. @default false
    */
   strict?: boolean;
+  /** A `dev` reload: the projects served so far; a broken agent keeps its version from here. */
+  lastGood?: readonly DiscoveredProject[];
   /** `--log-level`: lines below it are dropped. @default "info" */
   logLevel?: LogLevel;
   /** `--log-format`: text for people, json (one object per line) for machines. @default "text" */
@@ -63,6 +65,8 @@ export interface StartedHost {
   projects: DiscoveredProject[];
   /** Agents left out for their errors (a folder of several agents, without `strict`). */
   skipped: Array<{ slug: string; errors: number }>;
+  /** Broken agents served in their last good version (a `dev` reload). */
+  kept: Array<{ slug: string; previous: DiscoveredProject }>;
   mode: "multi" | "single";
 }
 
@@ -97,7 +101,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
   for (const { diagnostic, where } of all) {
     if (diagnostic.severity !== "info") io.stderr.write(`${formatDiagnostic(diagnostic, where)}\n`);
   }
-  const selection = selectHealthyProjects(discovery, { strict: options.strict === true });
+  const selection = selectHealthyProjects(discovery, { strict: options.strict === true, ...(options.lastGood ? { lastGood: options.lastGood } : {}) });
   if (selection.refused !== undefined) {
     io.stderr.write(`agent-serve: not starting: ${selection.refused}\n`);
     return undefined;
@@ -130,7 +134,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     schedules: options.schedules ?? true,
     controlPlane: options.controlPlane ?? true,
   });
-  return { host, projects: selection.serve, skipped: selection.skipped, mode };
+  return { host, projects: selection.serve, skipped: selection.skipped, kept: selection.kept, mode };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { installModuleHooks } from "./module-hooks.ts";
+import { RELOAD_PARAM, currentGeneration, installModuleHooks } from "./module-hooks.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -13,6 +13,10 @@ const require = createRequire(import.meta.url);
  */
 export async function importProjectModule(file: string): Promise<Record<string, unknown>> {
   installModuleHooks();
+  const generation = currentGeneration();
+  // After a reload a module must be evaluated afresh: a new URL is a new module, and the resolve
+  // hook gives the project files it imports the same mark (see module-hooks.ts).
+  if (generation > 0) return (await import(`${pathToFileURL(file).href}?${RELOAD_PARAM}=${generation}`)) as Record<string, unknown>;
   try {
     return require(file) as Record<string, unknown>;
   } catch (error) {
