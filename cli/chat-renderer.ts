@@ -77,6 +77,13 @@ export function createChatRenderer(out: Writable, style: Style, options: { agent
           line(style.dim(`(queued at position ${String(d.position)})`));
           break;
         case "turn.failed":
+          // A stop the user asked for is no failure.
+          if (d.message === "turn interrupted") {
+            line(style.dim("(stopped)"));
+            break;
+          }
+          line(style.red(`turn failed: ${String(d.message ?? "")}`));
+          break;
         case "session.failed":
           line(style.red(`${event.type === "turn.failed" ? "turn failed" : "session failed"}: ${String(d.message ?? "")}`));
           break;

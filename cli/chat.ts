@@ -1,7 +1,7 @@
 /**
  * `agent-serve chat [dir]` and `agent-serve resume <sessionId>`: an interactive terminal chat over
  * one session. Replies stream as they arrive; tool calls, reasoning and approvals show inline
- * (an approval asks "approve? [y/N]" and posts the decision). `/exit` or Ctrl-D quits; Ctrl-C
+ * (an approval asks "approve? [y/N]" and posts the decision; Ctrl-C there denies that one call). `/exit` or Ctrl-D quits; Ctrl-C
  * during a reply stops the turn.
  * @module
  */
@@ -69,6 +69,9 @@ function quote(value: string): string {
   return /^[\w./@:=-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
+/** The answer a Ctrl-C gives to an approval question; no typed line can contain a control character. */
+const DENIED_BY_INTERRUPT = "\u0003";
+
 class Chat {
   sessionId: string | undefined;
   #token: string | undefined;
@@ -78,6 +81,8 @@ class Chat {
   #busy = false;
   /** Ctrl-C came before the stream was followed: stop as soon as there is a turn to stop. */
   #stopRequested = false;
+  /** An approval question is on screen: Ctrl-C denies that call (once) instead of stopping the turn. */
+  #asking = false;
   readonly #client: ApiClient;
   readonly #target: Target;
   readonly #io: CliIo;
@@ -147,6 +152,7 @@ class Chat {
 
   /** Ctrl-C: stops the turn in flight; at the prompt it ends the chat. */
   interrupt(): void {
+    if (this.#asking && this.#reader.cancelPending(DENIED_BY_INTERRUPT)) return;
     if (this.#busy) {
       this.#progress.stop();
       this.#io.stdout.write(this.#style.dim("\n(stopping the turn)\n"));
@@ -237,9 +243,11 @@ class Chat {
     const question = `${this.#style.yellow("?")} ${String(toolName)} ${brief(input, 160)} — approve? [y/N] `;
     // On a pipe there is no prompt: say what is asked before reading the answer.
     if (!this.#reader.terminal) this.#io.stdout.write(`${question}\n`);
-    const answer = await this.#reader.next(question);
+    this.#asking = true;
+    const answer = await this.#reader.next(question).finally(() => (this.#asking = false));
     const decision = /^y(es)?$/i.test(answer?.trim() ?? "") ? "approve" : "deny";
     if (answer === undefined) this.#io.stdout.write(this.#style.dim("(no answer: denying)\n"));
+    if (answer === DENIED_BY_INTERRUPT) this.#io.stdout.write(this.#style.dim("\n(Ctrl-C: denied)\n"));
     try {
       await this.#client.postJson(sessionPath(sessionId, `/approvals/${encodeURIComponent(String(callId))}`), { decision });
     } catch (error) {
