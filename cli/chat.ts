@@ -22,6 +22,7 @@ import { createStyle } from "./style.ts";
 import type { Style } from "./style.ts";
 import { openTarget } from "./target.ts";
 import type { Target, TargetArgs } from "./target.ts";
+import { type RenderMarkdown, createTerminalMarkdown } from "./terminal-markdown.ts";
 
 export interface ChatArgs extends TargetArgs {
   /** Continue this session instead of starting a new one. */
@@ -72,6 +73,11 @@ function quote(value: string): string {
 /** The answer a Ctrl-C gives to an approval question; no typed line can contain a control character. */
 const DENIED_BY_INTERRUPT = "\u0003";
 
+function terminalWidth(stream: object): number {
+  const columns = (stream as { columns?: unknown }).columns;
+  return typeof columns === "number" && columns > 20 ? Math.min(columns, 120) : 80;
+}
+
 class Chat {
   sessionId: string | undefined;
   #token: string | undefined;
@@ -81,6 +87,7 @@ class Chat {
   #busy = false;
   /** Ctrl-C came before the stream was followed: stop as soon as there is a turn to stop. */
   #stopRequested = false;
+  #markdown: RenderMarkdown | undefined;
   /** An approval question is on screen: Ctrl-C denies that call (once) instead of stopping the turn. */
   #asking = false;
   readonly #client: ApiClient;
@@ -208,6 +215,8 @@ class Chat {
     const renderer = createChatRenderer(this.#io.stdout, this.#style, {
       agentLabel: this.#target.agent.slug,
       beforeWrite: () => this.#progress.stop(),
+      // Markdown needs the escapes a terminal understands; pipes get the reply as written.
+      ...(this.#style.enabled ? { markdown: (this.#markdown ??= createTerminalMarkdown({ width: terminalWidth(this.#io.stdout) })) } : {}),
     });
     let settled = false;
     try {
