@@ -26,6 +26,11 @@ describe("priceFor", () => {
     expect(priceFor("anthropic/claude-sonnet-4-5")?.input).toBe(3);
     expect(priceFor("openai/unknown-model")).toBeUndefined();
     expect(priceFor("constructor")).toBeUndefined();
+    // The catalog (@pydantic/genai-prices, offline) prices models no hand-kept table listed.
+    expect(priceFor("openai/o3")).toMatchObject({ input: expect.any(Number), output: expect.any(Number) });
+    expect(priceFor("anthropic/claude-3-5-haiku-latest")?.output).toBeGreaterThan(0);
+    // A self-hosted server's "gpt-4o" is not OpenAI's: unpriced unless the agent sets prices.
+    expect(priceFor("openai-compatible/gpt-4o")).toBeUndefined();
   });
 
   it("prices dated snapshots like their alias", () => {
