@@ -32,6 +32,11 @@ export interface DocsPage {
 /** The documentation site: pages keyed by their path below `/docs` (`""` is the index). */
 export interface DocsSite {
   pages: Record<string, DocsPage>;
+  /**
+   * `/docs/search?q=`: the pages as plain text, and the results page, in which the core replaces
+   * `%AGENT_SERVE_SEARCH_QUERY%` and `%AGENT_SERVE_SEARCH_RESULTS%`. Absent: no search.
+   */
+  search?: { index: Array<{ slug: string; title: string; text: string }>; page: string };
 }
 
 /** The playground SPA's files, read by the caller (the core reads no files). */

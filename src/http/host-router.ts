@@ -37,7 +37,7 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
     return async (request, ip) => {
       if (request.method === "GET" || request.method === "HEAD") {
         const pathname = pathnameOf(request.url);
-        if (docs && isDocsPath(pathname)) return docs(pathname);
+        if (docs && isDocsPath(pathname)) return docs(pathname, request.url);
         const page = playground?.(pathname);
         if (page) return page;
       }
@@ -60,7 +60,7 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
         return json({ agents: agents.map((agent) => describeAgent(agent, origin)) });
       }
       if (index !== undefined && pathname === "/") return html(index, AGENT_INDEX_HEADERS);
-      if (docs && isDocsPath(pathname)) return docs(pathname);
+      if (docs && isDocsPath(pathname)) return docs(pathname, request.url);
     }
     const end = pathname.indexOf("/", 1);
     const slug = pathname.slice(1, end === -1 ? undefined : end);
