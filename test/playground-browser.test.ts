@@ -6,6 +6,8 @@
  * markup. Any console error or uncaught exception on a page (CSP violations included) fails the test.
  */
 import { type Server, type Socket, createServer, connect } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import * as v from "valibot";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -80,6 +82,8 @@ async function start(options: AgentHostOptions): Promise<Running> {
 /** How long a locator or poll waits: generous for a loaded CI runner, still quick to fail. */
 const patience = { timeout: 10_000 };
 
+const ARTIFACTS = fileURLToPath(new URL("./artifacts/playground/", import.meta.url));
+
 const title = hasChromium ? "playground in Chromium" : `playground in Chromium (skipped: no Chromium at ${CHROMIUM_PATH})`;
 
 describe.skipIf(!hasChromium)(title, () => {
@@ -119,6 +123,11 @@ describe.skipIf(!hasChromium)(title, () => {
     problems = undefined;
     expect(seen).toEqual([]);
   });
+
+  /** Saves a screenshot under test/artifacts/playground/ (gitignored) for a person to look at. */
+  async function keepScreenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  }
 
   /** A fresh context (own storage) and page at `url`, with its problems watched. */
   async function open(url: string): Promise<Page> {
@@ -170,13 +179,14 @@ describe.skipIf(!hasChromium)(title, () => {
     await composer.press("Enter");
     await assistant(page).filter({ hasText: "third answer" }).waitFor();
     await expect.poll(() => user(page).last().innerText(), patience).toContain("first line\n/reply third answer");
-    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\nhello there", "Assistant\nsecond answer", "Assistant\nthird answer"]);
+    // A completed reply is a Markdown paragraph: a blank line after the label in innerText.
+    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\n\nhello there", "Assistant\n\nsecond answer", "Assistant\n\nthird answer"]);
 
     await page.reload();
     await assistant(page).filter({ hasText: "third answer" }).waitFor();
     expect(await sessionIdOf(page)).toBe(sessionId);
     expect(await user(page).count()).toBe(3);
-    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\nhello there", "Assistant\nsecond answer", "Assistant\nthird answer"]);
+    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\n\nhello there", "Assistant\n\nsecond answer", "Assistant\n\nthird answer"]);
 
     await page.getByRole("button", { name: "New chat" }).click();
     await expect.poll(() => assistant(page).count(), patience).toBe(0);
@@ -236,9 +246,49 @@ describe.skipIf(!hasChromium)(title, () => {
     const page = await open(playground());
     await send(page, "/sleep 10000\n/reply too late");
     await page.getByRole("button", { name: "Stop" }).click();
-    await page.getByRole("alert").filter({ hasText: "Turn failed: turn interrupted" }).waitFor();
+    // A stop is what the user asked for: shown as stopped, not as a failure.
+    await page.getByRole("log", { name: "Conversation" }).getByText("Stopped", { exact: true }).waitFor();
+    expect(await page.getByRole("alert").filter({ hasText: "Turn failed" }).count()).toBe(0);
     await page.getByRole("button", { name: "Stop" }).waitFor({ state: "hidden" });
     expect(await assistant(page).count()).toBe(0);
+    // The focus stays where the next message is typed.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")), patience).toBe("Message");
+    await keepScreenshot(page, "stopped-turn");
+  });
+
+  it("renders replies as sanitized Markdown once complete", async () => {
+    const page = await open(playground());
+    const reply = "**bold** and `code` and [docs](https://example.com/docs) and [bad](javascript:alert(1))\n\n- one\n- two\n\n```\nconst x = 1;\n```";
+    // One /reply line per line of the reply: the scripted model joins them with newlines.
+    await send(page, reply.split("\n").map((line) => `/reply ${line}`).join("\n"));
+    const message = assistant(page).last();
+    await message.locator("strong", { hasText: "bold" }).waitFor();
+    expect(await message.locator("code").first().textContent()).toBe("code");
+    const link = message.getByRole("link", { name: "docs" });
+    expect(await link.getAttribute("href")).toBe("https://example.com/docs");
+    expect(await link.getAttribute("target")).toBe("_blank");
+    expect(await link.getAttribute("rel")).toBe("noopener noreferrer");
+    // A javascript: link keeps its text and loses its target.
+    expect(await message.getByText("bad", { exact: true }).getAttribute("href")).toBeNull();
+    expect(await message.getByRole("listitem").allInnerTexts()).toEqual(["one", "two"]);
+    expect((await message.locator("pre").innerText()).trim()).toBe("const x = 1;");
+    await keepScreenshot(page, "markdown-reply");
+  });
+
+  it("fits a phone: the tab bar scrolls within the page and every tab is reachable", async () => {
+    const page = await open(playground());
+    await page.setViewportSize({ width: 375, height: 740 });
+    await send(page, "/reply small screen");
+    await assistant(page).filter({ hasText: "small screen" }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    for (const name of ["Chat", "Runs", "Evals", "Agent", "Raw", "Logs"]) {
+      await tab(page, name).scrollIntoViewIfNeeded();
+      const box = await tab(page, name).boundingBox();
+      expect(box, name).not.toBeNull();
+      expect(box!.x + box!.width, name).toBeLessThanOrEqual(375 + 0.5);
+    }
+    await tab(page, "Logs").click();
+    await keepScreenshot(page, "phone-logs");
   });
 
   it("shows model output that looks like markup as text", async () => {
@@ -246,7 +296,7 @@ describe.skipIf(!hasChromium)(title, () => {
     const markup = '<img src=x onerror="document.title=\'pwned\'"> and <b>not bold</b>';
     await send(page, `/reply ${markup}`);
     await assistant(page).filter({ hasText: "not bold" }).waitFor();
-    expect(await assistant(page).innerText()).toBe(`Assistant\n${markup}`);
+    expect(await assistant(page).innerText()).toBe(`Assistant\n\n${markup}`);
     expect(await page.locator("main img, main b").count()).toBe(0);
     expect(await page.title()).not.toBe("pwned");
   });
@@ -315,7 +365,7 @@ describe.skipIf(!hasChromium)(title, () => {
     proxy.severAll();
     await send(page, "/reply after the drop");
     await assistant(page).filter({ hasText: "after the drop" }).waitFor();
-    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\nbefore the drop", "Assistant\nafter the drop"]);
+    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\n\nbefore the drop", "Assistant\n\nafter the drop"]);
     expect(await user(page).count()).toBe(2);
 
     await tab(page, "Raw").click();
