@@ -275,13 +275,47 @@ describe.skipIf(!hasChromium)(title, () => {
     await keepScreenshot(page, "markdown-reply");
   });
 
+  it("shows each turn in Timeline with its steps and tool calls, durations, tokens and cost", async () => {
+    const page = await open(playground());
+    await send(page, '/tool weather {"city":"Oslo"}\n/reply sunny');
+    await assistant(page).filter({ hasText: "sunny" }).waitFor();
+    await send(page, "/sleep 5000\n/reply never");
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.getByRole("button", { name: "Stop" }).waitFor({ state: "hidden" });
+    await tab(page, "Timeline").click();
+    const turns = page.getByRole("list", { name: "Turns" }).getByRole("listitem").filter({ has: page.locator(".turn-summary") });
+    await expect.poll(() => turns.count(), patience).toBe(2);
+    const first = turns.nth(0);
+    await expect.poll(() => first.locator(".turn-summary").innerText(), patience).toMatch(/^Turn 1\s+completed\s+“\/tool weather \{"city":"Oslo"\}” · \d+ in \/ \d+ out tokens · \d+(\.\d)? (ms|s) · \$0\.000000$/);
+    expect(await first.locator(".turn-items").innerText()).toMatch(/Step 1: \d+ ms · called tools\n⚙ weather ok in \d+ ms\nStep 2: \d+ ms/);
+    await expect.poll(() => turns.nth(1).locator(".turn-summary").innerText(), patience).toMatch(/^Turn 2\s+stopped\s+“\/sleep 5000”/);
+    await keepScreenshot(page, "timeline");
+  });
+
+  it("renames a session from Runs", async () => {
+    const page = await open(playground());
+    await send(page, "/reply to be renamed");
+    await assistant(page).filter({ hasText: "to be renamed" }).waitFor();
+    const sessionId = await sessionIdOf(page);
+    await tab(page, "Runs").click();
+    await page.getByRole("button", { name: `Rename ${sessionId}` }).click();
+    const input = page.getByRole("textbox", { name: `New title for ${sessionId}` });
+    await input.fill("Renamed in the browser");
+    await input.press("Enter");
+    const row = page.getByRole("list", { name: "Sessions" }).getByRole("listitem").filter({ hasText: sessionId });
+    await row.getByText("Renamed in the browser").waitFor();
+    const listed = (await (await fetch(`${multi.server.url}/hello/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; title?: string }> };
+    expect(listed.sessions.find((item) => item.sessionId === sessionId)?.title).toBe("Renamed in the browser");
+    await keepScreenshot(page, "runs-renamed");
+  });
+
   it("fits a phone: the tab bar scrolls within the page and every tab is reachable", async () => {
     const page = await open(playground());
     await page.setViewportSize({ width: 375, height: 740 });
     await send(page, "/reply small screen");
     await assistant(page).filter({ hasText: "small screen" }).waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-    for (const name of ["Chat", "Runs", "Evals", "Agent", "Raw", "Logs"]) {
+    for (const name of ["Chat", "Timeline", "Runs", "Evals", "Agent", "Raw", "Logs"]) {
       await tab(page, name).scrollIntoViewIfNeeded();
       const box = await tab(page, name).boundingBox();
       expect(box, name).not.toBeNull();

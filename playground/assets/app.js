@@ -14,15 +14,17 @@ import { createEvalsView } from "./evals-view.js";
 import { createLogsView } from "./logs-view.js";
 import { createRawView } from "./raw-view.js";
 import { createRunsView } from "./runs-view.js";
+import { createTimelineView } from "./timeline-view.js";
 import { SessionFeed } from "./session-feed.js";
 import { SessionTokens } from "./session-tokens.js";
 
-/** @typedef {"chat" | "runs" | "evals" | "agent" | "raw" | "logs"} TabName */
+/** @typedef {"chat" | "timeline" | "runs" | "evals" | "agent" | "raw" | "logs"} TabName */
 /** @typedef {{show?(): void, hide?(): void}} View */
 
 /** @type {Array<[TabName, string]>} */
 const TABS = [
   ["chat", "Chat"],
+  ["timeline", "Timeline"],
   ["runs", "Runs"],
   ["evals", "Evals"],
   ["agent", "Agent"],
@@ -80,6 +82,7 @@ const evalsView = createEvalsView({ panel: panelOf("evals"), api, openSession })
 /** @type {Record<TabName, View>} */
 const views = {
   chat: chatView,
+  timeline: createTimelineView({ panel: panelOf("timeline"), api, feed }),
   runs: createRunsView({
     panel: panelOf("runs"),
     api,

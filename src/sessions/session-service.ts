@@ -248,6 +248,16 @@ export class SessionService {
     return record ? this.#summary(record) : null;
   }
 
+  /** Renames a session the principal owns; resolves with its new title. */
+  async rename(sessionId: string, title: string, auth: AuthContext): Promise<string> {
+    await this.#owned(sessionId, auth);
+    const updated = await this.#store.update(sessionId, (record) => {
+      record.title = title;
+    });
+    if (!updated) throw sessionNotFound();
+    return title;
+  }
+
   /** The record of a session the principal owns (actions such as session-bound tool calls). */
   owned(sessionId: string, auth: AuthContext): Promise<SessionRecord> {
     return this.#owned(sessionId, auth);

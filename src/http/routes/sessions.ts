@@ -1,7 +1,7 @@
 /** Session routes of SPEC "Session routes" (create, follow-up, stop, list). */
 import { validate } from "../../_validate.ts";
 import { isSessionId } from "../../ids.ts";
-import { createSessionBody, followUpBody } from "../../schemas/session.ts";
+import { createSessionBody, followUpBody, renameSessionBody } from "../../schemas/session.ts";
 import { sessionNotFound } from "../../sessions/session-service.ts";
 import { readJsonBody } from "../body.ts";
 import { json } from "../responses.ts";
@@ -47,6 +47,19 @@ export const followUp = defineRoute({
       ...(body.workspaceFiles === undefined ? {} : { workspaceFiles: body.workspaceFiles }),
     });
     return json({ ok: true, sessionId, continuationToken });
+  },
+});
+
+export const renameSession = defineRoute({
+  method: "PATCH",
+  path: "/v1/session/:sessionId",
+  auth: "agent",
+  summary: "Rename a session (owner only): {title} → {ok, sessionId, title}",
+  async handler(context) {
+    const sessionId = sessionParam(context);
+    const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), renameSessionBody);
+    const title = await context.agent.sessions.rename(sessionId, body.title, context.auth);
+    return json({ ok: true, sessionId, title });
   },
 });
 
