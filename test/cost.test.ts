@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { priceFor } from "../src/cost/prices.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadPriceCatalog, priceFor } from "../src/cost/prices.ts";
 import { costOf, foldCostReport } from "../src/cost/report.ts";
 import type { CostEvent } from "../src/cost/report.ts";
 
@@ -18,6 +18,8 @@ const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, c
   cacheReadTokens,
   cacheWriteTokens,
 });
+
+beforeAll(loadPriceCatalog);
 
 describe("priceFor", () => {
   it("knows scripted and current provider models, and nothing else", () => {

@@ -421,6 +421,48 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByRole("list", { name: "Log lines" }).getByText(`turn finished in ${sessionId}`).waitFor();
   });
 
+  it("shows schedules with their next fire time, and under --dev runs one now", async () => {
+    const dev = await start(
+      hostOptions(await readPlaygroundSite(), {
+        dev: true,
+        agents: [{ slug: "hello", project: project({ name: "Hello Agent", schedules: { digest: { cron: "0 9 * * *", markdown: "/reply digest sent" } } }), storage: createMemoryStorage() }],
+      }),
+    );
+    try {
+      const page = await open(playground(dev));
+      await tab(page, "Agent").click();
+      const digest = page.getByRole("listitem", { name: "Schedule digest" });
+      await expect.poll(() => digest.innerText(), patience).toMatch(/^digest 0 9 \* \* \* · would fire \S.*\d/);
+      await digest.getByRole("button", { name: "Run now" }).click();
+      await expect.poll(() => digest.getByRole("status").textContent(), patience).toMatch(/^started 1 session: ses_\w+$/);
+      const sessionId = /ses_\w+/.exec((await digest.getByRole("status").textContent()) ?? "")?.[0];
+      const listed = (await (await fetch(`${dev.server.url}/hello/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; title?: string; mode: string }> };
+      expect(listed.sessions.find((item) => item.sessionId === sessionId)).toMatchObject({ title: "digest", mode: "task" });
+      await keepScreenshot(page, "agent-schedules");
+    } finally {
+      await dev.host.close();
+      await dev.server.close(true);
+    }
+    expect(problems?.errors ?? []).toEqual([]);
+    await context?.close();
+    // Outside --dev there is no Run now: schedules fire on their own, at the time shown.
+    const plain = await start(
+      hostOptions(await readPlaygroundSite(), {
+        agents: [{ slug: "hello", project: project({ name: "Hello Agent", schedules: { digest: { cron: "0 9 * * *", markdown: "/reply digest sent" } } }), storage: createMemoryStorage() }],
+      }),
+    );
+    try {
+      const page = await open(playground(plain));
+      await tab(page, "Agent").click();
+      const digest = page.getByRole("listitem", { name: "Schedule digest" });
+      await expect.poll(() => digest.innerText(), patience).toMatch(/^digest 0 9 \* \* \* · next \S.*\d/);
+      expect(await digest.getByRole("button", { name: "Run now" }).count()).toBe(0);
+    } finally {
+      await plain.host.close();
+      await plain.server.close(true);
+    }
+  });
+
   it("lists the agent's tools and calls one from its Try form", async () => {
     const page = await open(playground());
     await tab(page, "Agent").click();

@@ -164,8 +164,11 @@ describe("readPlaygroundSite", () => {
     });
     const read = await readPlaygroundSite({ root: dir });
     expect(read.index).toBe("<!doctype html>%AGENT_SERVE_BASE%");
-    expect(Object.keys(read.assets).sort()).toEqual(["app.js", "logo.svg", "style.css"]);
+    // The folder's own files of the served kinds, plus the libraries the page imports (vendored).
+    expect(Object.keys(read.assets).sort()).toEqual(["app.js", "logo.svg", "style.css", "vendor-marked.js", "vendor-purify.js"]);
     expect(read.assets["logo.svg"]?.type).toBe("image/svg+xml");
+    expect(read.assets["vendor-marked.js"]?.body).toContain("marked");
+    expect(read.assets["vendor-purify.js"]?.body).not.toMatch(/sourceMappingURL/);
   });
 
   it("the package's own site references only files it ships", async () => {

@@ -4,7 +4,6 @@
  * `bot/agent.ts`). Models the catalog does not know are unpriced.
  * @module
  */
-import { calcPrice } from "@pydantic/genai-prices";
 import type { ModelPrice } from "../project/types.ts";
 
 /**
@@ -44,6 +43,15 @@ function lookup(table: Readonly<Record<string, ModelPrice>> | undefined, id: str
 }
 
 const catalog = new Map<string, ModelPrice | undefined>();
+let calcPrice: (typeof import("@pydantic/genai-prices"))["calcPrice"] | undefined;
+
+/**
+ * Loads the price catalog (its data is most of a megabyte) on first need instead of at start-up;
+ * `priceFor` knows only the agent's own prices and the scripted model until this resolved.
+ */
+export async function loadPriceCatalog(): Promise<void> {
+  calcPrice ??= (await import("@pydantic/genai-prices")).calcPrice;
+}
 
 /**
  * The catalog's list price of `provider/model`, as USD per million tokens. Prices tiered by
@@ -51,6 +59,7 @@ const catalog = new Map<string, ModelPrice | undefined>();
  * request, so the tier a request fell in is unknown.
  */
 function catalogPrice(modelId: string): ModelPrice | undefined {
+  if (!calcPrice) return undefined;
   if (catalog.has(modelId)) return catalog.get(modelId);
   const slash = modelId.indexOf("/");
   const provider = modelId.slice(0, slash);
