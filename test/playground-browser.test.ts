@@ -315,7 +315,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await send(page, "/reply small screen");
     await assistant(page).filter({ hasText: "small screen" }).waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-    for (const name of ["Chat", "Timeline", "Runs", "Evals", "Agent", "Raw", "Logs"]) {
+    for (const name of ["Chat", "Timeline", "Runs", "Artifacts", "Evals", "Agent", "Raw", "Logs"]) {
       await tab(page, name).scrollIntoViewIfNeeded();
       const box = await tab(page, name).boundingBox();
       expect(box, name).not.toBeNull();
@@ -460,6 +460,43 @@ describe.skipIf(!hasChromium)(title, () => {
     } finally {
       await plain.host.close();
       await plain.server.close(true);
+    }
+  });
+
+  it("browses artifacts, filters them by kind, and downloads a payload", async () => {
+    const report = defineTool({
+      description: "Writes a report",
+      inputSchema: v.object({ name: v.string() }),
+      async execute(input, ctx) {
+        await ctx.artifacts.tag({ kind: "report", key: `${input.name}.csv`, title: `Report ${input.name}`, data: { rows: 2 }, contents: "a,b\n1,2\n", contentType: "text/csv" });
+        await ctx.artifacts.tag({ kind: "note", key: input.name, title: "A note", data: { text: "no payload" } });
+        return "written";
+      },
+    });
+    const withArtifacts = await start(
+      hostOptions(await readPlaygroundSite(), { agents: [{ slug: "hello", project: project({ name: "Hello Agent", tools: { report } }), storage: createMemoryStorage() }] }),
+    );
+    try {
+      const page = await open(playground(withArtifacts));
+      await send(page, '/tool report {"name":"q3"}\n/reply done');
+      await assistant(page).filter({ hasText: "done" }).waitFor();
+      await tab(page, "Artifacts").click();
+      const csv = page.getByRole("listitem", { name: "Artifact report/q3.csv" });
+      await csv.getByText("Report q3").waitFor();
+      const note = page.getByRole("listitem", { name: "Artifact note/q3" });
+      await note.waitFor();
+      expect(await note.getByRole("button", { name: /^Download/ }).count()).toBe(0);
+      const [download] = await Promise.all([page.waitForEvent("download"), csv.getByRole("button", { name: "Download report/q3.csv" }).click()]);
+      expect(download.suggestedFilename()).toBe("q3.csv");
+      const chunks: Buffer[] = [];
+      for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).toString("utf8")).toBe("a,b\n1,2\n");
+      await page.getByRole("combobox", { name: "Kind" }).selectOption("note");
+      await expect.poll(() => page.getByRole("list", { name: "Artifacts" }).getByRole("listitem").count(), patience).toBe(1);
+      await keepScreenshot(page, "artifacts");
+    } finally {
+      await withArtifacts.host.close();
+      await withArtifacts.server.close(true);
     }
   });
 

@@ -13,12 +13,13 @@ import { errorMessage, h } from "./dom.js";
 import { createEvalsView } from "./evals-view.js";
 import { createLogsView } from "./logs-view.js";
 import { createRawView } from "./raw-view.js";
+import { createArtifactsView } from "./artifacts-view.js";
 import { createRunsView } from "./runs-view.js";
 import { createTimelineView } from "./timeline-view.js";
 import { SessionFeed } from "./session-feed.js";
 import { SessionTokens } from "./session-tokens.js";
 
-/** @typedef {"chat" | "timeline" | "runs" | "evals" | "agent" | "raw" | "logs"} TabName */
+/** @typedef {"chat" | "timeline" | "runs" | "artifacts" | "evals" | "agent" | "raw" | "logs"} TabName */
 /** @typedef {{show?(): void, hide?(): void}} View */
 
 /** @type {Array<[TabName, string]>} */
@@ -26,6 +27,7 @@ const TABS = [
   ["chat", "Chat"],
   ["timeline", "Timeline"],
   ["runs", "Runs"],
+  ["artifacts", "Artifacts"],
   ["evals", "Evals"],
   ["agent", "Agent"],
   ["raw", "Raw"],
@@ -93,6 +95,7 @@ const views = {
       evalsView.showRun(runId);
     },
   }),
+  artifacts: createArtifactsView({ panel: panelOf("artifacts"), api, feed, openSession }),
   evals: evalsView,
   agent: createAgentView({ panel: panelOf("agent"), api }),
   raw: createRawView({ panel: panelOf("raw"), feed }),
