@@ -6,7 +6,6 @@
  * same chat id get two sessions. The answer streams the new turn as a UI message stream.
  * @module
  */
-import { createUIMessageStream, createUIMessageStreamResponse } from "ai";
 import { validate } from "../../_validate.ts";
 import { badRequest } from "../../errors.ts";
 import { uiChatBody } from "../../schemas/ui-chat.ts";
@@ -34,6 +33,8 @@ export const uiChat = defineRoute({
     const from = existing === undefined ? 0 : await agent.log.length(existing);
     const sent = await agent.sessions.send(UI_CHAT_CHANNEL, text, { auth, continuationToken: key, ...(existing ? {} : { title: text.slice(0, 80) }) });
     const events = eventStreamResponse(agent.log, sent.sessionId, { startIndex: from, follow: true, endOnTerminal: false, closing: host.closing });
+    // `ai` loads on first use, as for models: a host that never serves this route never pays for it.
+    const { createUIMessageStream, createUIMessageStreamResponse } = await import("ai");
     const stream = createUIMessageStream({
       async execute({ writer }) {
         writer.write({ type: "start", messageMetadata: { sessionId: sent.sessionId } });
