@@ -18,7 +18,7 @@ import { createError, errorMessage } from "../src/errors.ts";
 import { createHost } from "../src/host.ts";
 import { routeModelId } from "../src/model/model-ids.ts";
 import type { Diagnostic } from "../src/project/types.ts";
-import type { AgentHost, AgentMount, HostLogger } from "../src/types.ts";
+import type { AgentHost, AgentMount, HostLogger, LogLevel } from "../src/types.ts";
 import { serveWith } from "./_serve.ts";
 import type { RunningServer, ServeOptions, SrvxServe } from "./_serve.ts";
 
@@ -77,6 +77,8 @@ export interface ProjectHostOptions {
   controlPlane?: boolean;
   /** @default console, with an `[agent-serve]` prefix */
   logger?: HostLogger;
+  /** Lines below this level are dropped, from the logger and `GET /v1/logs` alike. @default "info" */
+  logLevel?: LogLevel;
 }
 
 export interface ServeProjectOptions extends LoadProjectOptions, ProjectHostOptions, ServeOptions {}
@@ -143,6 +145,7 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
     auth: { bearerToken: options.bearerToken, allowAnonymous: options.allowAnonymous },
     models: { credentials, openaiCompatibleBaseURL: env.AGENT_SERVE_OPENAI_BASE_URL || undefined },
     logger,
+    ...(options.logLevel ? { logLevel: options.logLevel } : {}),
     recoverOnStart: options.recover ?? true,
     playground: (await playground) ?? false,
     docs: docs ? await docs : false,

@@ -28,7 +28,12 @@ if (runtime === "node" && (major < 22 || (major === 22 && minor < 13))) {
 } else {
   const fromSource = existsSync(new URL("../cli/main.ts", import.meta.url));
   const entry = (path) => new URL(fromSource ? `../${path}.ts` : `../dist/${path}.js`, import.meta.url).href;
-  const [{ main }, adapter] = await Promise.all([import(entry("cli/main")), import(entry(`adapters/${runtime}`))]);
+  const [{ main }, adapter, { exitQuietlyOnClosedPipe }] = await Promise.all([
+    import(entry("cli/main")),
+    import(entry(`adapters/${runtime}`)),
+    import(entry("cli/closed-pipe")),
+  ]);
+  exitQuietlyOnClosedPipe([process.stdout, process.stderr], (code) => process.exit(code));
   const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
   const exitCode = await main({ argv: process.argv.slice(2), runtime: adapter[`${runtime}Runtime`], ...io });
   process.exitCode = exitCode;

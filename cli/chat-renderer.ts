@@ -1,5 +1,6 @@
 /**
- * Live rendering of one chat turn: reply deltas as they arrive, reasoning dimmed, tool calls
+ * Live rendering of one chat turn: reply deltas as they arrive (on a terminal, Markdown rendered
+ * block by block), reasoning dimmed, tool calls
  * and results, failures. Keeps track of the open line so each block starts on its own.
  * @module
  */
@@ -7,6 +8,7 @@ import type { CliEvent } from "./events.ts";
 import type { Writable } from "./io.ts";
 import { artifactLine, brief } from "./render-event.ts";
 import type { Style } from "./style.ts";
+import { type RenderMarkdown, createBlockSplitter } from "./terminal-markdown.ts";
 
 export interface ChatRenderer {
   /** Writes what `event` shows, if anything. */
@@ -15,13 +17,34 @@ export interface ChatRenderer {
   endLine(): void;
 }
 
-export function createChatRenderer(out: Writable, style: Style, options: { agentLabel: string; beforeWrite?: () => void }): ChatRenderer {
+export interface ChatRendererOptions {
+  agentLabel: string;
+  beforeWrite?: () => void;
+  /** Renders replies as Markdown (a terminal), block by block; plain deltas as they come otherwise. */
+  markdown?: RenderMarkdown;
+}
+
+export function createChatRenderer(out: Writable, style: Style, options: ChatRendererOptions): ChatRenderer {
   let open: "text" | "reasoning" | undefined;
+  /** Markdown mode: the reply's incomplete block, and how many blocks were shown. */
+  let blocks: ReturnType<typeof createBlockSplitter> | undefined;
+  let shown = 0;
   const write = (text: string): void => {
     options.beforeWrite?.();
     out.write(text);
   };
+  const showBlock = (block: string): void => {
+    write(`${shown === 0 ? label : "\n"}${options.markdown!(block)}\n`);
+    shown++;
+  };
   const endLine = (): void => {
+    if (open === "text" && blocks) {
+      const rest = blocks.flush();
+      if (rest) showBlock(rest);
+      blocks = undefined;
+      open = undefined;
+      return;
+    }
     if (open) write("\n");
     open = undefined;
   };
@@ -36,6 +59,16 @@ export function createChatRenderer(out: Writable, style: Style, options: { agent
       const d = event.data;
       switch (event.type) {
         case "message.appended":
+          if (options.markdown) {
+            if (open !== "text") {
+              endLine();
+              blocks = createBlockSplitter();
+              shown = 0;
+              open = "text";
+            }
+            for (const block of blocks!.push(String(d.delta ?? ""))) showBlock(block);
+            break;
+          }
           if (open !== "text") {
             endLine();
             write(label);
@@ -46,7 +79,7 @@ export function createChatRenderer(out: Writable, style: Style, options: { agent
         case "message.completed":
           if (open === "text") endLine();
           // A reply that arrived without deltas is printed whole.
-          else if (typeof d.text === "string" && d.text) line(`${label}${d.text}`);
+          else if (typeof d.text === "string" && d.text) line(`${label}${options.markdown ? options.markdown(d.text) : d.text}`);
           break;
         case "reasoning.appended":
           if (open !== "reasoning") {
@@ -77,8 +110,15 @@ export function createChatRenderer(out: Writable, style: Style, options: { agent
           line(style.dim(`(queued at position ${String(d.position)})`));
           break;
         case "turn.failed":
+          // A stop the user asked for is no failure.
+          if (d.message === "turn interrupted") {
+            line(style.dim("(stopped)"));
+            break;
+          }
+          line(style.red(`turn failed: ${String(d.message ?? "")}`));
+          break;
         case "session.failed":
-          line(style.red(`${event.type === "turn.failed" ? "turn failed" : "session failed"}: ${String(d.message ?? "")}`));
+          line(style.red(`session failed: ${String(d.message ?? "")}`));
           break;
         case "subagent.called":
           line(style.dim(`  ⤷ ${String(d.subagent)}: ${brief(d.prompt, 160)}`));

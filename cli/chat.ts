@@ -1,7 +1,7 @@
 /**
  * `agent-serve chat [dir]` and `agent-serve resume <sessionId>`: an interactive terminal chat over
  * one session. Replies stream as they arrive; tool calls, reasoning and approvals show inline
- * (an approval asks "approve? [y/N]" and posts the decision). `/exit` or Ctrl-D quits; Ctrl-C
+ * (an approval asks "approve? [y/N]" and posts the decision; Ctrl-C there denies that one call). `/exit` or Ctrl-D quits; Ctrl-C
  * during a reply stops the turn.
  * @module
  */
@@ -22,6 +22,7 @@ import { createStyle } from "./style.ts";
 import type { Style } from "./style.ts";
 import { openTarget } from "./target.ts";
 import type { Target, TargetArgs } from "./target.ts";
+import { type RenderMarkdown, createTerminalMarkdown } from "./terminal-markdown.ts";
 
 export interface ChatArgs extends TargetArgs {
   /** Continue this session instead of starting a new one. */
@@ -69,6 +70,14 @@ function quote(value: string): string {
   return /^[\w./@:=-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
+/** The answer a Ctrl-C gives to an approval question; no typed line can contain a control character. */
+const DENIED_BY_INTERRUPT = "\u0003";
+
+function terminalWidth(stream: object): number {
+  const columns = (stream as { columns?: unknown }).columns;
+  return typeof columns === "number" && columns > 20 ? Math.min(columns, 120) : 80;
+}
+
 class Chat {
   sessionId: string | undefined;
   #token: string | undefined;
@@ -78,6 +87,9 @@ class Chat {
   #busy = false;
   /** Ctrl-C came before the stream was followed: stop as soon as there is a turn to stop. */
   #stopRequested = false;
+  #markdown: RenderMarkdown | undefined;
+  /** An approval question is on screen: Ctrl-C denies that call (once) instead of stopping the turn. */
+  #asking = false;
   readonly #client: ApiClient;
   readonly #target: Target;
   readonly #io: CliIo;
@@ -147,6 +159,7 @@ class Chat {
 
   /** Ctrl-C: stops the turn in flight; at the prompt it ends the chat. */
   interrupt(): void {
+    if (this.#asking && this.#reader.cancelPending(DENIED_BY_INTERRUPT)) return;
     if (this.#busy) {
       this.#progress.stop();
       this.#io.stdout.write(this.#style.dim("\n(stopping the turn)\n"));
@@ -202,6 +215,8 @@ class Chat {
     const renderer = createChatRenderer(this.#io.stdout, this.#style, {
       agentLabel: this.#target.agent.slug,
       beforeWrite: () => this.#progress.stop(),
+      // Markdown needs the escapes a terminal understands; pipes get the reply as written.
+      ...(this.#style.enabled ? { markdown: (this.#markdown ??= createTerminalMarkdown({ width: terminalWidth(this.#io.stdout) })) } : {}),
     });
     let settled = false;
     try {
@@ -237,9 +252,11 @@ class Chat {
     const question = `${this.#style.yellow("?")} ${String(toolName)} ${brief(input, 160)} — approve? [y/N] `;
     // On a pipe there is no prompt: say what is asked before reading the answer.
     if (!this.#reader.terminal) this.#io.stdout.write(`${question}\n`);
-    const answer = await this.#reader.next(question);
+    this.#asking = true;
+    const answer = await this.#reader.next(question).finally(() => (this.#asking = false));
     const decision = /^y(es)?$/i.test(answer?.trim() ?? "") ? "approve" : "deny";
     if (answer === undefined) this.#io.stdout.write(this.#style.dim("(no answer: denying)\n"));
+    if (answer === DENIED_BY_INTERRUPT) this.#io.stdout.write(this.#style.dim("\n(Ctrl-C: denied)\n"));
     try {
       await this.#client.postJson(sessionPath(sessionId, `/approvals/${encodeURIComponent(String(callId))}`), { decision });
     } catch (error) {

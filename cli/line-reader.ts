@@ -13,6 +13,11 @@ export interface LineReader {
   next(prompt: string): Promise<string | undefined>;
   /** Called on Ctrl-C at a terminal (instead of the default of killing the process). */
   onInterrupt(handler: () => void): void;
+  /**
+   * Answers the pending `next()` with `answer` instead of a typed line, and clears what was typed
+   * so far: the next line typed goes to the next question. False when nothing was pending.
+   */
+  cancelPending(answer: string): boolean;
   close(): void;
 }
 
@@ -53,6 +58,15 @@ export function createLineReader(io: CliIo): LineReader {
     },
     onInterrupt(handler) {
       rl.on("SIGINT", handler);
+    },
+    cancelPending(answer) {
+      const resolve = waiting;
+      if (!resolve) return false;
+      waiting = undefined;
+      // Ctrl-U: drop the half-typed line, so it does not become the start of the next answer.
+      if (terminal) rl.write(null, { ctrl: true, name: "u" });
+      resolve(answer);
+      return true;
     },
     close() {
       if (!closed) rl.close();

@@ -9,9 +9,10 @@ import { cac } from "cac";
 import { hostOptions, nonNegativeInteger, port, positiveInteger, projectDir, targetArgs, withHostOptions, withTargetOptions } from "./flags.ts";
 import type { Flags } from "./flags.ts";
 import { evalArgs } from "./eval-args.ts";
-import { HelpRequested, helpCommand } from "./help.ts";
+import { HelpRequested, helpCommand, helpText } from "./help.ts";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
+import { logOptions, withLogOptions } from "./log-flags.ts";
 import { rawOption } from "./raw-option.ts";
 import type { ServeArgs } from "./serve.ts";
 import { TEMPLATES } from "./templates.ts";
@@ -34,7 +35,7 @@ export async function main(options: MainOptions): Promise<number> {
   const json = (flags: Flags): boolean => flags.json === true;
 
   for (const [name, dev] of [["serve", false], ["dev", true]] as const) {
-    withHostOptions(cli.command(`${name} [dir]`, dev ? "Serve with --dev" : "Serve agent projects over HTTP"))
+    withLogOptions(withHostOptions(cli.command(`${name} [dir]`, dev ? "Serve with --dev" : "Serve agent projects over HTTP")))
       .option("--port <port>", "Listen port; 0 picks any free port (default: 3000)")
       .option("--host <host>", "Bind address (default: 127.0.0.1)")
       .option("--dev", "Development mode: dev routes, no automatic schedules")
@@ -45,6 +46,7 @@ export async function main(options: MainOptions): Promise<number> {
       .option("--no-docs", "Remove the /docs documentation site")
       .option("--no-schedules", "Do not run the cron runner (outside --dev, where nothing fires on its own anyway)")
       .option("--no-control-plane", "No built-in clocks: timed work fires through POST /v1/internal/.../fire")
+      .option("--strict", "Refuse to start when any agent has an error (else a broken agent among several is left out)")
       .action((dir: unknown, flags: Flags) => {
         const args = toServeArgs(dir, flags, argv, dev);
         command = async () => (await import("./serve.ts")).serveCommand(args, io);
@@ -58,12 +60,12 @@ export async function main(options: MainOptions): Promise<number> {
       const args = { port: flags.port === undefined ? undefined : port(flags.port), host: rawOption(argv, "host") };
       command = async () => (await import("./docs.ts")).docsCommand(args, io);
     });
-  withHostOptions(cli.command("playground [dir]", "Serve the playground: for a project, or alone for a running server (--url)"))
+  withLogOptions(withHostOptions(cli.command("playground [dir]", "Serve the playground: for a project, or alone for a running server (--url)"))
     .option("--port <port>", "Listen port; 0 picks any free port (default: 3000)")
     .option("--host <host>", "Bind address (default: 127.0.0.1)")
     .option("--dev", "Development mode: dev routes, no automatic schedules")
     .option("--url <baseUrl>", "A running server's agent URL (with the slug in multi mode): serve the playground alone, forwarding its API calls there")
-    .option("--bearer-token <secret>", "With --url: added to every forwarded request; the browser never sees it")
+    .option("--bearer-token <secret>", "With --url: added to every forwarded request; the browser never sees it"))
     .action((dir: unknown, flags: Flags) => {
       const url = rawOption(argv, "url");
       if (flags.url !== undefined && url === undefined) throw new UsageError("--url needs a value");
@@ -227,6 +229,11 @@ export async function main(options: MainOptions): Promise<number> {
       const args = { command: name === undefined ? undefined : String(name), all: flags.all === true, json: json(flags) };
       command = () => helpCommand(args, cli, io);
     });
+  // `--json` means the same everywhere: the result as JSON where a command has one, and errors as
+  // `{ok: false, error, message}` on every command (see docs/guide/cli.md).
+  for (const each of cli.commands) {
+    if (!each.options.some((option) => option.name === "json")) each.option("--json", "Print errors as JSON ({ok:false, error, message})");
+  }
   cli.option("-v, --version", "Print the version");
   cli.help((sections) => {
     // cac prints help with console.info; hand the text to our stdout instead and stop there.
@@ -240,6 +247,11 @@ export async function main(options: MainOptions): Promise<number> {
     if (parsed.options.version && !cli.matchedCommandName) return versionCommand(io);
     if (!cli.matchedCommand) {
       if (cli.args.length > 0) throw new UsageError(`unknown command "${String(cli.args[0])}"; run agent-serve --help`);
+      // A bare `agent-serve` asked for nothing: the help, on stderr, and a usage exit (scripts notice).
+      if (argv.length === 0) {
+        io.stderr.write(`${helpText(cli.globalCommand)}\n`);
+        return EXIT_USAGE;
+      }
       cli.outputHelp();
       return EXIT_OK;
     }
@@ -255,7 +267,9 @@ export async function main(options: MainOptions): Promise<number> {
       io.stdout.write(`${error.message}\n`);
       return EXIT_OK;
     }
-    if (error instanceof UsageError || (error instanceof Error && error.name === "CACError")) {
+    const usage = error instanceof UsageError || (error instanceof Error && error.name === "CACError");
+    if (wantsJson(argv)) return reportAsJson(io, error, usage);
+    if (usage) {
       io.stderr.write(`agent-serve: ${error.message}\n`);
       return EXIT_USAGE;
     }
@@ -270,6 +284,21 @@ export async function main(options: MainOptions): Promise<number> {
 
 // --- internals ---
 
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+/** A failure under `--json`: `{ok: false, error, message}` on stdout, where the result would be. */
+function reportAsJson(io: CliIo, error: unknown, usage: boolean): number {
+  const expected = usage || error instanceof CommandError;
+  const code = usage ? "usage_error" : expected ? "command_failed" : "internal_error";
+  const message = error instanceof Error ? error.message : String(error);
+  io.stdout.write(`${JSON.stringify({ ok: false, error: code, message })}\n`);
+  if (!expected) io.stderr.write(`agent-serve: ${error instanceof Error ? (error.stack ?? message) : message}\n`);
+  return usage ? EXIT_USAGE : EXIT_FAILURE;
+}
+
 function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): ServeArgs {
   const bearerToken = rawOption(argv, "bearer-token");
   const allowAnonymous = flags.allowAnonymous === true;
@@ -279,6 +308,8 @@ function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): 
   if (flags.bearerToken !== undefined && !bearerToken) throw new UsageError("--bearer-token needs a value");
   return {
     ...hostOptions(dir, argv),
+    ...logOptions(argv),
+    ...(flags.strict === true ? { strict: true } : {}),
     dev: dev || flags.dev === true,
     port: flags.port === undefined ? undefined : port(flags.port),
     host: rawOption(argv, "host") ?? "127.0.0.1",

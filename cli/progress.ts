@@ -24,7 +24,8 @@ export function createProgress(io: CliIo, options: { quiet?: boolean } = {}): Pr
   const out = io.stderr;
   const style = createStyle(out, io.env);
   if (options.quiet) return { start() {}, done() {}, fail() {}, stop() {} };
-  if (!out.isTTY) {
+  // NO_COLOR asks for plain output: no escapes, so no spinner either (https://no-color.org).
+  if (!out.isTTY || io.env.NO_COLOR) {
     return {
       start: (text) => out.write(`${text}…\n`),
       done: (text) => {

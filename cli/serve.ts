@@ -3,6 +3,7 @@
  * playground [dir]` serves the same way and lists each agent's playground instead.
  * @module
  */
+import { createHostSwitch, startDevReload } from "./dev-reload.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { listenHost, startHost } from "./start-host.ts";
@@ -26,11 +27,13 @@ export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBann
   const started = await startHost({ ...args, listenHost: args.host }, io);
   if (!started) return EXIT_FAILURE;
   const { host, projects, mode } = started;
+  // Under dev the project reloads when its files change: the server serves whichever host is current.
+  const hosts = args.dev ? createHostSwitch(host) : undefined;
   let server;
   try {
     // Recover turns a crash interrupted before anyone can observe them.
     await host.ready();
-    server = await listenHost(host, { port: args.port, hostname: args.host, silent: true }, io);
+    server = await listenHost(hosts ?? host, { port: args.port, hostname: args.host, silent: true }, io);
   } catch (error) {
     io.stderr.write(`agent-serve: ${errorMessage(error)}\n`);
     await host.close();
@@ -40,18 +43,24 @@ export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBann
   const lines = server.notice ? [`agent-serve: ${server.notice}`] : [];
   lines.push(`agent-serve listening on ${server.url}${args.dev ? " (dev)" : ""}`);
   const models = host.describeModels();
-  const width = Math.max(...projects.map(({ slug }) => slug.length));
+  const width = Math.max(...[...projects, ...started.skipped].map(({ slug }) => slug.length));
   for (const { slug } of projects) {
     const base = mode === "single" ? server.url : `${server.url}/${slug}`;
     const url = banner.show === "playground" ? `${base}/playground` : base;
     const model = models.find((m) => m.slug === slug)?.model;
     lines.push(`  ${slug.padEnd(width)}  ${url}${model ? `  (model ${model})` : ""}`);
+    if (banner.show !== "playground" && args.playground !== false) lines.push(`  ${"".padEnd(width)}  playground  ${base}/playground`);
   }
+  for (const { slug, errors } of started.skipped) lines.push(`  ${slug.padEnd(width)}  not served: ${errors} error${errors === 1 ? "" : "s"}`);
+  if (args.docs === true) lines.push(`  docs  ${server.url}/docs`);
   for (const { slug, notice } of models) if (notice) lines.push(`note: ${slug}: ${notice}`);
+  if (hosts) lines.push("watching for changes: the project reloads when its files change");
   io.stdout.write(`${lines.join("\n")}\n`);
+  const stopWatching = hosts ? startDevReload({ start: args, started, hosts, io }) : undefined;
   await waitForStop(io.signal);
+  stopWatching?.();
   io.stdout.write("agent-serve: shutting down\n");
-  await host.close();
+  await (hosts?.current() ?? host).close();
   await server.close(true);
   return EXIT_OK;
 }

@@ -11,9 +11,11 @@ import { serveWith } from "../adapters/_serve.ts";
 import type { FetchHandler, RunningServer, ServeOptions } from "../adapters/_serve.ts";
 import { nodeRuntime } from "../adapters/node.ts";
 import type { DiscoveredProject } from "../loader/discover.ts";
-import type { AgentHost, HostLogger } from "../src/types.ts";
+import type { AgentHost, LogLevel } from "../src/types.ts";
 import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE } from "../src/harness/shell-exposure.ts";
 import { isLoopbackAddress } from "../src/http/auth-policies.ts";
+import { type LogFormat, createCliLogger } from "./cli-logger.ts";
+import { selectHealthyProjects } from "./healthy-projects.ts";
 import type { CliIo } from "./io.ts";
 import { stateRootProblem } from "./state-root-check.ts";
 
@@ -57,29 +59,53 @@ export interface StartHostOptions {
    * commands as the serving user. @default false
    */
   acceptUnsandboxedShell?: boolean;
+  /**
+   * `--strict`: refuse to start when any agent has an error. Without it, a folder of several
+   * agents serves the healthy ones and reports the broken ones. @default false
+   */
+  strict?: boolean;
+  /** A `dev` reload: the projects served so far; a broken agent keeps its version from here. */
+  lastGood?: readonly DiscoveredProject[];
+  /** `--log-level`: lines below it are dropped. @default "info" */
+  logLevel?: LogLevel;
+  /** `--log-format`: text for people, json (one object per line) for machines. @default "text" */
+  logFormat?: LogFormat;
 }
 
 export interface StartedHost {
   host: AgentHost;
   projects: DiscoveredProject[];
+  /** Agents left out for their errors (a folder of several agents, without `strict`). */
+  skipped: Array<{ slug: string; errors: number }>;
+  /** Broken agents served in their last good version (a `dev` reload). */
+  kept: Array<{ slug: string; previous: DiscoveredProject }>;
   mode: "multi" | "single";
 }
 
 /**
  * Loads the projects and creates the host, or prints every diagnostic and returns `undefined`
- * when any has severity `error` (`serve` refuses to start when errors exist).
+ * when errors refuse the start (see `healthy-projects.ts`: one broken agent among several is
+ * left out instead, unless `strict`).
  */
 export async function startHost(options: StartHostOptions, io: CliIo): Promise<StartedHost | undefined> {
   const loaded = await loadProjectWith(runtimeOf(io), resolve(io.cwd, options.dir ?? "."), { mode: options.mode });
   for (const { diagnostic, where } of loaded.diagnostics) {
     if (diagnostic.severity !== "info") io.stderr.write(`${formatDiagnostic(diagnostic, where)}\n`);
   }
-  if (loaded.errors > 0) {
-    io.stderr.write(`agent-serve: not starting: ${loaded.errors} error${loaded.errors === 1 ? "" : "s"} in the project\n`);
+  const folder = loaded.diagnostics.filter(({ where }) => where === "").map(({ diagnostic }) => diagnostic);
+  const selection = selectHealthyProjects(
+    { diagnostics: folder, projects: loaded.projects },
+    { strict: options.strict === true, ...(options.lastGood ? { lastGood: options.lastGood } : {}) },
+  );
+  if (selection.refused !== undefined) {
+    io.stderr.write(`agent-serve: not starting: ${selection.refused}\n`);
     return undefined;
   }
-  if (!checkShellExposure(loaded.projects, options, io)) return undefined;
-  for (const { slug, dir } of loaded.projects) {
+  for (const { slug, errors } of selection.skipped) {
+    io.stderr.write(`agent-serve: not serving ${slug}: ${errors} error${errors === 1 ? "" : "s"} (above); the other agents serve (--strict refuses instead)\n`);
+  }
+  if (!checkShellExposure(selection.serve, options, io)) return undefined;
+  for (const { slug, dir } of selection.serve) {
     const root = stateRootFor({ mode: loaded.mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd: io.cwd });
     const problem = await stateRootProblem(root);
     if (problem) {
@@ -88,13 +114,19 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
       );
     }
   }
-  const host = await createProjectHost(loaded, {
-    ...options,
-    cwd: io.cwd,
-    env: io.env,
-    logger: createCliLogger(io, options.infoTo ?? "stdout"),
-  });
-  return { host, projects: loaded.projects, mode: loaded.mode };
+  const host = await createProjectHost(
+    { ...loaded, projects: selection.serve, errors: 0 },
+    {
+      ...options,
+      cwd: io.cwd,
+      env: io.env,
+      logger: createCliLogger(io, { infoTo: options.infoTo ?? "stdout", format: options.logFormat ?? "text" }),
+      // A command's own host (infoTo "none") shows the session through the command; its log adds
+      // only the host's own failures.
+      logLevel: options.logLevel ?? (options.infoTo === "none" ? "error" : "info"),
+    },
+  );
+  return { host, projects: selection.serve, skipped: selection.skipped, kept: selection.kept, mode: loaded.mode };
 }
 
 /** Listens with the runtime's srvx adapter (Node unless the bin passed Bun's or Deno's). */
@@ -130,17 +162,4 @@ function isLoopbackName(host: string): boolean {
 
 function runtimeOf(io: CliIo): ProjectRuntime {
   return io.runtime ?? nodeRuntime;
-}
-
-function createCliLogger(io: CliIo, infoTo: "stdout" | "stderr" | "none"): HostLogger {
-  return {
-    info: (message) => {
-      if (infoTo !== "none") io[infoTo].write(`[agent-serve] ${message}\n`);
-    },
-    warn: (message) => io.stderr.write(`[agent-serve] ${message}\n`),
-    error: (message, cause) => {
-      const detail = cause instanceof Error ? `: ${cause.stack ?? cause.message}` : "";
-      io.stderr.write(`[agent-serve] ${message}${detail}\n`);
-    },
-  };
 }

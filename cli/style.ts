@@ -3,6 +3,7 @@
  * (https://no-color.org: any non-empty value disables colour).
  * @module
  */
+import { styleText } from "node:util";
 import type { Writable } from "./io.ts";
 
 export interface Style {
@@ -19,16 +20,17 @@ export interface Style {
 /** The style for writing to `stream` under `env`. */
 export function createStyle(stream: Writable, env: Record<string, string | undefined>): Style {
   const enabled = stream.isTTY === true && !env.NO_COLOR;
-  const paint = (open: number, close: number) => (text: string): string =>
-    enabled ? `\u001B[${open}m${text}\u001B[${close}m` : text;
+  // The decision is ours (the injected stream and env), so styleText must not check process.stdout.
+  const paint = (format: "bold" | "dim" | "red" | "green" | "yellow" | "cyan") => (text: string): string =>
+    enabled ? styleText(format, text, { validateStream: false }) : text;
   return {
     enabled,
-    bold: paint(1, 22),
-    dim: paint(2, 22),
-    red: paint(31, 39),
-    green: paint(32, 39),
-    yellow: paint(33, 39),
-    cyan: paint(36, 39),
+    bold: paint("bold"),
+    dim: paint("dim"),
+    red: paint("red"),
+    green: paint("green"),
+    yellow: paint("yellow"),
+    cyan: paint("cyan"),
   };
 }
 

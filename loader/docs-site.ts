@@ -1,6 +1,7 @@
 /**
  * Renders the documentation site served at `/docs` from the Markdown under `docs/`: the guide
- * (`docs/guide/*.md`) and the design notes (`docs/design/*.md`), once, at start-up. The core only
+ * (`docs/guide/*.md`), the design notes (`docs/design/*.md`) and the generated reference
+ * (`docs-reference.ts`), once, at start-up, with a search index the core answers `/docs/search` from. The core only
  * receives the finished pages, because it must not read files.
  * @example
  * const site = await renderDocsSite();
@@ -15,34 +16,46 @@ import type { Token } from "marked";
 import { packageFile } from "./package-root.ts";
 import { escapeHtml } from "../src/http/escape-html.ts";
 import type { DocsSite } from "../src/types.ts";
+import { referencePages } from "./docs-reference.ts";
 
 export interface RenderDocsOptions {
   /** The folder holding `guide/` and `design/`. @default the package's own `docs/` */
   root?: string;
+  /**
+   * Add the generated reference (routes, events, `defineAgent` keys, modules; see
+   * `docs-reference.ts`). @default true for the package's own docs, false for another root
+   */
+  reference?: boolean;
 }
 
 /** Pages keyed by their path below `/docs` (`""` is the index, `guide/cli` is `/docs/guide/cli`). */
 export async function renderDocsSite(options: RenderDocsOptions = {}): Promise<DocsSite> {
   const root = options.root ?? fileURLToPath(packageFile("docs/"));
+  const reference = options.reference ?? options.root === undefined;
   const sections = await Promise.all(
     SECTIONS.map(async (section) => ({ ...section, sources: await readSection(join(root, section.dir), section.order) })),
   );
+  if (reference) sections.push({ dir: "reference", label: "Reference", order: [], sources: await referencePages() });
   const entries = sections.flatMap((section) =>
     section.sources.map((source) => ({ slug: `${section.dir}/${source.name}`, title: titleOf(source.text, source.name), text: source.text })),
   );
-  const nav = renderNav(sections.map((section) => ({
+  const groups = sections.map((section) => ({
     label: section.label,
     items: entries.filter((entry) => entry.slug.startsWith(`${section.dir}/`)),
-  })));
+  }));
   const marked = createMarked();
   const pages: DocsSite["pages"] = {};
+  const index: NonNullable<DocsSite["search"]>["index"] = [];
   for (const entry of entries) {
     const tokens = marked.lexer(entry.text);
     marked.walkTokens(tokens, (token) => rewriteLink(token, entry.slug));
-    pages[entry.slug] = { title: entry.title, html: layout(entry.title, nav, marked.parser(tokens)) };
+    pages[entry.slug] = { title: entry.title, html: layout(entry.title, renderNav(groups, entry.slug), marked.parser(tokens)) };
+    index.push({ slug: entry.slug, title: entry.title, text: plainText(entry.text) });
   }
-  pages[""] = { title: SITE_TITLE, html: layout(SITE_TITLE, nav, `<h1>${SITE_TITLE}</h1>\n${nav}`) };
-  return { pages };
+  const nav = renderNav(groups, "");
+  pages[""] = { title: SITE_TITLE, html: layout(SITE_TITLE, nav, `<h1>${SITE_TITLE}</h1>\n${renderNav(groups, "", false)}`) };
+  const page = layout(`Search: ${SITE_TITLE}`, renderNav(groups, "search"), SEARCH_RESULTS);
+  return { pages, search: { index, page } };
 }
 
 // --- internals ---
@@ -98,14 +111,34 @@ function rewriteLink(token: Token, slug: string): void {
   token.href = `${resolved.pathname.slice(0, -".md".length)}${resolved.hash}`;
 }
 
-function renderNav(groups: { label: string; items: { slug: string; title: string }[] }[]): string {
+/** The site's navigation, the current page marked (`aria-current`), with the search form on top. */
+function renderNav(groups: { label: string; items: { slug: string; title: string }[] }[], current: string, withSearch = true): string {
   const parts = groups
     .filter((group) => group.items.length > 0)
     .map((group) => {
-      const items = group.items.map((item) => `<li><a href="/docs/${escapeHtml(item.slug)}">${escapeHtml(item.title)}</a></li>`).join("");
+      const items = group.items
+        .map((item) => `<li><a href="/docs/${escapeHtml(item.slug)}"${item.slug === current ? ' aria-current="page"' : ""}>${escapeHtml(item.title)}</a></li>`)
+        .join("");
       return `<h2>${escapeHtml(group.label)}</h2><ul>${items}</ul>`;
     });
-  return `<nav><p><a href="/docs">${SITE_TITLE}</a></p>${parts.join("")}</nav>`;
+  // A plain GET form: the pages run no scripts, so search is a page the server renders.
+  const search = withSearch
+    ? `<form role="search" action="/docs/search" method="get"><input type="search" name="q" placeholder="Search the docs" aria-label="Search the docs"${current === "search" ? ` value="${SEARCH_QUERY}"` : ""}></form>`
+    : "";
+  return `<nav><p><a href="/docs">${SITE_TITLE}</a></p>${search}${parts.join("")}</nav>`;
+}
+
+/** Where the core puts the escaped query and the results in the search page. */
+const SEARCH_QUERY = "%AGENT_SERVE_SEARCH_QUERY%";
+const SEARCH_RESULTS = "%AGENT_SERVE_SEARCH_RESULTS%";
+
+/** A page's Markdown as searchable text: no markup, code kept. */
+function plainText(markdown: string): string {
+  return markdown
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/[#*_`>|]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 function layout(title: string, nav: string, body: string): string {
@@ -122,7 +155,12 @@ const STYLE = [
   "nav{width:16rem;flex:none;padding:1rem;background:#f5f5f5;min-height:100vh;box-sizing:border-box}",
   "nav h2{font-size:.8rem;text-transform:uppercase;color:#666;margin:1rem 0 .25rem}",
   "nav ul{list-style:none;padding:0;margin:0}nav li{margin:.25rem 0}",
+  "nav a[aria-current=page]{font-weight:600;color:#000;border-left:3px solid #2a6df4;padding-left:.4rem;margin-left:-.7rem}",
+  "nav input{width:100%;box-sizing:border-box;padding:.35rem .5rem;font:inherit}",
   "main{padding:1rem 2rem;max-width:52rem;min-width:0}",
   "pre{background:#f5f5f5;padding:.75rem;overflow:auto}code{font-size:.9em}",
-  "table{border-collapse:collapse}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}",
+  "table{border-collapse:collapse;display:block;overflow-x:auto}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}",
+  "mark{background:#fff2a8}",
+  // A phone: the nav above the page, not beside it.
+  "@media (max-width:48rem){body{display:block}nav{width:auto;min-height:0}nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem}main{padding:1rem}}",
 ].join("");

@@ -6,7 +6,7 @@
  */
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { installModuleHooks } from "./module-hooks.ts";
+import { RELOAD_PARAM, currentGeneration, installModuleHooks } from "./module-hooks.ts";
 import { withSourceLocation } from "./syntax-error.ts";
 
 /** Imports one project file (absolute path) and resolves with its module namespace. */
@@ -33,6 +33,10 @@ export function importProjectModule(file: string): Promise<Record<string, unknow
  */
 export async function importWithNodeHooks(file: string): Promise<Record<string, unknown>> {
   installModuleHooks();
+  const generation = currentGeneration();
+  // After a reload a module must be evaluated afresh: a new URL is a new module, and the resolve
+  // hook gives the project files it imports the same mark (see module-hooks.ts).
+  if (generation > 0) return (await import(`${pathToFileURL(file).href}?${RELOAD_PARAM}=${generation}`)) as Record<string, unknown>;
   try {
     try {
       return require(file) as Record<string, unknown>;

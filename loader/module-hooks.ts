@@ -29,6 +29,23 @@ const SELF_PARENT = packageFile("package.json").href;
 
 let installed = false;
 
+/** The query parameter that marks a module graph loaded after a reload (`dev`). */
+export const RELOAD_PARAM = "agent-serve-reload";
+let generation = 0;
+
+/**
+ * Starts a new generation of project modules: the next loads evaluate every project file afresh
+ * (`dev` reloads). Earlier generations stay in Node's module cache: a dev server's memory grows a
+ * little with each reload, a price for reloading without a restart.
+ */
+export function nextProjectGeneration(): number {
+  return ++generation;
+}
+
+export function currentGeneration(): number {
+  return generation;
+}
+
 /** Installs the hooks for this process. Safe to call more than once. */
 export function installModuleHooks(): void {
   if (installed) return;
@@ -42,6 +59,24 @@ type NextResolve = (specifier: string, context?: Partial<ResolveHookContext>) =>
 // --- internals ---
 
 function resolveHook(specifier: string, context: ResolveHookContext, next: NextResolve): ResolveFnOutput {
+  const resolved = resolveProjectSpecifier(specifier, context, next);
+  const mark = context.parentURL ? reloadMark(context.parentURL) : undefined;
+  // A reloaded module's own project files (relative imports, never packages) load in its generation too.
+  const projectFile = specifier.startsWith(".") || specifier.startsWith("/") || specifier.startsWith("file:");
+  if (mark && projectFile && resolved.url.startsWith("file:") && !resolved.url.includes("/node_modules/") && !resolved.url.includes("?")) {
+    return { ...resolved, url: `${resolved.url}?${mark}` };
+  }
+  return resolved;
+}
+
+function reloadMark(url: string): string | undefined {
+  const query = url.indexOf("?");
+  if (query === -1) return undefined;
+  const param = new URLSearchParams(url.slice(query + 1)).get(RELOAD_PARAM);
+  return param === null ? undefined : `${RELOAD_PARAM}=${param}`;
+}
+
+function resolveProjectSpecifier(specifier: string, context: ResolveHookContext, next: NextResolve): ResolveFnOutput {
   const target = toSelfSpecifier(specifier);
   if (target !== undefined) return resolveSelf(specifier, target, context, next);
   try {

@@ -29,10 +29,30 @@ export async function readPlaygroundSite(options: ReadPlaygroundOptions = {}): P
   names.forEach((name, i) => {
     assets[name] = { body: bodies[i]!, type: TYPES[extname(name)]! };
   });
+  for (const [name, body] of await readVendored()) assets[name] = { body, type: TYPES[".js"]! };
   return { index: index!, assets };
 }
 
 // --- internals ---
+
+/**
+ * Libraries the page imports, served from this package's dependencies as ES modules under flat
+ * asset names: marked renders replies as Markdown, DOMPurify sanitizes the result.
+ */
+const VENDORED: ReadonlyArray<readonly [string, string]> = [
+  ["vendor-marked.js", "marked"],
+  ["vendor-purify.js", "dompurify"],
+];
+
+async function readVendored(): Promise<Array<[string, string]>> {
+  return Promise.all(
+    VENDORED.map(async ([name, specifier]): Promise<[string, string]> => {
+      const text = await readFile(fileURLToPath(import.meta.resolve(specifier)), "utf8");
+      // The source maps are not served; without the comment no browser asks for them.
+      return [name, text.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n")];
+    }),
+  );
+}
 
 /** Only these kinds are served; anything else in the folder (notes, editor files) stays private. */
 const TYPES: Record<string, string> = {

@@ -29,6 +29,7 @@ import type { RuntimePort } from "./runtime/types.ts";
 import { dispatchSchedule } from "./schedules/dispatch.ts";
 import { callServerTool, findServerTool } from "./tools/direct-call.ts";
 import { ScheduleRunner } from "./schedules/runner.ts";
+import { createActivityLog } from "./sessions/activity-log.ts";
 import { EventLog } from "./sessions/event-log.ts";
 import { recoverSessions } from "./sessions/recovery.ts";
 import { createSessionEntry } from "./sessions/session-entry.ts";
@@ -216,6 +217,7 @@ export function createAgentRuntime(
     logger,
   });
   if (dispatch) log.onEvent(dispatch);
+  log.onEvent(createActivityLog(mount.slug, logger));
   const timed = new TimedWork({
     reminders,
     internalRoutes: context.timers.internalRoutes,

@@ -11,6 +11,7 @@ import { createHostHandler } from "./http/host-router.ts";
 import type { HostServices } from "./http/route.ts";
 import { randomId } from "./ids.ts";
 import { createHostLogger, createLogBuffer } from "./logger.ts";
+import { logRequest } from "./request-log.ts";
 import { createClock } from "./timers/clock.ts";
 import { type TimerPort, noTimers } from "./timers/types.ts";
 import type { AgentHost, AgentHostOptions, RequestContext } from "./types.ts";
@@ -26,7 +27,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
   const config = { ...DEFAULTS, ...options };
   const now = options.now ?? Date.now;
   const buffer = createLogBuffer();
-  const logger = createHostLogger(options.logger, buffer);
+  const logger = createHostLogger(options.logger, buffer, options.logLevel);
   const timers = chooseTimers(options, now, () => void host.tick().catch((error: unknown) => logger.error("timed work failed", error)));
   const timersContext = {
     timers,
@@ -69,15 +70,17 @@ export function createHost(options: AgentHostOptions): AgentHost {
 
   const host: AgentHost = {
     async fetch(request: Request, context?: RequestContext): Promise<Response> {
+      const started = performance.now();
+      let response: Response;
       try {
         // Skipping the await once ready saves a promise hop on every request.
         if (!isReady) await whenReady();
-        const response = await handle(request, context?.ip ?? peerAddress(request));
-        return request.method === "HEAD" ? withoutBody(response) : response;
+        response = await handle(request, context?.ip ?? peerAddress(request));
       } catch (error) {
-        const response = toErrorResponse(error, logger);
-        return request.method === "HEAD" ? withoutBody(response) : response;
+        response = toErrorResponse(error, logger);
       }
+      logRequest(logger, request, response.status, performance.now() - started);
+      return request.method === "HEAD" ? withoutBody(response) : response;
     },
     request(path, init, context) {
       const request = new Request(new URL(path, "http://127.0.0.1"), init);

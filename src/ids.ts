@@ -1,17 +1,12 @@
-/** Random identifiers from the Web Crypto API (available on every supported runtime). */
+/** Random identifiers: nanoid over a base62 alphabet (it uses the runtime's secure random source). */
+import { customAlphabet } from "nanoid";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const base62 = customAlphabet(ALPHABET);
 
-/** A random base62 string of `length` characters (about 5.95 bits each). */
+/** A random base62 string of `length` characters (about 5.95 bits each), from nanoid. */
 export function randomId(length = 20): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(length * 2));
-  let out = "";
-  for (const byte of bytes) {
-    // Rejection sampling keeps the distribution uniform: 248 = 4 * 62.
-    if (byte < 248) out += ALPHABET[byte % 62];
-    if (out.length === length) return out;
-  }
-  return out + randomId(length - out.length);
+  return base62(length);
 }
 
 export const newSessionId = (): string => `ses_${randomId(20)}`;

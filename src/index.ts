@@ -26,6 +26,8 @@ export type {
   PlaygroundAsset,
   PlaygroundSite,
   HostLogger,
+  LogFields,
+  LogLevel,
   ModelCredentials,
   ModelOptions,
   RequestContext,

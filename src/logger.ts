@@ -1,12 +1,28 @@
-import type { HostLogger, LogBuffer, LogLine } from "./types.ts";
+/**
+ * The host's log: leveled lines with optional structured fields, kept in a ring buffer for
+ * `GET /v1/logs` (the playground's Logs tab) and passed on to a sink (the terminal, by default
+ * the console). Lines are for people, so internal `[agent-serve] [component]` tags are removed
+ * (see `docs/design/logging.md`).
+ * @module
+ */
+import type { HostLogger, LogBuffer, LogFields, LogLevel, LogLine } from "./types.ts";
+
+/** Lowest to highest; a logger at level L keeps L and everything after it. */
+export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
+
+export function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === "string" && (LOG_LEVELS as readonly string[]).includes(value);
+}
 
 /** A fixed-size ring of recent log lines with a polling cursor (`GET /v1/logs?after=N`). */
-export function createLogBuffer(capacity = 1000): LogBuffer & { push(level: LogLine["level"], message: string): void } {
+export function createLogBuffer(capacity = 1000): LogBuffer & { push(level: LogLevel, message: string, fields?: LogFields): void } {
   const ring: LogLine[] = [];
   let seq = 0;
   return {
-    push(level, message) {
-      ring.push({ seq: ++seq, at: new Date().toISOString(), level, message });
+    push(level, message, fields) {
+      const line: LogLine = { seq: ++seq, at: new Date().toISOString(), level, message };
+      if (fields && Object.keys(fields).length > 0) line.fields = fields;
+      ring.push(line);
       if (ring.length > capacity) ring.shift();
     },
     lines(after = 0) {
@@ -15,25 +31,38 @@ export function createLogBuffer(capacity = 1000): LogBuffer & { push(level: LogL
   };
 }
 
-/** Wraps a logger so every line also lands in the ring buffer. */
+/**
+ * Wraps a sink so every line at or above `level` also lands in the ring buffer, with internal
+ * tags removed; lines below `level` go nowhere.
+ */
 export function createHostLogger(
   sink: HostLogger | undefined,
   buffer: ReturnType<typeof createLogBuffer>,
-): HostLogger {
+  level: LogLevel = "info",
+): Required<HostLogger> {
   const out = sink ?? consoleLogger;
+  const floor = LOG_LEVELS.indexOf(level);
+  const keeps = (at: LogLevel): boolean => LOG_LEVELS.indexOf(at) >= floor;
   return {
-    info(message) {
-      buffer.push("info", withoutPaths(message));
-      out.info(message);
+    debug(message, fields) {
+      if (!keeps("debug")) return;
+      buffer.push("debug", withoutPaths(plainMessage(message)), fields);
+      out.debug?.(message, fields);
     },
-    warn(message) {
-      buffer.push("warn", withoutPaths(message));
-      out.warn(message);
+    info(message, fields) {
+      if (!keeps("info")) return;
+      buffer.push("info", withoutPaths(plainMessage(message)), fields);
+      out.info(message, fields);
     },
-    error(message, cause) {
+    warn(message, fields) {
+      if (!keeps("warn")) return;
+      buffer.push("warn", withoutPaths(plainMessage(message)), fields);
+      out.warn(message, fields);
+    },
+    error(message, cause, fields) {
       const detail = cause instanceof Error ? `${message}: ${cause.message}` : message;
-      buffer.push("error", withoutPaths(detail));
-      out.error(message, cause);
+      buffer.push("error", withoutPaths(plainMessage(detail)), fields);
+      out.error(message, cause, fields);
     },
   };
 }
@@ -54,8 +83,17 @@ export function withoutPaths(message: string): string {
 /** `file:///a/b`, `/a/b` (two segments or more) and `C:\\a\\b`, up to whitespace or quoting. */
 const ABSOLUTE_PATH = /(?:file:\/\/|(?<![\w.~:/-]))(?:\/[^\s'"`()<>,;]+){2,}|\b[A-Za-z]:\\[^\s'"`()<>,;]+/g;
 
+/**
+ * A message for people: internal `[agent-serve] [component]` tags (which say where an error was
+ * raised, for whoever reads the code) are dropped wherever they appear.
+ */
+export function plainMessage(text: string): string {
+  return text.replace(/\[agent-serve\] (?:\[[\w.-]+\] )?/g, "");
+}
+
 const consoleLogger: HostLogger = {
-  info: (message) => console.log(`[agent-serve] ${message}`),
-  warn: (message) => console.warn(`[agent-serve] ${message}`),
-  error: (message, cause) => console.error(`[agent-serve] ${message}`, cause ?? ""),
+  debug: (message) => console.debug(plainMessage(message)),
+  info: (message) => console.log(plainMessage(message)),
+  warn: (message) => console.warn(plainMessage(message)),
+  error: (message, cause) => console.error(plainMessage(message), cause ?? ""),
 };

@@ -32,6 +32,11 @@ export interface DocsPage {
 /** The documentation site: pages keyed by their path below `/docs` (`""` is the index). */
 export interface DocsSite {
   pages: Record<string, DocsPage>;
+  /**
+   * `/docs/search?q=`: the pages as plain text, and the results page, in which the core replaces
+   * `%AGENT_SERVE_SEARCH_QUERY%` and `%AGENT_SERVE_SEARCH_RESULTS%`. Absent: no search.
+   */
+  search?: { index: Array<{ slug: string; title: string; text: string }>; page: string };
 }
 
 /** The playground SPA's files, read by the caller (the core reads no files). */
@@ -48,10 +53,17 @@ export interface PlaygroundAsset {
   type: string;
 }
 
+/** Structured detail of a log line (`--log-format json` prints it; the Logs tab shows it). */
+export type LogFields = Record<string, unknown>;
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
 export interface HostLogger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string, cause?: unknown): void;
+  /** Detail below the default level (`--log-level debug`): polls, static files. */
+  debug?(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, cause?: unknown, fields?: LogFields): void;
 }
 
 /** Credentials for model providers, already resolved by the caller (flag > env > stored login). */
@@ -106,8 +118,14 @@ export interface AgentHostOptions {
    * Public: the pages need no auth. @default no site
    */
   docs?: false | DocsSite;
-  /** @default console-backed logger with an `[agent-serve]` prefix */
+  /** @default console-backed logger */
   logger?: HostLogger;
+  /**
+   * Lines below this level are dropped, from the sink and from `GET /v1/logs` alike. Requests,
+   * turns, tool calls and timed work log at `info`; polls and static files at `debug`.
+   * @default "info"
+   */
+  logLevel?: LogLevel;
   /**
    * Recover turns interrupted by a crash before serving (docs/design/foundation.md "Guarantees").
    * Turn off for short-lived helper hosts that share a state root with a running server: recovery
@@ -200,8 +218,9 @@ export interface TickReport {
 export interface LogLine {
   seq: number;
   at: string;
-  level: "info" | "warn" | "error";
+  level: LogLevel;
   message: string;
+  fields?: LogFields;
 }
 
 export interface LogBuffer {

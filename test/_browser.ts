@@ -2,12 +2,21 @@
  * Debian's Chromium driven by playwright-core, for the playground's browser tests, plus a watch on
  * everything a page reports as broken (console errors, CSP violations, uncaught exceptions).
  */
-import { existsSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import { type Browser, type Page, chromium } from "playwright-core";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 /** CI installs Chromium at this path; elsewhere the browser suite is skipped and says why. */
-export const hasChromium = existsSync(CHROMIUM_PATH);
+export const hasChromium = isExecutable(CHROMIUM_PATH);
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({

@@ -156,7 +156,39 @@ describe(hasTmux ? "chat in a real terminal" : "chat in a real terminal (skipped
       tmux("send-keys", "-t", "chat", "/sleep 20000", "Enter");
       await until(/you› \/sleep 20000\n/);
       tmux("send-keys", "-t", "chat", "C-c");
-      await until(/turn failed: [^\n]*\n[\s\S]*you›/);
+      await until(/\(stopped\)\n[\s\S]*you›/);
+      tmux("send-keys", "-t", "chat", "/exit", "Enter");
+      await until(/EXIT:0/);
+    } finally {
+      tmux("kill-server");
+    }
+  });
+
+  it.skipIf(!hasTmux)("tmux: Ctrl-C at an approval prompt denies that call once, and the next line is a new message", async () => {
+    const socket = `agent-serve-test-approve-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync("tmux", ["-L", socket, "-f", "/dev/null", ...args], { encoding: "utf8", env, cwd: REPO });
+    const screen = (): string => tmux("capture-pane", "-p", "-t", "chat").stdout;
+    const until = async (pattern: RegExp, timeoutMs = 15_000): Promise<void> => {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(screen())) {
+        if (Date.now() > deadline) throw new Error(`no ${pattern} on the screen:\n${screen()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    const project = toolsProject(join(scratch, "toolbox-tmux"));
+    const command = `'${process.execPath}' '${BIN}' chat '${project}' --state-root '${stateRoot()}'; echo "EXIT:$?"; sleep 60`;
+    try {
+      expect(tmux("new-session", "-d", "-s", "chat", "-x", "120", "-y", "40", command).status).toBe(0);
+      await until(/the session starts with your first message/);
+      tmux("send-keys", "-t", "chat", "/tool danger {}", "Enter");
+      await until(/approve\? \[y\/N\]\s*$/m);
+      // Half an answer typed, then Ctrl-C: the call is denied, the half line is dropped.
+      tmux("send-keys", "-t", "chat", "-l", "ye");
+      tmux("send-keys", "-t", "chat", "C-c");
+      await until(/\(Ctrl-C: denied\)[\s\S]*✖ denied[\s\S]*↳ danger failed: [\s\S]*you›\s*$/m);
+      tmux("send-keys", "-t", "chat", "next line", "Enter");
+      await until(/toolbox-tmux› echo: next line/);
+      expect(screen()).toMatch(/^you› next line$/m);
       tmux("send-keys", "-t", "chat", "/exit", "Enter");
       await until(/EXIT:0/);
     } finally {

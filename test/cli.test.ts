@@ -37,7 +37,14 @@ describe("agent-serve (spawned)", () => {
     running.push(server);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(server.stdout()).toContain(`  hello  ${server.url}/hello  (model scripted)\n`);
-    expect(server.stdout()).toContain("scripted");
+    expect(server.stdout()).toContain(`         playground  ${server.url}/hello/playground\n`);
+    expect(server.stdout()).toContain(`  docs  ${server.url}/docs\n`);
+    // Every URL the banner prints leads somewhere: the agent's own URL to its playground.
+    for (const url of [`${server.url}/hello`, `${server.url}/hello/playground`, `${server.url}/docs`]) {
+      const page = await fetch(url);
+      expect(page.status, url).toBe(200);
+      expect(page.headers.get("content-type"), url).toMatch(/^text\/html/);
+    }
 
     const health = await fetch(`${server.url}/hello/v1/health`);
     expect(health.status).toBe(200);

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { priceFor } from "../src/cost/prices.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadPriceCatalog, priceFor } from "../src/cost/prices.ts";
 import { costOf, foldCostReport } from "../src/cost/report.ts";
 import type { CostEvent } from "../src/cost/report.ts";
 
@@ -19,6 +19,8 @@ const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, c
   cacheWriteTokens,
 });
 
+beforeAll(loadPriceCatalog);
+
 describe("priceFor", () => {
   it("knows scripted and current provider models, and nothing else", () => {
     expect(priceFor("scripted")).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
@@ -26,6 +28,11 @@ describe("priceFor", () => {
     expect(priceFor("anthropic/claude-sonnet-4-5")?.input).toBe(3);
     expect(priceFor("openai/unknown-model")).toBeUndefined();
     expect(priceFor("constructor")).toBeUndefined();
+    // The catalog (@pydantic/genai-prices, offline) prices models no hand-kept table listed.
+    expect(priceFor("openai/o3")).toMatchObject({ input: expect.any(Number), output: expect.any(Number) });
+    expect(priceFor("anthropic/claude-3-5-haiku-latest")?.output).toBeGreaterThan(0);
+    // A self-hosted server's "gpt-4o" is not OpenAI's: unpriced unless the agent sets prices.
+    expect(priceFor("openai-compatible/gpt-4o")).toBeUndefined();
   });
 
   it("prices dated snapshots like their alias", () => {

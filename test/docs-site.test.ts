@@ -50,8 +50,12 @@ describe("rendering", () => {
     expect(page.html).toContain("<h1>Getting started</h1>");
     expect(page.html).toContain("<title>Getting started</title>");
     for (const slug of ["guide/getting-started", "guide/cli", "design/storage"]) {
-      for (const html of Object.values(site.pages).map((p) => p.html)) expect(html).toContain(`<a href="/docs/${slug}">`);
+      for (const html of Object.values(site.pages).map((p) => p.html)) expect(html).toMatch(new RegExp(`<a href="/docs/${slug}"( aria-current="page")?>`));
     }
+    // The current page is marked in the nav, and only it.
+    expect(page.html).toContain('<a href="/docs/guide/getting-started" aria-current="page">');
+    expect(page.html.match(/aria-current="page"/g)).toHaveLength(1);
+    expect(site.pages["guide/cli"]!.html).toContain('<a href="/docs/guide/cli" aria-current="page">');
     expect(page.html).toMatch(/<h2>Guide<\/h2>.*<h2>Design notes<\/h2>/s);
     // The guide's known order puts getting-started before cli.
     expect(page.html.indexOf('href="/docs/guide/getting-started"')).toBeLessThan(page.html.indexOf('href="/docs/guide/cli"'));
@@ -88,6 +92,53 @@ describe("rendering", () => {
     expect(nav.indexOf('href="/docs/guide/http-api"')).toBeLessThan(nav.indexOf('href="/docs/guide/channels"'));
     expect(own.pages["guide/http-api"]!.html).toContain('<a href="/docs/guide/channels">channels</a>');
     expect(own.pages["design/channels"]!.html).toContain("<h1>Channels: decisions</h1>");
+  });
+
+  it("generates the reference from the code's tables: every route, event type, defineAgent key and module", async () => {
+    const own = await renderDocsSite();
+    const { agentRoutes } = await import("../src/http/routes/index.ts");
+    const routes = own.pages["reference/routes"]!.html;
+    for (const route of agentRoutes) expect(routes).toContain(`<td>${route.method}</td>\n<td><code>${route.path}</code></td>`);
+    for (const path of ["/v1/dev/evals/runs", "/v1/dev/schedules/:scheduleId", "/v1/internal/reminders/:reminderId/fire", "/v1/chat"]) expect(routes).toContain(`<code>${path}</code>`);
+    const events = own.pages["reference/events"]!.html;
+    for (const type of ["session.started", "turn.completed", "action.approval_requested", "artifact.tagged", "agent.bound"]) expect(events).toContain(`<code>${type}</code>`);
+    const config = own.pages["reference/agent-config"]!.html;
+    for (const key of ["runtime", "local", "hosting", "builtinTools", "prices", "concurrency", "tools"]) expect(config).toContain(`<code>${key}</code>`);
+    const modules = own.pages["reference/modules"]!.html;
+    for (const name of ["defineHook", "bearerAuth", "localDevStrict", "allowAll", "defineTool"]) expect(modules).toContain(`<code>${name}</code>`);
+    expect(modules).toContain("<code>agent-serve/channels</code>");
+    expect(modules).toContain("<code>agent-serve/hooks</code>");
+  });
+});
+
+describe("search, navigation and small screens", () => {
+  it("answers /docs/search with ranked, highlighted, escaped results from every page", async () => {
+    const own = await renderDocsSite();
+    const host = hostWith({ docs: own });
+    try {
+      const response = await host.request("/docs/search?q=EventSource%20Last-Event-ID");
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
+      const html = await response.text();
+      expect(html).toMatch(/<h1>\d+ results? for “EventSource Last-Event-ID”<\/h1>/);
+      expect(html).toContain('<a href="/docs/guide/http-api">HTTP API</a>');
+      expect(html).toContain("<mark>EventSource</mark>");
+      expect(html).toContain('value="EventSource Last-Event-ID"');
+      const hostile = await (await host.request("/docs/search?q=%3Cscript%3Ealert(1)%3C/script%3E")).text();
+      expect(hostile).not.toContain("<script>alert");
+      expect(hostile).toContain("&#60;script&#62;");
+      expect(await (await host.request("/docs/search?q=zzqqxxnothing")).text()).toContain("No page has every word");
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("every page has the search form, and the layout stacks on a phone", () => {
+    for (const page of Object.values(site.pages)) {
+      expect(page.html).toContain('<form role="search" action="/docs/search" method="get">');
+      expect(page.html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+      expect(page.html).toMatch(/@media \(max-width:48rem\)\{body\{display:block\}/);
+    }
   });
 });
 

@@ -6,6 +6,8 @@
  * markup. Any console error or uncaught exception on a page (CSP violations included) fails the test.
  */
 import { type Server, type Socket, createServer, connect } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import * as v from "valibot";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -96,6 +98,8 @@ async function start(options: AgentHostOptions): Promise<Running> {
 /** How long a locator or poll waits: generous for a loaded CI runner, still quick to fail. */
 const patience = { timeout: 10_000 };
 
+const ARTIFACTS = fileURLToPath(new URL("./artifacts/playground/", import.meta.url));
+
 const title = hasChromium ? "playground in Chromium" : `playground in Chromium (skipped: no Chromium at ${CHROMIUM_PATH})`;
 
 describe.skipIf(!hasChromium)(title, () => {
@@ -135,6 +139,11 @@ describe.skipIf(!hasChromium)(title, () => {
     problems = undefined;
     expect(seen).toEqual([]);
   });
+
+  /** Saves a screenshot under test/artifacts/playground/ (gitignored) for a person to look at. */
+  async function keepScreenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  }
 
   /** A fresh context (own storage) and page at `url`, with its problems watched. */
   async function open(url: string): Promise<Page> {
@@ -186,13 +195,14 @@ describe.skipIf(!hasChromium)(title, () => {
     await composer.press("Enter");
     await assistant(page).filter({ hasText: "third answer" }).waitFor();
     await expect.poll(() => user(page).last().innerText(), patience).toContain("first line\n/reply third answer");
-    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\nhello there", "Assistant\nsecond answer", "Assistant\nthird answer"]);
+    // A completed reply is a Markdown paragraph: a blank line after the label in innerText.
+    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\n\nhello there", "Assistant\n\nsecond answer", "Assistant\n\nthird answer"]);
 
     await page.reload();
     await assistant(page).filter({ hasText: "third answer" }).waitFor();
     expect(await sessionIdOf(page)).toBe(sessionId);
     expect(await user(page).count()).toBe(3);
-    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\nhello there", "Assistant\nsecond answer", "Assistant\nthird answer"]);
+    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\n\nhello there", "Assistant\n\nsecond answer", "Assistant\n\nthird answer"]);
 
     await page.getByRole("button", { name: "New chat" }).click();
     await expect.poll(() => assistant(page).count(), patience).toBe(0);
@@ -252,9 +262,83 @@ describe.skipIf(!hasChromium)(title, () => {
     const page = await open(playground());
     await send(page, "/sleep 10000\n/reply too late");
     await page.getByRole("button", { name: "Stop" }).click();
-    await page.getByRole("alert").filter({ hasText: "Turn failed: turn interrupted" }).waitFor();
+    // A stop is what the user asked for: shown as stopped, not as a failure.
+    await page.getByRole("log", { name: "Conversation" }).getByText("Stopped", { exact: true }).waitFor();
+    expect(await page.getByRole("alert").filter({ hasText: "Turn failed" }).count()).toBe(0);
     await page.getByRole("button", { name: "Stop" }).waitFor({ state: "hidden" });
     expect(await assistant(page).count()).toBe(0);
+    // The focus stays where the next message is typed.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")), patience).toBe("Message");
+    await keepScreenshot(page, "stopped-turn");
+  });
+
+  it("renders replies as sanitized Markdown once complete", async () => {
+    const page = await open(playground());
+    const reply = "**bold** and `code` and [docs](https://example.com/docs) and [bad](javascript:alert(1))\n\n- one\n- two\n\n```\nconst x = 1;\n```";
+    // One /reply line per line of the reply: the scripted model joins them with newlines.
+    await send(page, reply.split("\n").map((line) => `/reply ${line}`).join("\n"));
+    const message = assistant(page).last();
+    await message.locator("strong", { hasText: "bold" }).waitFor();
+    expect(await message.locator("code").first().textContent()).toBe("code");
+    const link = message.getByRole("link", { name: "docs" });
+    expect(await link.getAttribute("href")).toBe("https://example.com/docs");
+    expect(await link.getAttribute("target")).toBe("_blank");
+    expect(await link.getAttribute("rel")).toBe("noopener noreferrer");
+    // A javascript: link keeps its text and loses its target.
+    expect(await message.getByText("bad", { exact: true }).getAttribute("href")).toBeNull();
+    expect(await message.getByRole("listitem").allInnerTexts()).toEqual(["one", "two"]);
+    expect((await message.locator("pre").innerText()).trim()).toBe("const x = 1;");
+    await keepScreenshot(page, "markdown-reply");
+  });
+
+  it("shows each turn in Timeline with its steps and tool calls, durations, tokens and cost", async () => {
+    const page = await open(playground());
+    await send(page, '/tool weather {"city":"Oslo"}\n/reply sunny');
+    await assistant(page).filter({ hasText: "sunny" }).waitFor();
+    await send(page, "/sleep 5000\n/reply never");
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.getByRole("button", { name: "Stop" }).waitFor({ state: "hidden" });
+    await tab(page, "Timeline").click();
+    const turns = page.getByRole("list", { name: "Turns" }).getByRole("listitem").filter({ has: page.locator(".turn-summary") });
+    await expect.poll(() => turns.count(), patience).toBe(2);
+    const first = turns.nth(0);
+    await expect.poll(() => first.locator(".turn-summary").innerText(), patience).toMatch(/^Turn 1\s+completed\s+“\/tool weather \{"city":"Oslo"\}” · \d+ in \/ \d+ out tokens · \d+(\.\d)? (ms|s) · \$0\.000000$/);
+    expect(await first.locator(".turn-items").innerText()).toMatch(/Step 1: \d+ ms · called tools\n⚙ weather ok in \d+ ms\nStep 2: \d+ ms/);
+    await expect.poll(() => turns.nth(1).locator(".turn-summary").innerText(), patience).toMatch(/^Turn 2\s+stopped\s+“\/sleep 5000”/);
+    await keepScreenshot(page, "timeline");
+  });
+
+  it("renames a session from Runs", async () => {
+    const page = await open(playground());
+    await send(page, "/reply to be renamed");
+    await assistant(page).filter({ hasText: "to be renamed" }).waitFor();
+    const sessionId = await sessionIdOf(page);
+    await tab(page, "Runs").click();
+    await page.getByRole("button", { name: `Rename ${sessionId}` }).click();
+    const input = page.getByRole("textbox", { name: `New title for ${sessionId}` });
+    await input.fill("Renamed in the browser");
+    await input.press("Enter");
+    const row = page.getByRole("list", { name: "Sessions" }).getByRole("listitem").filter({ hasText: sessionId });
+    await row.getByText("Renamed in the browser").waitFor();
+    const listed = (await (await fetch(`${multi.server.url}/hello/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; title?: string }> };
+    expect(listed.sessions.find((item) => item.sessionId === sessionId)?.title).toBe("Renamed in the browser");
+    await keepScreenshot(page, "runs-renamed");
+  });
+
+  it("fits a phone: the tab bar scrolls within the page and every tab is reachable", async () => {
+    const page = await open(playground());
+    await page.setViewportSize({ width: 375, height: 740 });
+    await send(page, "/reply small screen");
+    await assistant(page).filter({ hasText: "small screen" }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    for (const name of ["Chat", "Timeline", "Runs", "Artifacts", "Evals", "Agent", "Raw", "Logs"]) {
+      await tab(page, name).scrollIntoViewIfNeeded();
+      const box = await tab(page, name).boundingBox();
+      expect(box, name).not.toBeNull();
+      expect(box!.x + box!.width, name).toBeLessThanOrEqual(375 + 0.5);
+    }
+    await tab(page, "Logs").click();
+    await keepScreenshot(page, "phone-logs");
   });
 
   it("shows model output that looks like markup as text", async () => {
@@ -262,7 +346,7 @@ describe.skipIf(!hasChromium)(title, () => {
     const markup = '<img src=x onerror="document.title=\'pwned\'"> and <b>not bold</b>';
     await send(page, `/reply ${markup}`);
     await assistant(page).filter({ hasText: "not bold" }).waitFor();
-    expect(await assistant(page).innerText()).toBe(`Assistant\n${markup}`);
+    expect(await assistant(page).innerText()).toBe(`Assistant\n\n${markup}`);
     expect(await page.locator("main img, main b").count()).toBe(0);
     expect(await page.title()).not.toBe("pwned");
   });
@@ -331,7 +415,7 @@ describe.skipIf(!hasChromium)(title, () => {
     proxy.severAll();
     await send(page, "/reply after the drop");
     await assistant(page).filter({ hasText: "after the drop" }).waitFor();
-    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\nbefore the drop", "Assistant\nafter the drop"]);
+    expect(await assistant(page).allInnerTexts()).toEqual(["Assistant\n\nbefore the drop", "Assistant\n\nafter the drop"]);
     expect(await user(page).count()).toBe(2);
 
     await tab(page, "Raw").click();
@@ -351,6 +435,85 @@ describe.skipIf(!hasChromium)(title, () => {
     const page = await open(playground());
     await tab(page, "Logs").click();
     await page.getByRole("list", { name: "Log lines" }).getByText(`turn finished in ${sessionId}`).waitFor();
+  });
+
+  it("shows schedules with their next fire time, and under --dev runs one now", async () => {
+    const dev = await start(
+      hostOptions(await readPlaygroundSite(), {
+        dev: true,
+        agents: [{ slug: "hello", project: project({ name: "Hello Agent", schedules: { digest: { cron: "0 9 * * *", markdown: "/reply digest sent" } } }), storage: createMemoryStorage() }],
+      }),
+    );
+    try {
+      const page = await open(playground(dev));
+      await tab(page, "Agent").click();
+      const digest = page.getByRole("listitem", { name: "Schedule digest" });
+      await expect.poll(() => digest.innerText(), patience).toMatch(/^digest 0 9 \* \* \* · would fire \S.*\d/);
+      await digest.getByRole("button", { name: "Run now" }).click();
+      await expect.poll(() => digest.getByRole("status").textContent(), patience).toMatch(/^started 1 session: ses_\w+$/);
+      const sessionId = /ses_\w+/.exec((await digest.getByRole("status").textContent()) ?? "")?.[0];
+      const listed = (await (await fetch(`${dev.server.url}/hello/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; title?: string; mode: string }> };
+      expect(listed.sessions.find((item) => item.sessionId === sessionId)).toMatchObject({ title: "digest", mode: "task" });
+      await keepScreenshot(page, "agent-schedules");
+    } finally {
+      await dev.host.close();
+      await dev.server.close(true);
+    }
+    expect(problems?.errors ?? []).toEqual([]);
+    await context?.close();
+    // Outside --dev there is no Run now: schedules fire on their own, at the time shown.
+    const plain = await start(
+      hostOptions(await readPlaygroundSite(), {
+        agents: [{ slug: "hello", project: project({ name: "Hello Agent", schedules: { digest: { cron: "0 9 * * *", markdown: "/reply digest sent" } } }), storage: createMemoryStorage() }],
+      }),
+    );
+    try {
+      const page = await open(playground(plain));
+      await tab(page, "Agent").click();
+      const digest = page.getByRole("listitem", { name: "Schedule digest" });
+      await expect.poll(() => digest.innerText(), patience).toMatch(/^digest 0 9 \* \* \* · next \S.*\d/);
+      expect(await digest.getByRole("button", { name: "Run now" }).count()).toBe(0);
+    } finally {
+      await plain.host.close();
+      await plain.server.close(true);
+    }
+  });
+
+  it("browses artifacts, filters them by kind, and downloads a payload", async () => {
+    const report = defineTool({
+      description: "Writes a report",
+      inputSchema: v.object({ name: v.string() }),
+      async execute(input, ctx) {
+        await ctx.artifacts.tag({ kind: "report", key: `${input.name}.csv`, title: `Report ${input.name}`, data: { rows: 2 }, contents: "a,b\n1,2\n", contentType: "text/csv" });
+        await ctx.artifacts.tag({ kind: "note", key: input.name, title: "A note", data: { text: "no payload" } });
+        return "written";
+      },
+    });
+    const withArtifacts = await start(
+      hostOptions(await readPlaygroundSite(), { agents: [{ slug: "hello", project: project({ name: "Hello Agent", tools: { report } }), storage: createMemoryStorage() }] }),
+    );
+    try {
+      const page = await open(playground(withArtifacts));
+      await send(page, '/tool report {"name":"q3"}\n/reply done');
+      await assistant(page).filter({ hasText: "done" }).waitFor();
+      await tab(page, "Artifacts").click();
+      const csv = page.getByRole("listitem", { name: "Artifact report/q3.csv" });
+      await csv.getByText("Report q3").waitFor();
+      const note = page.getByRole("listitem", { name: "Artifact note/q3" });
+      await note.waitFor();
+      expect(await note.getByRole("button", { name: /^Download/ }).count()).toBe(0);
+      const [download] = await Promise.all([page.waitForEvent("download"), csv.getByRole("button", { name: "Download report/q3.csv" }).click()]);
+      expect(download.suggestedFilename()).toBe("q3.csv");
+      const chunks: Buffer[] = [];
+      for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).toString("utf8")).toBe("a,b\n1,2\n");
+      await page.getByRole("combobox", { name: "Kind" }).selectOption("note");
+      await expect.poll(() => page.getByRole("list", { name: "Artifacts" }).getByRole("listitem").count(), patience).toBe(1);
+      await keepScreenshot(page, "artifacts");
+    } finally {
+      await withArtifacts.host.close();
+      await withArtifacts.server.close(true);
+    }
   });
 
   it("lists the agent's tools and calls one from its Try form", async () => {

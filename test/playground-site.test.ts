@@ -65,6 +65,17 @@ describeHost("playground (multi mode)", () => helloOptions({ playground: site })
     }
   });
 
+  it("the agent's own URL (the banner's) redirects to its playground", async () => {
+    for (const path of ["/hello", "/hello/"]) {
+      const response = await target().fetch(path, { redirect: "manual" });
+      expect(response.status, path).toBe(302);
+      expect(response.headers.get("location"), path).toBe("/hello/playground");
+    }
+    const followed = await target().fetch("/hello/playground");
+    expect(await followed.text()).toContain('content="/hello"');
+    expect((await target().fetch("/hello", { method: "POST", redirect: "manual" })).status).toBe(404);
+  });
+
   it("leaves other methods to the agent's routes, which know no such route", async () => {
     const response = await target().fetch("/hello/playground", { method: "POST" });
     expect(response.status).toBe(404);
@@ -116,6 +127,12 @@ describeHost("playground (single mode)", () => helloOptions({ mode: "single", pl
     expect((await target().fetch("/playground/assets/app.js")).status).toBe(200);
     expect((await target().fetch("/v1/health")).status).toBe(200);
   });
+
+  it("redirects / to the playground", async () => {
+    const response = await target().fetch("/", { redirect: "manual" });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe("/playground");
+  });
 });
 
 describeHost("playground: true without files", () => helloOptions({ playground: true }), (target) => {
@@ -129,6 +146,7 @@ describeHost("--no-playground with files", () => helloOptions({ playground: fals
   it("removes the page and its assets", async () => {
     expect((await target().fetch("/hello/playground")).status).toBe(404);
     expect((await target().fetch("/hello/playground/assets/app.js")).status).toBe(404);
+    expect((await target().fetch("/hello", { redirect: "manual" })).status).toBe(404);
   });
 });
 
@@ -147,8 +165,11 @@ describe("readPlaygroundSite", () => {
     });
     const read = await readPlaygroundSite({ root: dir });
     expect(read.index).toBe("<!doctype html>%AGENT_SERVE_BASE%");
-    expect(Object.keys(read.assets).sort()).toEqual(["app.js", "logo.svg", "style.css"]);
+    // The folder's own files of the served kinds, plus the libraries the page imports (vendored).
+    expect(Object.keys(read.assets).sort()).toEqual(["app.js", "logo.svg", "style.css", "vendor-marked.js", "vendor-purify.js"]);
     expect(read.assets["logo.svg"]?.type).toBe("image/svg+xml");
+    expect(read.assets["vendor-marked.js"]?.body).toContain("marked");
+    expect(read.assets["vendor-purify.js"]?.body).not.toMatch(/sourceMappingURL/);
   });
 
   it("the package's own site references only files it ships", async () => {

@@ -190,3 +190,25 @@ describeHost("session routes", () => helloOptions(), (target) => {
     expect(await missing.json()).toMatchObject({ ok: false, error: "not_found" });
   });
 });
+
+describeHost("renaming a session (PATCH /v1/session/:id)", () => helloOptions(), (target) => {
+  it("renames a session its owner holds (the ownership check of follow-ups); bad titles are 400 and change nothing", async () => {
+    const created = (await (await target().fetch("/hello/v1/session", postJson({ message: "/reply hi", title: "first" }))).json()) as { sessionId: string };
+    const rename = (title: unknown, headers: Record<string, string> = {}) =>
+      target().fetch(`/hello/v1/session/${created.sessionId}`, { method: "PATCH", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ title }) });
+    const renamed = await rename("  Refund for order 42  ");
+    expect(renamed.status).toBe(200);
+    expect(await renamed.json()).toEqual({ ok: true, sessionId: created.sessionId, title: "Refund for order 42" });
+    const listed = (await (await target().fetch("/hello/v1/sessions")).json()) as { sessions: Array<{ sessionId: string; title?: string }> };
+    expect(listed.sessions.find((s) => s.sessionId === created.sessionId)?.title).toBe("Refund for order 42");
+    for (const bad of ["", "   ", 42, "x".repeat(201)]) {
+      const response = await rename(bad);
+      expect(response.status, JSON.stringify(bad)).toBe(400);
+      expect(await response.json()).toMatchObject({ ok: false });
+    }
+    const unknown = await target().fetch("/hello/v1/session/ses_doesnotexist", { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "x" }) });
+    expect(unknown.status).toBe(404);
+    const after = (await (await target().fetch("/hello/v1/sessions")).json()) as { sessions: Array<{ sessionId: string; title?: string }> };
+    expect(after.sessions.find((s) => s.sessionId === created.sessionId)?.title).toBe("Refund for order 42");
+  });
+});

@@ -5,6 +5,7 @@
  */
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import picomatch from "picomatch";
 
 const SKIPPED = new Set([".git", "node_modules"]);
 
@@ -51,42 +52,12 @@ export async function walkFiles(
 }
 
 /**
- * A glob as a regular expression over `/`-separated relative paths: `**` spans folders, `*` and
- * `?` stay within one, `{a,b}` alternates, `[...]` is a character class.
+ * A glob as a regular expression over `/`-separated relative paths (picomatch): `**` spans
+ * folders, `*` and `?` stay within one, `{a,b}` alternates, `[...]` is a character class. Dot
+ * files match like any other: a workspace has no hidden files to protect.
  */
 export function globToRegExp(glob: string): RegExp {
-  let out = "";
-  let depth = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i]!;
-    if (ch === "*") {
-      if (glob[i + 1] === "*") {
-        const slash = glob[i + 2] === "/";
-        out += slash ? "(?:.*/)?" : ".*";
-        i += slash ? 2 : 1;
-      } else {
-        out += "[^/]*";
-      }
-    } else if (ch === "?") out += "[^/]";
-    else if (ch === "{") {
-      depth++;
-      out += "(?:";
-    } else if (ch === "}" && depth > 0) {
-      depth--;
-      out += ")";
-    } else if (ch === "," && depth > 0) out += "|";
-    else if (ch === "[") {
-      const close = glob.indexOf("]", i + 2);
-      if (close < 0) out += "\\[";
-      else {
-        const body = glob.slice(i + 1, close).replace(/^!/, "^").replace(/\\/g, "\\\\");
-        out += `[${body}]`;
-        i = close;
-      }
-    } else out += /[.+^$()|\\/]/.test(ch) ? `\\${ch}` : ch;
-  }
-  while (depth-- > 0) out += ")";
-  return new RegExp(`^${out}$`);
+  return picomatch.makeRe(glob, { dot: true });
 }
 
 /** Refuses globs that could reach outside the workspace. */

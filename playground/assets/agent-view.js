@@ -7,7 +7,7 @@
  */
 import { customRoutes } from "./channel-routes.js";
 import { createChannelTry } from "./channel-try.js";
-import { errorLine, h, jsonText } from "./dom.js";
+import { errorLine, formatTime, h, jsonText } from "./dom.js";
 import { createToolTry } from "./tool-try.js";
 
 /** @typedef {import("./types.js").ProjectInfo} ProjectInfo */
@@ -24,13 +24,15 @@ export function createAgentView({ panel, api }) {
   const refresh = h("button", { text: "Refresh", attrs: { type: "button" }, on: { click: () => void load() } });
   panel.append(h("div", { className: "toolbar" }, h("h2", { text: "Agent" }), h("span", { className: "spacer" }), refresh), problem.element, body);
   let loaded = false;
+  /** Whether the server runs with --dev: schedules then never fire alone, and can be run by hand. */
+  let dev = false;
 
   async function load() {
     problem.clear();
     try {
-      /** @type {ProjectInfo} */
-      const info = await api.get("/v1/info");
-      render(info);
+      const [info, meta] = await Promise.all([api.get("/v1/info"), api.get("/v1/meta")]);
+      dev = /** @type {{dev?: boolean}} */ (meta).dev === true;
+      render(/** @type {ProjectInfo} */ (info));
       loaded = true;
     } catch (error) {
       problem.show(error);
@@ -71,7 +73,7 @@ export function createAgentView({ panel, api }) {
         ),
       ),
       section(`Hooks (${info.hooks.length})`, info.hooks.length ? h("ul", { className: "plain" }, ...info.hooks.map((name) => h("li", {}, h("code", { text: name })))) : none()),
-      namedSection("Schedules", info.schedules),
+      section(`Schedules (${info.schedules.length})`, info.schedules.length ? h("ul", { className: "plain" }, ...info.schedules.map(scheduleEntry)) : none()),
       section(
         "Artifacts",
         info.artifacts
@@ -105,6 +107,34 @@ export function createAgentView({ panel, api }) {
       route.description ? h("p", { className: "pre-wrap", text: route.description }) : null,
       ...schemas,
       h("details", { className: "try" }, h("summary", { text: "Try" }), createChannelTry(api, route)),
+    );
+  }
+
+  /**
+   * A schedule: its cron, when it next fires (under --dev: would fire; nothing fires alone there),
+   * and under --dev a Run now button (`POST /v1/dev/schedules/:id`).
+   * @param {{id: string, cron?: unknown, nextFireAt?: string | null}} schedule
+   */
+  function scheduleEntry(schedule) {
+    const next = schedule.nextFireAt ? formatTime(schedule.nextFireAt) : "never";
+    const outcome = h("span", { className: "muted", attrs: { role: "status" } });
+    const run = async () => {
+      outcome.textContent = "running…";
+      try {
+        /** @type {{sessionIds: string[], error?: string}} */
+        const fired = await api.post(`/v1/dev/schedules/${encodeURIComponent(schedule.id)}`, {});
+        outcome.textContent = fired.error ? `failed: ${fired.error}` : `started ${fired.sessionIds.length} session${fired.sessionIds.length === 1 ? "" : "s"}: ${fired.sessionIds.join(", ")}`;
+      } catch (error) {
+        outcome.textContent = error instanceof Error ? error.message : String(error);
+      }
+    };
+    return h(
+      "li",
+      { attrs: { "aria-label": `Schedule ${schedule.id}` } },
+      h("code", { text: schedule.id }),
+      h("span", { className: "muted", text: ` ${String(schedule.cron ?? "")} · ${dev ? "would fire" : "next"} ${next}` }),
+      dev ? h("button", { text: "Run now", attrs: { type: "button" }, on: { click: () => void run() } }) : null,
+      outcome,
     );
   }
 

@@ -117,6 +117,31 @@ export class Api {
     return /** @type {Promise<T>} */ (response.json());
   }
 
+  /**
+   * PATCH `body` as JSON to `path` and read the JSON answer.
+   * @template T
+   * @param {string} path
+   * @param {unknown} body
+   * @returns {Promise<T>}
+   */
+  async patch(path, body) {
+    const response = await this.request(path, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return /** @type {Promise<T>} */ (response.json());
+  }
+
+  /**
+   * DELETE `path`.
+   * @param {string} path
+   * @returns {Promise<void>}
+   */
+  async remove(path) {
+    await this.request(path, { method: "DELETE" });
+  }
+
   // --- internals ---
 
   /** @returns {string} */

@@ -13,17 +13,21 @@ import { errorMessage, h } from "./dom.js";
 import { createEvalsView } from "./evals-view.js";
 import { createLogsView } from "./logs-view.js";
 import { createRawView } from "./raw-view.js";
+import { createArtifactsView } from "./artifacts-view.js";
 import { createRunsView } from "./runs-view.js";
+import { createTimelineView } from "./timeline-view.js";
 import { SessionFeed } from "./session-feed.js";
 import { SessionTokens } from "./session-tokens.js";
 
-/** @typedef {"chat" | "runs" | "evals" | "agent" | "raw" | "logs"} TabName */
+/** @typedef {"chat" | "timeline" | "runs" | "artifacts" | "evals" | "agent" | "raw" | "logs"} TabName */
 /** @typedef {{show?(): void, hide?(): void}} View */
 
 /** @type {Array<[TabName, string]>} */
 const TABS = [
   ["chat", "Chat"],
+  ["timeline", "Timeline"],
   ["runs", "Runs"],
+  ["artifacts", "Artifacts"],
   ["evals", "Evals"],
   ["agent", "Agent"],
   ["raw", "Raw"],
@@ -80,6 +84,7 @@ const evalsView = createEvalsView({ panel: panelOf("evals"), api, openSession })
 /** @type {Record<TabName, View>} */
 const views = {
   chat: chatView,
+  timeline: createTimelineView({ panel: panelOf("timeline"), api, feed }),
   runs: createRunsView({
     panel: panelOf("runs"),
     api,
@@ -90,6 +95,7 @@ const views = {
       evalsView.showRun(runId);
     },
   }),
+  artifacts: createArtifactsView({ panel: panelOf("artifacts"), api, feed, openSession }),
   evals: evalsView,
   agent: createAgentView({ panel: panelOf("agent"), api }),
   raw: createRawView({ panel: panelOf("raw"), feed }),

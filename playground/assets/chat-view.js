@@ -182,6 +182,8 @@ export function createChatView({ panel, api, feed, tokens }) {
       problem.show(error);
     } finally {
       stop.disabled = false;
+      // The Stop button hides once the turn ends: keep the focus where the next message is typed.
+      input.focus();
     }
   }
 

@@ -86,7 +86,56 @@ export function createRunsView({ panel, api, tokens, openSession, openEvalRun })
         h("time", { className: "muted", text: formatTime(item.updatedAt), attrs: { datetime: item.updatedAt } }),
       ),
       h("button", { text: "Raw", attrs: { type: "button", "aria-label": `Open ${item.sessionId} in Raw` }, on: { click: () => openSession(item.sessionId, "raw") } }),
+      h("button", { text: "Rename", attrs: { type: "button", "aria-label": `Rename ${item.sessionId}` }, on: { click: (event) => startRename(item, /** @type {HTMLElement} */ (event.currentTarget).closest("li")) } }),
+      h("button", { className: "danger", text: "Delete", attrs: { type: "button", "aria-label": `Delete ${item.sessionId}` }, on: { click: () => void remove(item) } }),
     );
+  }
+
+  /**
+   * Swaps the row for a small form with the title in an input; Enter saves, Escape cancels.
+   * @param {SessionSummary} item
+   * @param {Element | null} row
+   */
+  function startRename(item, row) {
+    if (!row) return;
+    const input = h("input", { attrs: { "aria-label": `New title for ${item.sessionId}`, maxlength: "200", value: item.title ?? "" } });
+    const cancel = h("button", { text: "Cancel", attrs: { type: "button" }, on: { click: () => renderSessions() } });
+    const form = h("form", { className: "row-item rename", on: { submit: (event) => { event.preventDefault(); void rename(item, input.value); } } }, input, h("button", { text: "Save", attrs: { type: "submit" } }), cancel);
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") renderSessions();
+    });
+    row.replaceChildren(form);
+    input.focus();
+    input.select();
+  }
+
+  /**
+   * @param {SessionSummary} item
+   * @param {string} title
+   */
+  async function rename(item, title) {
+    problem.clear();
+    try {
+      /** @type {{title: string}} */
+      const answer = await api.patch(`/v1/session/${encodeURIComponent(item.sessionId)}`, { title });
+      item.title = answer.title;
+      renderSessions();
+    } catch (error) {
+      problem.show(error);
+    }
+  }
+
+  /** @param {SessionSummary} item */
+  async function remove(item) {
+    if (!confirm(`Delete ${item.title || item.sessionId}? Its events and workspace are removed for good.`)) return;
+    problem.clear();
+    try {
+      await api.remove(`/v1/session/${encodeURIComponent(item.sessionId)}`);
+      sessions = sessions.filter((other) => other.sessionId !== item.sessionId);
+      renderSessions();
+    } catch (error) {
+      problem.show(error);
+    }
   }
 
   /** @param {EvalRunSnapshot[]} runs */

@@ -6,6 +6,7 @@
  * looks the same as a live one.
  * @module
  */
+import { renderMarkdown } from "./markdown.js";
 import { h, isNearBottom } from "./dom.js";
 import { ToolCard } from "./tool-card.js";
 
@@ -89,7 +90,9 @@ export class Transcript {
       case "turn.failed":
         this.#endStreaming();
         for (const card of this.#calls.values()) card.abandon();
-        this.#append(notice("error", `Turn failed: ${str(data["message"])}`));
+        // A stop (or a follow-up that took over) is what the user asked for, not a failure.
+        if (str(data["message"]) === "turn interrupted") this.#append(notice("meta", "Stopped"));
+        else this.#append(notice("error", `Turn failed: ${str(data["message"])}`));
         break;
       case "session.failed":
         this.#append(notice("error", `Session failed: ${str(data["message"])}`));
@@ -151,7 +154,9 @@ export class Transcript {
       return;
     }
     const done = block ?? this.#assistantBlockNow();
-    done.body.textContent = text;
+    // While streaming the reply is plain text; once complete it is rendered as Markdown.
+    renderMarkdown(done.body, text);
+    done.body.classList.add("markdown");
     done.element.classList.remove("streaming");
   }
 

@@ -62,7 +62,7 @@
  * @property {unknown[]} mcpConnections
  * @property {{runtime: string, tools: string[], sandbox: boolean}} [harness]
  * @property {Array<{id: string, routes: ChannelRouteInfo[], events?: string[], auth?: string}>} channels
- * @property {unknown[]} schedules
+ * @property {Array<{id: string, cron?: unknown, nextFireAt?: string | null}>} schedules
  * @property {string[]} hooks
  * @property {{kinds: Array<{name: string, description: string}>, agentTool: boolean, max: number} | null} artifacts
  * @property {unknown[]} [abs]

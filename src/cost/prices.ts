@@ -1,26 +1,22 @@
 /**
- * Built-in model prices for cost estimates, in USD per million tokens. Agent configs override or
- * extend them per model id (`prices` in `bot/agent.ts`). Models not listed are unpriced.
+ * Model prices for cost estimates, in USD per million tokens: the `@pydantic/genai-prices`
+ * catalog (offline), which agent configs override or extend per model id (`prices` in
+ * `bot/agent.ts`). Models the catalog does not know are unpriced.
  * @module
  */
 import type { ModelPrice } from "../project/types.ts";
 
-/** List prices of the providers' standard tier; cached input where the provider offers it. */
+/**
+ * Prices the catalog does not know: the offline scripted model. Every provider model is priced
+ * from `@pydantic/genai-prices`, a maintained price catalog that ships its data with the package
+ * (no network at run time).
+ */
 export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = {
   scripted: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-  "openai/gpt-5": { input: 1.25, output: 10, cacheRead: 0.125 },
-  "openai/gpt-5-mini": { input: 0.25, output: 2, cacheRead: 0.025 },
-  "openai/gpt-5-nano": { input: 0.05, output: 0.4, cacheRead: 0.005 },
-  "openai/gpt-4.1": { input: 2, output: 8, cacheRead: 0.5 },
-  "openai/gpt-4.1-mini": { input: 0.4, output: 1.6, cacheRead: 0.1 },
-  "openai/gpt-4o": { input: 2.5, output: 10, cacheRead: 1.25 },
-  "openai/gpt-4o-mini": { input: 0.15, output: 0.6, cacheRead: 0.075 },
-  "anthropic/claude-opus-4-5": { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
-  "anthropic/claude-opus-4-1": { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
-  "anthropic/claude-sonnet-4-5": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-  "anthropic/claude-sonnet-4": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-  "anthropic/claude-haiku-4-5": { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
 };
+
+/** Providers whose model ids the catalog prices; `openai-compatible` servers set their own prices. */
+const CATALOG_PROVIDERS = new Set(["openai", "anthropic"]);
 
 /** Dated snapshots (`claude-sonnet-4-5-20250929`, `gpt-4o-2024-08-06`) cost what their alias costs. */
 const DATE_SUFFIX = /-(\d{8}|\d{4}-\d{2}-\d{2})$/;
@@ -36,7 +32,7 @@ export function priceFor(modelId: string, overrides?: Record<string, ModelPrice>
     const price = lookup(overrides, id) ?? lookup(BUILTIN_PRICES, id);
     if (price) return price;
   }
-  return undefined;
+  return catalogPrice(modelId);
 }
 
 // --- internals ---
@@ -44,4 +40,52 @@ export function priceFor(modelId: string, overrides?: Record<string, ModelPrice>
 /** Own keys only, so ids such as `constructor` never hit `Object.prototype`. */
 function lookup(table: Readonly<Record<string, ModelPrice>> | undefined, id: string): ModelPrice | undefined {
   return table && Object.hasOwn(table, id) ? table[id] : undefined;
+}
+
+const catalog = new Map<string, ModelPrice | undefined>();
+let calcPrice: (typeof import("@pydantic/genai-prices"))["calcPrice"] | undefined;
+
+/**
+ * Loads the price catalog (its data is most of a megabyte) on first need instead of at start-up;
+ * `priceFor` knows only the agent's own prices and the scripted model until this resolved.
+ */
+export async function loadPriceCatalog(): Promise<void> {
+  calcPrice ??= (await import("@pydantic/genai-prices")).calcPrice;
+}
+
+/**
+ * The catalog's list price of `provider/model`, as USD per million tokens. Prices tiered by
+ * prompt size (above 200k tokens) use their base tier: usage is recorded per turn, not per
+ * request, so the tier a request fell in is unknown.
+ */
+function catalogPrice(modelId: string): ModelPrice | undefined {
+  if (!calcPrice) return undefined;
+  if (catalog.has(modelId)) return catalog.get(modelId);
+  const slash = modelId.indexOf("/");
+  const provider = modelId.slice(0, slash);
+  let price: ModelPrice | undefined;
+  if (slash > 0 && CATALOG_PROVIDERS.has(provider)) {
+    try {
+      const found = calcPrice({ input_tokens: 0, output_tokens: 0 }, modelId.slice(slash + 1), { providerId: provider });
+      const table = found?.model_price as Record<string, unknown> | undefined;
+      const input = base(table?.["input_mtok"]);
+      const output = base(table?.["output_mtok"]);
+      if (input !== undefined && output !== undefined) {
+        const cacheRead = base(table?.["cache_read_mtok"]);
+        const cacheWrite = base(table?.["cache_write_mtok"]);
+        price = { input, output, ...(cacheRead === undefined ? {} : { cacheRead }), ...(cacheWrite === undefined ? {} : { cacheWrite }) };
+      }
+    } catch {
+      price = undefined;
+    }
+  }
+  catalog.set(modelId, price);
+  return price;
+}
+
+/** A catalog price: a number, or `{base, tiers}` for prices tiered by prompt size. */
+function base(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  const tiered = typeof value === "object" && value !== null ? (value as { base?: unknown }).base : undefined;
+  return typeof tiered === "number" ? tiered : undefined;
 }

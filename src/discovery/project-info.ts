@@ -4,6 +4,7 @@
  * `info` command and the playground can read the same object.
  * @module
  */
+import { compileCron } from "../timers/cron.ts";
 import type { AgentRuntime } from "../agent-runtime.ts";
 import { type ChannelInfo, describeChannels, jsonSchemaOf } from "../channels/describe.ts";
 import { DEFAULT_MAX_ARTIFACTS } from "../artifacts/store.ts";
@@ -190,8 +191,20 @@ function scheduleEntries(project: ProjectDefinition): ProjectInfo["schedules"] {
   const declared: unknown = "schedules" in project ? project.schedules : undefined;
   if (typeof declared !== "object" || declared === null || Array.isArray(declared)) return [];
   return Object.entries(declared)
-    .map(([id, schedule]: [string, unknown]) => ({ id, ...scalars(schedule) }))
+    .map(([id, schedule]: [string, unknown]) => ({ id, ...scalars(schedule), nextFireAt: nextFireAt(schedule) }))
     .sort(byId);
+}
+
+/** When the schedule's cron next matches (ISO), or null for no usable cron. */
+function nextFireAt(schedule: unknown): string | null {
+  const cron = typeof schedule === "object" && schedule !== null ? (schedule as { cron?: unknown }).cron : undefined;
+  if (typeof cron !== "string") return null;
+  try {
+    const next = compileCron(cron.trim()).next(Date.now());
+    return next === null ? null : new Date(next).toISOString();
+  } catch {
+    return null;
+  }
 }
 
 function scalars(value: unknown): Record<string, string | number | boolean> {

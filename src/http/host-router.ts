@@ -41,7 +41,7 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
       if (pathnameOf(request.url) === SCM_WEBHOOKS_PATH) return scm(request, ip);
       if (request.method === "GET" || request.method === "HEAD") {
         const pathname = pathnameOf(request.url);
-        if (docs && isDocsPath(pathname)) return docs(pathname);
+        if (docs && isDocsPath(pathname)) return docs(pathname, request.url);
         const page = playground?.(pathname);
         if (page) return page;
       }
@@ -71,15 +71,15 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
         return json({ agents: agents.map((agent) => describeAgent(agent, origin)) });
       }
       if (index !== undefined && pathname === "/") return html(index, AGENT_INDEX_HEADERS);
-      if (docs && isDocsPath(pathname)) return docs(pathname);
+      if (docs && isDocsPath(pathname)) return docs(pathname, request.url);
     }
     if (pathname === SCM_WEBHOOKS_PATH) return scm(request, ip);
     const end = pathname.indexOf("/", 1);
     const slug = pathname.slice(1, end === -1 ? undefined : end);
     const mount = mounts.get(slug);
     if (!mount) throw notFound("not_found", "no such route");
-    if (read && mount.playground && end !== -1) {
-      const page = mount.playground(pathname.slice(end));
+    if (read && mount.playground) {
+      const page = mount.playground(end === -1 ? "" : pathname.slice(end));
       if (page) return page;
     }
     return mount.app(request, ip);

@@ -22,13 +22,19 @@ const PAGE_HEADERS = {
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 };
 
-/** Answers a path below one agent's base path, or returns undefined when it is not a playground path. */
+/**
+ * Answers a path below one agent's base path (`""` or `/` for the base itself, which redirects to
+ * the playground), or returns undefined when it is not a playground path.
+ */
 export type PlaygroundHandler = (rest: string) => Response | undefined;
 
 /** The handler for one agent at `basePath`; its index page is rendered once, here. */
 export function createPlaygroundHandler(site: PlaygroundSite, basePath: string): PlaygroundHandler {
   const page = site.index.replaceAll(BASE_PLACEHOLDER, escapeHtml(basePath));
+  const entry = `${basePath}/playground`;
   return (rest) => {
+    // The agent's own URL (the one the start-up banner prints) leads to its playground.
+    if (rest === "" || rest === "/") return new FastResponse(null, { status: 302, headers: { location: entry, "cache-control": "no-cache" } });
     if (rest === "/playground" || rest === "/playground/") return new FastResponse(page, { headers: PAGE_HEADERS });
     if (!rest.startsWith("/playground/")) return undefined;
     const name = rest.slice("/playground/assets/".length);

@@ -279,6 +279,11 @@ export class ReminderService {
   }
 
   async #deliver(record: ReminderRecord): Promise<void> {
+    this.#deps.logger.info(`reminder ${record.id} fired (${record.purpose}, fire ${record.fireCount})`, {
+      event: "reminder.fired",
+      reminderId: record.id,
+      fireCount: record.fireCount,
+    });
     try {
       if (record.form === "prompt") {
         await deliverToConversation(this.#deps, record, reminderMessage(record, this.#deps.cancelTool));

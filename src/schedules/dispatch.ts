@@ -43,6 +43,8 @@ export async function dispatchSchedule(
   slot: number | undefined,
 ): Promise<ScheduleFiring> {
   const appAuth = schedulePrincipal(scheduleId);
+  const at = slot === undefined ? undefined : new Date(slot).toISOString();
+  deps.logger.info(`schedule ${scheduleId} fired ${at === undefined ? "by hand" : `for ${at}`}`, { event: "schedule.fired", scheduleId, ...(at ? { slot: at } : {}) });
   if (typeof definition.markdown === "string") {
     const sent = await deps.sessions.send(SCHEDULE_CHANNEL, definition.markdown, { mode: "task", auth: appAuth, title: scheduleId });
     return { scheduleId, sessionIds: [sent.sessionId] };

@@ -29,6 +29,11 @@ export const followUpBody = v.strictObject({
 });
 export type FollowUpBody = v.InferOutput<typeof followUpBody>;
 
+/** `PATCH /v1/session/:id`: the session's new title. */
+export const renameSessionBody = v.strictObject({
+  title: v.pipe(v.string(), v.trim(), v.minLength(1, "title must not be empty"), v.maxLength(200, "title is at most 200 characters")),
+});
+
 export const streamQuery = v.object({
   startIndex: v.optional(
     v.pipe(

@@ -196,6 +196,11 @@ export class SessionService {
     return { sessionId: record.sessionId, continuationToken: record.continuationToken, created: true };
   }
 
+  /** The session a channel's continuation key points at, if any (before a `send` with that key). */
+  lookup(channel: string, key: string): Promise<string | undefined> {
+    return this.#store.findByToken(channel, key);
+  }
+
   /** Continues a chat session; resolves with the (possibly rotated) continuation token. */
   async followUp(sessionId: string, input: FollowUpInput): Promise<string> {
     const record = await this.#owned(sessionId, input.auth);
@@ -242,6 +247,16 @@ export class SessionService {
   async find(sessionId: string): Promise<SessionSummary | null> {
     const record = await this.#store.get(sessionId);
     return record ? this.#summary(record) : null;
+  }
+
+  /** Renames a session the principal owns; resolves with its new title. */
+  async rename(sessionId: string, title: string, auth: AuthContext): Promise<string> {
+    await this.#owned(sessionId, auth);
+    const updated = await this.#store.update(sessionId, (record) => {
+      record.title = title;
+    });
+    if (!updated) throw sessionNotFound();
+    return title;
   }
 
   /** The record of a session the principal owns (actions such as session-bound tool calls). */

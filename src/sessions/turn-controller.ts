@@ -7,6 +7,7 @@
  * when the active turn ends. Anything that races an admission in progress gets 409 session_busy.
  * @module
  */
+import { plainMessage } from "../logger.ts";
 import { HTTPError, conflict, errorMessage } from "../errors.ts";
 import { newTurnId } from "../ids.ts";
 import type { HostLogger } from "../types.ts";
@@ -254,7 +255,7 @@ export class TurnController {
         emit,
       });
     } catch (error) {
-      outcome = signal.aborted ? { status: "interrupted" } : { status: "failed", message: errorMessage(error) };
+      outcome = signal.aborted ? { status: "interrupted" } : { status: "failed", message: plainMessage(errorMessage(error)) };
     } finally {
       release?.();
     }

@@ -8,6 +8,7 @@
  */
 import { TURN_INTERRUPTED, throwIfAborted } from "../abort.ts";
 import { errorMessage } from "../errors.ts";
+import { plainMessage } from "../logger.ts";
 import { addUsage, emptyUsage } from "../model/types.ts";
 import type { ConversationMessage, FinishReason, LanguageModelPort, ToolCallPart, ToolResultPart, Usage } from "../model/types.ts";
 import type { ActionRequest, ActionResultData } from "../sessions/events.ts";
@@ -157,7 +158,7 @@ async function runTools(input: AgentLoopInput, calls: ToolCallPart[]): Promise<C
     throwIfAborted(signal, TURN_INTERRUPTED);
     const outcome = await input.tools.execute(call, signal).catch((error: unknown) => ({
       // An aborted call (stop, preempt, shutdown while parked) reads as the interruption it is.
-      output: signal.aborted ? TURN_INTERRUPTED : errorMessage(error),
+      output: signal.aborted ? TURN_INTERRUPTED : plainMessage(errorMessage(error)),
       isError: true,
     }));
     await recorder.actionResult({ toolCallId: call.toolCallId, toolName: call.toolName, output: outcome.output, isError: outcome.isError });

@@ -4,6 +4,7 @@
  * (docs/design/foundation.md "The agent loop").
  * @module
  */
+import { plainMessage } from "../logger.ts";
 import type { ConversationMessage, LanguageModelPort, Usage } from "../model/types.ts";
 import type { EventDraft } from "../sessions/events.ts";
 import { StorageUnavailableError } from "../storage/errors.ts";
@@ -89,6 +90,6 @@ export function turnRecorder(input: Pick<TurnInput, "sessionId" | "turnId" | "em
 
 function failureMessage(error: unknown): string {
   if (StorageUnavailableError.isError(error)) return STORAGE_UNAVAILABLE_MESSAGE;
-  if (error instanceof Error && error.message) return error.message;
+  if (error instanceof Error && error.message) return plainMessage(error.message);
   return typeof error === "string" && error ? error : "model call failed";
 }

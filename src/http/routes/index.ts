@@ -7,8 +7,9 @@ import { cancelEvalRun, getEvalRun, listEvalRuns, listEvals, startEvalRun } from
 import { mcpEndpoint, mcpToolsEndpoint } from "./mcp.ts";
 import { callTool } from "./tools.ts";
 import { agentHealth, sessionCost } from "./meta.ts";
-import { createSession, followUp, listSessions, stopSession } from "./sessions.ts";
+import { createSession, followUp, listSessions, renameSession, stopSession } from "./sessions.ts";
 import { sessionEvents, streamSession } from "./streams.ts";
+import { uiChat } from "./ui-chat.ts";
 import { devFireReminder, devFireSchedule, devListReminders, internalFireReminder, internalFireSchedule } from "./timed-work.ts";
 
 /** Every agent route, in matching order (static segments before parameters). */
@@ -23,6 +24,8 @@ export const agentRoutes: readonly RouteDefinition[] = [
   listApprovals,
   resolveApproval,
   followUp,
+  renameSession,
+  uiChat,
   callTool,
   listArtifacts,
   artifactContent,

@@ -1,4 +1,5 @@
 /** Per-agent liveness and the cost report. */
+import { loadPriceCatalog } from "../../cost/prices.ts";
 import { foldCostReport } from "../../cost/report.ts";
 import { json } from "../responses.ts";
 import { defineRoute } from "../route.ts";
@@ -20,7 +21,7 @@ export const sessionCost = defineRoute({
   async handler(context) {
     const sessionId = sessionParam(context);
     await context.agent.sessions.readable(sessionId, viewer(context));
-    const events = await context.agent.log.readEvents(sessionId);
+    const [events] = await Promise.all([context.agent.log.readEvents(sessionId), loadPriceCatalog()]);
     return json(foldCostReport(sessionId, events, context.agent.project.agent.prices));
   },
 });

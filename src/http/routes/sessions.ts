@@ -2,7 +2,7 @@
 import { validate } from "../../_validate.ts";
 import { transformHttpMessage } from "../../channels/http-override.ts";
 import { isSessionId } from "../../ids.ts";
-import { createSessionBody, followUpBody } from "../../schemas/session.ts";
+import { createSessionBody, followUpBody, renameSessionBody } from "../../schemas/session.ts";
 import { sessionNotFound } from "../../sessions/session-service.ts";
 import type { CreateSessionResponse, FollowUpResponse, StopResponse } from "../../events/responses.ts";
 import { readJsonBody } from "../body.ts";
@@ -66,6 +66,19 @@ export const followUp = defineRoute({
       ...(workspaceFiles === undefined ? {} : { workspaceFiles }),
     });
     return json({ ok: true, sessionId, continuationToken } satisfies FollowUpResponse);
+  },
+});
+
+export const renameSession = defineRoute({
+  method: "PATCH",
+  path: "/v1/session/:sessionId",
+  auth: "agent",
+  summary: "Rename a session (owner only): {title} → {ok, sessionId, title}",
+  async handler(context) {
+    const sessionId = sessionParam(context);
+    const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), renameSessionBody);
+    const title = await context.agent.sessions.rename(sessionId, body.title, context.auth);
+    return json({ ok: true, sessionId, title });
   },
 });
 

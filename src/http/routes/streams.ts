@@ -2,6 +2,7 @@
 import { validate } from "../../_validate.ts";
 import { streamQuery } from "../../schemas/session.ts";
 import { eventStreamResponse } from "../event-stream.ts";
+import { SSE_HEADERS, ndjsonToEventStream, resumeIndex, wantsEventStream } from "../sse.ts";
 import { defineRoute } from "../route.ts";
 import { sessionParam, viewer } from "./sessions.ts";
 
@@ -9,17 +10,27 @@ export const streamSession = defineRoute({
   method: "GET",
   path: "/v1/session/:sessionId/stream",
   auth: "agent",
-  summary: "Live NDJSON events from startIndex, then following",
+  summary: "Live events from startIndex, then following: NDJSON, or Server-Sent Events for Accept: text/event-stream (resume with Last-Event-ID)",
   async handler(context) {
     const sessionId = sessionParam(context);
     const query = await validate(Object.fromEntries(context.url.searchParams), streamQuery, "query");
     const record = await context.agent.sessions.readable(sessionId, viewer(context));
-    return eventStreamResponse(context.agent.log, sessionId, {
-      startIndex: query.startIndex ?? 0,
+    const sse = wantsEventStream(context.request);
+    // An EventSource reconnects with Last-Event-ID; it wins over the URL the client keeps reusing.
+    const startIndex = (sse ? resumeIndex(context.request) : undefined) ?? query.startIndex ?? 0;
+    const ndjson = eventStreamResponse(context.agent.log, sessionId, {
+      startIndex,
       follow: true,
       endOnTerminal: record.mode === "task",
       closing: context.host.closing,
     });
+    if (!sse) return ndjson;
+    // A finished task has nothing more to send: 204 tells an EventSource to stop reconnecting.
+    if (record.mode === "task" && (record.status === "completed" || record.status === "failed") && startIndex >= (await context.agent.log.length(sessionId))) {
+      await ndjson.body?.cancel();
+      return new Response(null, { status: 204 });
+    }
+    return new Response(ndjson.body!.pipeThrough(ndjsonToEventStream()), { status: 200, headers: SSE_HEADERS });
   },
 });
 

@@ -1,0 +1,20 @@
+/**
+ * The request body the AI SDK's chat transport (`DefaultChatTransport`, behind `useChat`) posts:
+ * the chat id and its UI messages. Only what the route reads is checked; the rest of each message
+ * (ids, metadata, other parts) passes untouched.
+ * @module
+ */
+import * as v from "valibot";
+
+const part = v.looseObject({ type: v.string(), text: v.optional(v.string()) });
+
+export const uiChatBody = v.looseObject({
+  id: v.pipe(v.string(), v.minLength(1, "id must be the chat id"), v.maxLength(200, "id is at most 200 characters")),
+  messages: v.pipe(
+    v.array(v.looseObject({ role: v.picklist(["system", "user", "assistant"]), parts: v.array(part) })),
+    v.minLength(1, "messages must hold at least the user's message"),
+  ),
+  trigger: v.optional(v.picklist(["submit-message", "regenerate-message"])),
+});
+
+export type UiChatBody = v.InferOutput<typeof uiChatBody>;

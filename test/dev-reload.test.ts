@@ -1,0 +1,80 @@
+/**
+ * `dev` reloads the project when its files change (issue 18): a changed tool, instructions or
+ * agent config serve at once; sessions carry on (a follow-up after the reload continues the same
+ * conversation, a stream resumes where it was); a broken file keeps the last good version serving
+ * with the diagnostic printed, and fixing it reloads again.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { killAfterEach, spawnCli, waitForOutput } from "./_cli.ts";
+import { scratchDir, writeFiles } from "./_cli-io.ts";
+import { postJson, readEvents } from "./_harness.ts";
+
+const running = killAfterEach();
+const { dir: scratch, env } = scratchDir("dev-reload");
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const tool = (word: string): string =>
+  `import { defineTool } from "agent-serve/tools";\nimport { suffix } from "../lib/suffix.ts";\nexport default defineTool({ description: "Says ${word}", execute: () => "${word}" + suffix });\n`;
+
+interface Info {
+  tools: Array<{ name: string; description: string }>;
+  diagnostics: Array<{ code: string; message: string }>;
+}
+
+describe("dev reload", () => {
+  it("reloads tools, helpers and instructions without dropping sessions; a broken file keeps the last good version", async () => {
+    const root = mkdtempSync(join(tmpdir(), "agent-serve-reload-"));
+    const project = join(root, "bot-one");
+    writeFiles(project, {
+      "bot/instructions.md": "Version one.\n",
+      "bot/tools/say.ts": tool("one"),
+      "bot/lib/suffix.ts": `export const suffix = "!";\n`,
+    });
+    try {
+      const proc = spawnCli(["dev", project, "--port", "0", "--no-docs", "--log-level", "warn"], env);
+      running.push(proc);
+      const url = `${(await waitForOutput(proc, /agent-serve listening on (http:\/\/\S+)/))[1]}/bot-one`;
+      const info = async (): Promise<Info> => (await (await fetch(`${url}/v1/info`)).json()) as Info;
+      const say = async (): Promise<unknown> => ((await (await fetch(`${url}/v1/tools/say`, postJson({ input: {} }))).json()) as { result: unknown }).result;
+      expect(await say()).toBe("one!");
+
+      const created = (await (await fetch(`${url}/v1/session`, postJson({ message: "/reply before" }))).json()) as { sessionId: string; continuationToken: string };
+      const stream = await fetch(`${url}/v1/session/${created.sessionId}/stream`);
+      const before = await readEvents(stream, (event) => event.type === "session.waiting");
+
+      // A helper the tool imports changes: the whole module graph loads afresh.
+      writeFileSync(join(project, "bot/tools/say.ts"), tool("two"));
+      writeFileSync(join(project, "bot/lib/suffix.ts"), `export const suffix = "?";\n`);
+      await waitForOutput(proc, /reloaded after changes to .*bot\/tools\/say\.ts/);
+      expect(await say()).toBe("two?");
+      expect((await info()).tools.find((t) => t.name === "say")?.description).toBe("Says two");
+
+      // The session carries on after the reload: same conversation, its stream resumes where it was.
+      const followed = await fetch(`${url}/v1/session/${created.sessionId}`, postJson({ message: "/reply after", continuationToken: created.continuationToken }));
+      expect(followed.status).toBe(200);
+      const resumed = await readEvents(await fetch(`${url}/v1/session/${created.sessionId}/stream?startIndex=${before.length}`), (event) => event.type === "session.waiting");
+      expect(resumed[0]?.index).toBe(before.length);
+      expect(resumed.some((event) => event.type === "message.completed" && event.data["text"] === "after")).toBe(true);
+
+      // A broken file: the diagnostic is printed, and the last good version keeps serving.
+      writeFileSync(join(project, "bot/tools/say.ts"), `export default defineTool({ description: ;\n`);
+      await expect.poll(() => proc.stderr(), { timeout: 10_000 }).toMatch(/error \[\w+\] bot-one: bot\/tools\/say\.ts/);
+      await waitForOutput(proc, /reloaded after changes to .*; bot-one still on the last good version/);
+      expect(await say()).toBe("two?");
+      expect((await info()).diagnostics).toContainEqual(expect.objectContaining({ code: "last_good_version", message: expect.stringContaining("serving the last good version: bot/tools/say.ts") }));
+
+      // Fixed: the next change reloads it; instructions count too.
+      writeFileSync(join(project, "bot/tools/say.ts"), tool("three"));
+      await expect.poll(async () => say(), { timeout: 10_000 }).toBe("three?");
+      expect((await info()).diagnostics.some((d) => d.code === "last_good_version")).toBe(false);
+
+      proc.child.kill("SIGTERM");
+      expect((await proc.exited).code).toBe(0);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
