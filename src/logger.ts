@@ -43,25 +43,27 @@ export function createHostLogger(
   const out = sink ?? consoleLogger;
   const floor = LOG_LEVELS.indexOf(level);
   const keeps = (at: LogLevel): boolean => LOG_LEVELS.indexOf(at) >= floor;
+  const forBuffer = (message: string, fields: LogFields | undefined): string =>
+    withoutPaths(plainMessage(message), typeof fields?.["path"] === "string" ? fields["path"] : undefined);
   return {
     debug(message, fields) {
       if (!keeps("debug")) return;
-      buffer.push("debug", withoutPaths(plainMessage(message)), fields);
+      buffer.push("debug", forBuffer(message, fields), fields);
       out.debug?.(message, fields);
     },
     info(message, fields) {
       if (!keeps("info")) return;
-      buffer.push("info", withoutPaths(plainMessage(message)), fields);
+      buffer.push("info", forBuffer(message, fields), fields);
       out.info(message, fields);
     },
     warn(message, fields) {
       if (!keeps("warn")) return;
-      buffer.push("warn", withoutPaths(plainMessage(message)), fields);
+      buffer.push("warn", forBuffer(message, fields), fields);
       out.warn(message, fields);
     },
     error(message, cause, fields) {
       const detail = cause instanceof Error ? `${message}: ${cause.message}` : message;
-      buffer.push("error", withoutPaths(plainMessage(detail)), fields);
+      buffer.push("error", forBuffer(detail, fields), fields);
       out.error(message, cause, fields);
     },
   };
@@ -72,8 +74,10 @@ export function createHostLogger(
  * file-system paths (state root, project, workspace): each becomes `<path>/<last segment>`. The
  * sink (the operator's console) keeps them. Stacks never reach the buffer (only `message`s do).
  */
-export function withoutPaths(message: string): string {
+export function withoutPaths(message: string, urlPath?: string): string {
   return message.replace(ABSOLUTE_PATH, (path) => {
+    // A request line's URL path is what the client sent, not a place on this machine's disk.
+    if (path === urlPath) return path;
     const trimmed = path.replace(/[\\/]+$/, "");
     const last = trimmed.split(/[\\/]/).at(-1);
     return last ? `<path>/${last}` : "<path>";
