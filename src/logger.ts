@@ -95,9 +95,14 @@ export function plainMessage(text: string): string {
   return text.replace(/\[agent-serve\] (?:\[[\w.-]+\] )?/g, "");
 }
 
+/**
+ * The sink of a host created without a logger (embedded in another app): its warnings and errors
+ * reach the console; request, turn and tool lines stay in `GET /v1/logs`, so a library does not
+ * write to the app's standard output (docs/design/logging.md).
+ */
 const consoleLogger: HostLogger = {
-  debug: (message) => console.debug(plainMessage(message)),
-  info: (message) => console.log(plainMessage(message)),
+  debug: () => {},
+  info: () => {},
   warn: (message) => console.warn(plainMessage(message)),
   error: (message, cause) => console.error(plainMessage(message), cause ?? ""),
 };

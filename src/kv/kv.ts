@@ -35,12 +35,37 @@ export interface KvFacade {
   list(prefix?: string): Promise<string[]>;
 }
 
+/**
+ * The unstorage `Storage` methods `ctx.host.kv` offers besides the facade. Declared here rather
+ * than imported, so the published types do not pull every unstorage driver's declarations (and
+ * their optional peers) into a user's type check (docs/design/packaging.md).
+ */
+export interface KvStorage {
+  hasItem(key: string, options?: Record<string, unknown>): Promise<boolean>;
+  getItem<T = unknown>(key: string, options?: Record<string, unknown>): Promise<T | null>;
+  setItem(key: string, value: unknown, options?: Record<string, unknown>): Promise<void>;
+  removeItem(key: string, options?: Record<string, unknown> | boolean): Promise<void>;
+  getKeys(base?: string, options?: Record<string, unknown>): Promise<string[]>;
+  getMeta(key: string, options?: Record<string, unknown> | boolean): Record<string, unknown> | Promise<Record<string, unknown>>;
+  setMeta(key: string, value: Record<string, unknown>, options?: Record<string, unknown>): Promise<void>;
+  removeMeta(key: string, options?: Record<string, unknown>): Promise<void>;
+  clear(base?: string, options?: Record<string, unknown>): Promise<void>;
+}
+
 /** `ctx.host.kv`: an unstorage `Storage` plus the facade. */
-export type HostKv = Storage & KvFacade;
+export type HostKv = KvStorage & KvFacade;
+
+/** An unstorage driver (`unstorage/drivers/*`), described by the members every driver has. */
+export interface KvDriver {
+  name?: string;
+  hasItem(key: string, options: Record<string, unknown>): unknown;
+  getItem(key: string, options?: Record<string, unknown>): unknown;
+  getKeys(base: string, options: Record<string, unknown>): unknown;
+}
 
 /** Agent config `kv`: any unstorage driver replaces the host's storage. */
 export interface KvConfig {
-  driver?: Driver;
+  driver?: KvDriver;
 }
 
 /**
@@ -51,7 +76,9 @@ export interface KvConfig {
  */
 export function createHostKv(options: { storage: StorageDriver; config?: KvConfig; now?: () => number }): HostKv {
   const now = options.now ?? Date.now;
-  const storage = createStorage({ driver: options.config?.driver ?? storagePortDriver({ storage: options.storage }) });
+  // SAFETY: `KvDriver` describes unstorage's `Driver` by its required members (see KvStorage).
+  const driver = (options.config?.driver as Driver | undefined) ?? storagePortDriver({ storage: options.storage });
+  const storage: Storage = createStorage({ driver });
   const expired = async (key: string): Promise<boolean> => {
     const meta = await storage.getMeta(key);
     if (typeof meta.expiresAt !== "number" || meta.expiresAt > now()) return false;
