@@ -1,5 +1,5 @@
 /**
- * A folder of several agents where one is broken (issue 18): the broken one is reported and left
+ * A folder of several agents where one is broken: the broken one is reported and left
  * out, the healthy ones serve; `--strict` refuses the start instead.
  */
 import { mkdtempSync, rmSync } from "node:fs";

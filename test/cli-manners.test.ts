@@ -1,5 +1,5 @@
 /**
- * CLI manners (issue 18): piping into a reader that stops early exits quietly, `--json` means
+ * CLI manners: piping into a reader that stops early exits quietly, `--json` means
  * JSON errors on every command, NO_COLOR stops the spinner too, `init --help` lists every
  * template, and a bare `agent-serve` prints help and exits non-zero.
  */

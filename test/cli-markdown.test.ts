@@ -1,5 +1,5 @@
 /**
- * Replies rendered as Markdown on a terminal (issue 18): streamed deltas are shown block by
+ * Replies rendered as Markdown on a terminal: streamed deltas are shown block by
  * block once complete, styled with escapes; pipes keep the reply exactly as written.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * `dev` reloads the project when its files change (issue 18): a changed tool, instructions or
+ * `dev` reloads the project when its files change: a changed tool, instructions or
  * agent config serve at once; sessions carry on (a follow-up after the reload continues the same
  * conversation, a stream resumes where it was); a broken file keeps the last good version serving
  * with the diagnostic printed, and fixing it reloads again.

@@ -1,5 +1,5 @@
 /**
- * The one frontmatter parser (issue 18), on `yaml`: skills and markdown schedules read real YAML
+ * The one frontmatter parser, on `yaml`: skills and markdown schedules read real YAML
  * (quoted, folded and block values, comments), and a broken block is a clear problem.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The host's log (issue 18): request lines, turns with duration and tokens, tool calls, and
+ * The host's log: request lines, turns with duration and tokens, tool calls, and
  * timed firings reach both the sink (the terminal) and `GET /v1/logs` (the playground's Logs
  * tab), at the level the host is given, without internal tags; the CLI prints them as text or
  * JSON lines.

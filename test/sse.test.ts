@@ -1,5 +1,5 @@
 /**
- * The event stream as Server-Sent Events (issue 18), read by a real EventSource client (the
+ * The event stream as Server-Sent Events, read by a real EventSource client (the
  * `eventsource` package) over a loopback server: `id:` is the event index, a reconnect resumes
  * after `Last-Event-ID`, and a finished task answers the reconnect with 204 so the client stops.
  */

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/chat` in the AI SDK's UI message stream protocol (issue 18), driven by the AI SDK's
+ * `POST /v1/chat` in the AI SDK's UI message stream protocol, driven by the AI SDK's
  * own `DefaultChatTransport` and assembled with its `readUIMessageStream`, as `useChat` does in a
  * browser: text, tool calls with their outputs, one session per chat id and caller.
  */

@@ -1,5 +1,6 @@
 /**
- * The event types a hook may subscribe to (SPEC "Events"), for checking hook definitions.
+ * The event types a hook may subscribe to (docs/guide/http-api.md "Events"), for checking hook
+ * definitions.
  * @module
  */
 import type { EventType } from "../sessions/events.ts";

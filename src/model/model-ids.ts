@@ -16,7 +16,7 @@ const BARE_IDS: ReadonlyArray<[RegExp, AiSdkProvider]> = [
   [/^grok-/i, "xai"],
 ];
 
-/** Suffix-style ids that encode effort or speed (SPEC "Agent configuration"): use params instead. */
+/** Suffix-style ids that encode effort or speed (docs/guide/agent-projects.md "Agent configuration"): use params instead. */
 const SUFFIX_STYLE = /[-:](minimal|low|medium|high|xhigh|fast)$/i;
 
 /** Where a model id leads: a provider and the provider's own id. */

@@ -1,5 +1,6 @@
 /**
- * The `needsApproval` gate of a server tool (SPEC "Approval"), for the paths that decide on it.
+ * The `needsApproval` gate of a server tool (docs/design/tools.md "Approvals"), for the paths that
+ * decide on it.
  * @module
  */
 import { HTTPError } from "../errors.ts";
