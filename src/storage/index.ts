@@ -12,3 +12,7 @@
 export type { StorageDriver } from "./types.ts";
 export { assertKey, assertPrefix, LogConflictError } from "./types.ts";
 export { createMemoryStorage } from "./memory.ts";
+export type { CommitBatch, FollowListener, LogAppend, RecordWrite, StorageCapabilities } from "./types.ts";
+export { RecordConflictError } from "./types.ts";
+export { StorageUnavailableError } from "./errors.ts";
+export { updateRecord } from "./update.ts";
