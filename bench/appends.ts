@@ -10,7 +10,7 @@
 import { appendFile, mkdir, open, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 
 const TOTAL = Number(process.env.BENCH_APPENDS ?? 5_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -37,7 +37,7 @@ type Mode = "appendFile" | "floor" | "always" | "never";
  */
 async function runCase(mode: Mode, writers: number, perWriter: number, shared: boolean, dir: string): Promise<number> {
   await mkdir(dir, { recursive: true });
-  const driver = mode === "always" || mode === "never" ? createFsStorage({ root: dir, fsync: mode }) : undefined;
+  const driver = mode === "always" || mode === "never" ? createSqliteStorage({ path: join(dir, "state.db") }) : undefined;
   const handles = new Map<string, FileHandle>();
   if (mode === "floor") {
     for (let writer = 0; writer < (shared ? 1 : writers); writer++) {

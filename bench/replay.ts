@@ -14,7 +14,7 @@ import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { serveNode } from "../adapters/node.ts";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/index.ts";
 import type { SessionRecord } from "../src/sessions/session-store.ts";
 import {
@@ -56,7 +56,7 @@ try {
         headers: { "content-type": "application/x-ndjson" },
       }),
   );
-  const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage: createFsStorage({ root: dir.path }) }] });
+  const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage: createSqliteStorage({ path: join(dir.path, "state.db") }) }] });
   await host.ready();
   const server = await serveNode(host, { port: 0, hostname: "127.0.0.1", silent: true });
   const urls = { "bare srvx (file stream)": `${bare.url}/`, "host /events": `${server.url}/bench/v1/session/${sessionId}/events` };
@@ -116,7 +116,7 @@ function check(subject: string, download: Download, bytes: number): Download {
 
 /** Writes the record and `total` event lines through the driver; resolves with the log's bytes. */
 async function buildSession(root: string): Promise<number> {
-  const storage = createFsStorage({ root, fsync: "always" });
+  const storage = createSqliteStorage({ path: join(root, "state.db") });
   const start = Date.parse("2026-01-01T09:00:00.000Z");
   const lines = realisticEvents(sessionId, total, start);
   let bytes = 0;

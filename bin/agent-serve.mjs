@@ -16,6 +16,13 @@ if ((major < 22 || (major === 22 && minor < 13)) && existsSync(bundled)) {
     process.exitCode = code ?? 128 + (constants.signals[signal] ?? 1);
   });
 } else {
+  // The built-in SQLite store is stable for our use; Node still labels `node:sqlite` experimental.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (warning, ...rest) => {
+    const text = typeof warning === "string" ? warning : warning?.message;
+    if (typeof text === "string" && text.startsWith("SQLite is an experimental feature")) return;
+    return emitWarning.call(process, warning, ...rest);
+  };
   const { main } = await import("../cli/main.ts");
   const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
   process.exitCode = await main({ argv: process.argv.slice(2), ...io });

@@ -66,7 +66,7 @@ export async function main(options: MainOptions): Promise<number> {
       const url = rawOption(argv, "url");
       if (flags.url !== undefined && url === undefined) throw new UsageError("--url needs a value");
       if (url !== undefined) {
-        for (const name of ["mode", "state-root", "api-key"]) {
+        for (const name of ["mode", "state-root", "storage", "api-key"]) {
           if (rawOption(argv, name) !== undefined) throw new UsageError(`--${name} applies to a local server only, not with --url`);
         }
         if (flags.dev === true) throw new UsageError("--dev applies to a local server only, not with --url");

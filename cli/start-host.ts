@@ -1,10 +1,9 @@
 /**
  * Shared start-up of `serve`, `dev` and `run`: discover and load the projects, refuse on error
- * diagnostics, give each mount its fs storage, resolve model credentials and create the host.
+ * diagnostics, give each mount its store (sqlite by default), resolve model credentials and create the host.
  * @module
  */
 import { join, resolve } from "node:path";
-import { createFsStorage } from "../drivers/fs/index.ts";
 import { resolveCredentials } from "../loader/credentials.ts";
 import type { CredentialProvider } from "../loader/credentials.ts";
 import { discoverProjects } from "../loader/discover.ts";
@@ -14,6 +13,7 @@ import { createHost } from "../src/host.ts";
 import type { Diagnostic } from "../src/project/types.ts";
 import type { AgentHost, AgentMount, HostLogger } from "../src/types.ts";
 import type { CliIo } from "./io.ts";
+import { openStorage, parseStorageUrl } from "./storage-url.ts";
 
 export interface StartHostOptions {
   /** Served directory, relative to `io.cwd`. @default "." */
@@ -25,6 +25,8 @@ export interface StartHostOptions {
   apiKey?: string;
   /** @default `<project>/.agent-serve` (single) or `<project>/.agent-serve/<slug>` (multi) */
   stateRoot?: string;
+  /** `sqlite:<path>`, `memory:` or `redis://…`; else `AGENT_SERVE_STORAGE`, else `<state root>/state.db`. */
+  storage?: string;
   bearerToken?: string;
   allowAnonymous?: boolean;
   /**
@@ -59,6 +61,8 @@ export interface StartedHost {
  */
 export async function startHost(options: StartHostOptions, io: CliIo): Promise<StartedHost | undefined> {
   const mode = options.mode ?? "multi";
+  // A bad storage URL is a usage error before anything is loaded.
+  const storage = parseStorageUrl(options.storage ?? (io.env.AGENT_SERVE_STORAGE || undefined));
   // Rendered alongside project discovery; the host needs the pages only once it is created.
   const docs = options.docs === true ? import("../loader/docs-site.ts").then((m) => m.renderDocsSite()) : undefined;
   // A broken install without the page's files still serves every agent, with a warning.
@@ -90,7 +94,12 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
   }
   const agents: AgentMount[] = discovery.projects.map(({ slug, dir, project }) => {
     const root = stateRootFor({ mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd: io.cwd });
-    return { slug, project, storage: createFsStorage({ root }), runtime: createLocalRuntime({ stateRoot: root }) };
+    return {
+      slug,
+      project,
+      storage: openStorage(storage, { stateRoot: root, mode, slug, cwd: io.cwd }),
+      runtime: createLocalRuntime({ stateRoot: root }),
+    };
   });
   const credentials = resolveCredentials({
     apiKey: options.apiKey,

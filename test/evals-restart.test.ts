@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { defineEval, defineEvalConfig } from "../src/evals/index.ts";
 import type { EvalConfig, EvalDefinition, EvalRunSnapshot } from "../src/evals/index.ts";
 import { createHost } from "../src/host.ts";
@@ -67,12 +67,12 @@ const underWay = (host: AgentHost, runId: string): Promise<string> =>
 describe("persistence", () => {
   it("a finished run survives a restart on the same storage root", async () => {
     const root = join(scratch, "finished");
-    const first = open(createFsStorage({ root }));
+    const first = open(createSqliteStorage({ path: join(root, "state.db") }));
     const run = await settled(first, (await start(first, { tags: ["quick"] })).runId);
     expect(run).toMatchObject({ status: "completed", passed: 1 });
     await first.close();
 
-    const second = open(createFsStorage({ root }));
+    const second = open(createSqliteStorage({ path: join(root, "state.db") }));
     expect(await read(second, run.runId)).toEqual(run);
     const list = (await (await second.request("/v1/dev/evals/runs")).json()) as { runs: EvalRunSnapshot[]; activeRunId?: string };
     expect(list).toEqual({ runs: [run] });

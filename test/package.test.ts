@@ -15,8 +15,16 @@ const expected: Record<string, string[]> = {
   "./skills": ["defineSkill"],
   "./connections": ["defineConnection"],
   "./channels": ["allowAll", "bearerAuth", "localDev", "localDevStrict", "loopbackOnly"],
-  "./storage": ["LogConflictError", "assertKey", "assertPrefix", "createMemoryStorage"],
-  "./storage/fs": ["createFsStorage"],
+  "./storage": [
+    "LogConflictError",
+    "RecordConflictError",
+    "StorageUnavailableError",
+    "assertKey",
+    "assertPrefix",
+    "createMemoryStorage",
+    "updateRecord",
+  ],
+  "./storage/sqlite": ["createSqliteStorage", "openNodeSqlite"],
   "./node": ["createHost", "readPlaygroundSite", "serveNode"],
 };
 

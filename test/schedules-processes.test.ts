@@ -1,5 +1,5 @@
 /**
- * Exactly once per slot across processes (issue 5): two real host processes on one fs state
+ * Exactly once per slot across processes (issue 5): two real host processes on one sqlite state
  * root tick the same simulated hour in lockstep; the storage lease decides which fires each slot.
  */
 import { spawn } from "node:child_process";
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, expect, test } from "vitest";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import type { SessionRecord } from "../src/sessions/session-store.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-schedules-"));
@@ -17,13 +17,13 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const repo = (path: string): string => pathToFileURL(fileURLToPath(new URL(`../${path}`, import.meta.url))).href;
 
 /**
- * One host process: every-minute schedule on the fs root `argv[2]`, clock injected. At wall time
+ * One host process: every-minute schedule on the sqlite store in `argv[2]`, clock injected. At wall time
  * `start + i * step` it sets its clock to 1 s past simulated minute i and ticks, so both
  * processes decide about the same slot at the same moment. Prints the slots it fired.
  */
 const CHILD = `
 import { createHost } from ${JSON.stringify(repo("src/host.ts"))};
-import { createFsStorage } from ${JSON.stringify(repo("drivers/fs/index.ts"))};
+import { createSqliteStorage } from ${JSON.stringify(repo("drivers/sqlite/index.ts"))};
 const [root, startText, stepText, t0Text] = process.argv.slice(2);
 const start = Number(startText), step = Number(stepText), t0 = Number(t0Text);
 let now = t0;
@@ -32,7 +32,7 @@ const project = {
   name: "hello", agent: {}, instructions: "test", diagnostics: [],
   schedules: { every: { cron: "* * * * *", markdown: "/reply tick" } },
 };
-const host = createHost({ agents: [{ slug: "hello", project, storage: createFsStorage({ root, fsync: "never" }) }], dev: true, logger: quiet, drainTimeoutMs: 30000, now: () => now });
+const host = createHost({ agents: [{ slug: "hello", project, storage: createSqliteStorage({ path: root + "/state.db" }) }], dev: true, logger: quiet, drainTimeoutMs: 30000, now: () => now });
 await host.ready();
 const fired = [];
 for (let minute = 1; minute <= 60; minute++) {
@@ -65,7 +65,7 @@ function runChild(script: string, args: string[]): Promise<string[]> {
   });
 }
 
-test("two host processes on one fs state root fire each slot of a simulated hour exactly once", async () => {
+test("two host processes on one sqlite state root fire each slot of a simulated hour exactly once", async () => {
   const script = join(scratch, "child.ts");
   writeFileSync(script, CHILD);
   const root = join(scratch, "state");
@@ -82,7 +82,7 @@ test("two host processes on one fs state root fire each slot of a simulated hour
   // both win some); what matters is the union above having no duplicate and no gap.
   expect(a.length + b.length).toBe(60);
 
-  const storage = createFsStorage({ root });
+  const storage = createSqliteStorage({ path: join(root, "state.db") });
   try {
     const keys = (await storage.list("sessions/")).filter((key) => key.endsWith("/record"));
     const records = await Promise.all(keys.map(async (key) => JSON.parse((await storage.get(key))!) as SessionRecord));

@@ -21,6 +21,7 @@ import { storageError } from "./errors.ts";
 import { applyGroup, SCHEMA, Statements, type WriteOp } from "./schema.ts";
 
 export type { OpenSqlite, SqliteDatabase, SqliteStatement } from "./database.ts";
+export { openNodeSqlite } from "./database.ts";
 
 export interface SqliteStorageOptions {
   /** The database file; its directory is created when missing. `:memory:` keeps nothing. */

@@ -1,9 +1,9 @@
-/** The host over the fs driver: data lives on disk, survives restarts, and can be removed by hand. */
+/** The host over the sqlite driver: data lives on disk, survives restarts, and a session can be removed. */
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/host.ts";
 import type { AgentHost } from "../src/types.ts";
 import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
@@ -12,7 +12,7 @@ const base = "/hello";
 let root: string;
 
 const open = (): AgentHost =>
-  createHost({ agents: [{ slug: "hello", project: project(), storage: createFsStorage({ root }) }], logger: quietLogger, drainTimeoutMs: 50 });
+  createHost({ agents: [{ slug: "hello", project: project(), storage: createSqliteStorage({ path: join(root, "state.db") }) }], logger: quietLogger, drainTimeoutMs: 50 });
 const asTarget = (host: AgentHost): HostUnderTest => ({ kind: "in-process", host, fetch: (path, init) => host.request(path, init) });
 
 async function chat(host: AgentHost, message: string): Promise<{ sessionId: string; continuationToken: string }> {
@@ -26,13 +26,13 @@ async function chat(host: AgentHost, message: string): Promise<{ sessionId: stri
 }
 
 beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "agent-serve-fs-host-"));
+  root = await mkdtemp(join(tmpdir(), "agent-serve-sqlite-host-"));
 });
 afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe("host on the fs driver", () => {
+describe("host on the sqlite driver", () => {
   it("keeps sessions, streams and tokens across a clean restart", async () => {
     const first = open();
     const session = await chat(first, "remember me");
