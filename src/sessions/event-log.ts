@@ -1,18 +1,28 @@
 /**
  * Per-agent event logs over the storage port: index assignment, group commit and live fan-out.
  *
- * Guarantee (DESIGN.md §6): an event is durably appended before any follower sees it, and indexes
- * are contiguous from 0. Appends for one session are queued and flushed by one writer, so events
- * that pile up while a write is in flight go to storage as one batch.
+ * Guarantee (docs/design/storage.md): an event is durably appended before any follower sees it,
+ * and indexes are contiguous from 0. Appends for one session are queued and flushed by one writer,
+ * so events that pile up while a write is in flight go to storage as one batch. An append may carry
+ * other writes (the session record, a token binding, the conversation) that must land in the same
+ * commit: all of them or none survive a crash.
  * @module
  */
-import type { StorageDriver } from "../storage/types.ts";
+import type { LogAppend, RecordWrite, StorageDriver } from "../storage/types.ts";
 import { type EventDraft, type SessionEvent, serializeEvent } from "./events.ts";
 
 export type LogListener = (firstIndex: number, lines: readonly string[]) => void;
 
+/** Writes that commit together with the events of one `append`. */
+export interface CommitWith {
+  records?: RecordWrite[];
+  appends?: LogAppend[];
+}
+
 interface Pending {
   drafts: Array<{ draft: EventDraft; at: string }>;
+  records: RecordWrite[];
+  appends: LogAppend[];
   resolvers: Array<{ resolve: (events: SessionEvent[]) => void; reject: (error: unknown) => void; count: number }>;
 }
 
@@ -31,7 +41,6 @@ export class EventLog {
   readonly #storage: StorageDriver;
   readonly #now: () => number;
   readonly #writers = new Map<string, Writer>();
-  readonly #listeners = new Map<string, Set<LogListener>>();
   readonly #global = new Set<(event: SessionEvent) => void>();
 
   constructor(storage: StorageDriver, now: () => number) {
@@ -39,12 +48,17 @@ export class EventLog {
     this.#now = now;
   }
 
-  /** Appends events in order; resolves with them (indexed) once durable and published. */
-  append(sessionId: string, drafts: EventDraft[]): Promise<SessionEvent[]> {
+  /**
+   * Appends events in order; resolves with them (indexed) once durable and published. `also`
+   * commits with them, in the same transaction.
+   */
+  append(sessionId: string, drafts: EventDraft[], also?: CommitWith): Promise<SessionEvent[]> {
     const writer = this.#writer(sessionId);
     const at = new Date(this.#now()).toISOString();
-    const pending = (writer.pending ??= { drafts: [], resolvers: [] });
+    const pending = (writer.pending ??= { drafts: [], records: [], appends: [], resolvers: [] });
     for (const draft of drafts) pending.drafts.push({ draft, at });
+    if (also?.records) pending.records.push(...also.records);
+    if (also?.appends) pending.appends.push(...also.appends);
     const done = new Promise<SessionEvent[]>((resolve, reject) => {
       pending.resolvers.push({ resolve, reject, count: drafts.length });
     });
@@ -69,15 +83,9 @@ export class EventLog {
     return events;
   }
 
-  /** Live lines of one session, delivered after they are durable. */
+  /** Live lines of one session, delivered after they are durable (the driver's `follow`). */
   subscribe(sessionId: string, listener: LogListener): () => void {
-    let set = this.#listeners.get(sessionId);
-    if (!set) this.#listeners.set(sessionId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.#listeners.get(sessionId) === set) this.#listeners.delete(sessionId);
-    };
+    return this.#storage.follow(eventLogName(sessionId), listener);
   }
 
   /** Every event of every session of this agent (hooks, evals, tests). */
@@ -132,9 +140,12 @@ export class EventLog {
         data: draft.data,
       }));
       const lines = events.map(serializeEvent);
-      await this.#storage.append(log, lines, first);
+      await this.#storage.commit({
+        records: batch.records,
+        appends: [{ log, lines, expectedIndex: first }, ...batch.appends],
+      });
       writer.nextIndex = first + lines.length;
-      this.#publish(sessionId, first, lines, events);
+      this.#publish(events);
       let offset = 0;
       for (const { resolve, count } of batch.resolvers) {
         resolve(events.slice(offset, offset + count));
@@ -147,9 +158,7 @@ export class EventLog {
     }
   }
 
-  #publish(sessionId: string, first: number, lines: string[], events: SessionEvent[]): void {
-    const listeners = this.#listeners.get(sessionId);
-    if (listeners) for (const listener of listeners) listener(first, lines);
+  #publish(events: SessionEvent[]): void {
     if (this.#global.size > 0) {
       for (const event of events) for (const listener of this.#global) listener(event);
     }

@@ -8,6 +8,7 @@ import type { AbAssignment } from "../experiments/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import { newHttpToken, newSessionId } from "../ids.ts";
 import type { EventLog } from "./event-log.ts";
+import type { EventDraft } from "./events.ts";
 import type { SessionRecord, SessionStore } from "./session-store.ts";
 import type { AdmissionPolicy, TurnController } from "./turn-controller.ts";
 
@@ -146,14 +147,20 @@ export class SessionService {
       ...(ab.length === 0 ? {} : { ab }),
       ...(input.workspaceDir === undefined ? {} : { workspaceDir: input.workspaceDir }),
     };
-    await this.#store.put(record);
-    await this.#store.bindToken(channel, record.continuationToken, sessionId);
-    await this.#log.append(sessionId, [
-      { type: "session.started", data: { mode: record.mode, channel, ...(record.title ? { title: record.title } : {}) } },
-      ...ab.map((assignment) => ({ type: "ab.assigned" as const, data: { experimentId: assignment.experimentId, armId: assignment.armId } })),
-    ]);
     if (input.workspaceFiles) await this.#workspaceFiles?.stage(sessionId, input.workspaceFiles);
-    await this.#controller.admit(record, input.message, "preempt", (turnId) => this.#received(sessionId, turnId, input.message));
+    // One commit: the record, its token, its active marker, `session.started` and the message.
+    // A crash leaves the whole session or nothing of it (docs/design/storage.md).
+    await this.#controller.admit(record, input.message, "preempt", (turnId, writes) =>
+      this.#log.append(
+        sessionId,
+        [
+          { type: "session.started", data: { mode: record.mode, channel, ...(record.title ? { title: record.title } : {}) } },
+          ...ab.map((assignment) => ({ type: "ab.assigned" as const, data: { experimentId: assignment.experimentId, armId: assignment.armId } })),
+          received(turnId, input.message),
+        ],
+        { records: [this.#store.recordWrite(record), this.#store.tokenWrite(channel, record.continuationToken, sessionId), ...writes] },
+      ),
+    );
     return record;
   }
 
@@ -205,21 +212,25 @@ export class SessionService {
     // Checked before admission too, so a stale token never interrupts the running turn.
     if (record.continuationToken !== input.continuationToken) throw stale();
     let token = input.continuationToken;
-    await this.#controller.admit(record, input.message, input.admission ?? "preempt", async (turnId) => {
+    await this.#controller.admit(record, input.message, input.admission ?? "preempt", async (turnId, writes) => {
       const rotated = input.rotate === false ? token : newHttpToken();
-      const updated = await this.#store.update(sessionId, (current) => {
-        if (current.continuationToken !== input.continuationToken) throw stale();
-        current.continuationToken = rotated;
-        if (input.workspaceDir !== undefined) current.workspaceDir = input.workspaceDir;
-      });
-      if (!updated) throw sessionNotFound();
-      if (rotated !== token) {
-        await this.#store.bindToken(record.channel, rotated, sessionId);
-        await this.#store.unbindToken(record.channel, token);
-        token = rotated;
-      }
       if (input.workspaceFiles) await this.#workspaceFiles?.stage(sessionId, input.workspaceFiles);
-      await this.#received(sessionId, turnId, input.message);
+      // The rotated token, its binding, the old binding's removal and the message commit together:
+      // a token a client was given always has its message (docs/design/storage.md).
+      const updated = await this.#store.updateWith(
+        sessionId,
+        (current) => {
+          if (current.continuationToken !== input.continuationToken) throw stale();
+          current.continuationToken = rotated;
+          if (input.workspaceDir !== undefined) current.workspaceDir = input.workspaceDir;
+        },
+        (records) => {
+          const tokens = rotated === token ? [] : [this.#store.tokenWrite(record.channel, rotated, sessionId), this.#store.tokenWrite(record.channel, token, null)];
+          return this.#log.append(sessionId, [received(turnId, input.message)], { records: [...records, ...tokens, ...writes] });
+        },
+      );
+      if (!updated) throw sessionNotFound();
+      token = rotated;
     });
     return token;
   }
@@ -265,10 +276,6 @@ export class SessionService {
     return record;
   }
 
-  async #received(sessionId: string, turnId: string, text: string): Promise<void> {
-    await this.#log.append(sessionId, [{ type: "message.received", turnId, data: { text } }]);
-  }
-
   #summary(record: SessionRecord): SessionSummary {
     const queued = this.#controller.isQueued(record.sessionId);
     const live = this.#controller.isBusy(record.sessionId);
@@ -289,6 +296,8 @@ export class SessionService {
     };
   }
 }
+
+const received = (turnId: string, text: string): EventDraft => ({ type: "message.received", turnId, data: { text } });
 
 const channelPrincipal = (channel: string): AuthContext => ({
   authenticator: "channel",

@@ -8,9 +8,10 @@
  */
 import { HTTPError, conflict } from "../errors.ts";
 import { newTurnId } from "../ids.ts";
+import type { RecordWrite } from "../storage/types.ts";
 import type { HostLogger } from "../types.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
-import { type TurnOutcome, runTurn } from "../turns/run-turn.ts";
+import { type TurnEmit, type TurnOutcome, runTurn } from "../turns/run-turn.ts";
 import type { TurnRunner } from "../turns/turn-runner.ts";
 import type { EventDraft } from "./events.ts";
 import type { EventLog } from "./event-log.ts";
@@ -51,8 +52,12 @@ export interface ControllerDeps {
   logger: HostLogger;
 }
 
-/** Called once the message is accepted: rotate tokens, record `message.received`, and so on. */
-export type AcceptStep = (turnId: string) => Promise<void>;
+/**
+ * Called once the message is accepted: rotate tokens, record `message.received`, and so on.
+ * `writes` (the session's active marker for a new turn) must commit together with
+ * `message.received`, so a crash never leaves an accepted message without its marker.
+ */
+export type AcceptStep = (turnId: string, writes: RecordWrite[]) => Promise<unknown>;
 
 export class TurnController {
   readonly #deps: ControllerDeps;
@@ -92,7 +97,7 @@ export class TurnController {
     try {
       if (live.turn && policy === "coalesce") {
         const pending = (live.coalesced ??= { turnId: newTurnId(), texts: [] });
-        await accept(pending.turnId);
+        await accept(pending.turnId, []);
         pending.texts.push(text);
         return;
       }
@@ -105,8 +110,7 @@ export class TurnController {
         if (this.#closing) throw shuttingDown();
       }
       const turnId = newTurnId();
-      await this.#deps.store.markActive(sessionId, turnId);
-      await accept(turnId);
+      await accept(turnId, [this.#deps.store.activeWrite(sessionId, turnId)]);
       this.#start(record, live, turnId, text);
     } finally {
       live.admitting = false;
@@ -146,8 +150,7 @@ export class TurnController {
     }
     if (pending) {
       await this.#closeCoalesced(sessionId, pending);
-      await this.#emit(sessionId, { type: "session.waiting", data: {} });
-      await this.#settle(sessionId, "idle", false);
+      await this.#settle(sessionId, { type: "session.waiting", data: {} }, "idle", false);
       this.#forgetIfIdle(sessionId, live);
     }
     return true;
@@ -206,6 +209,27 @@ export class TurnController {
     return this.#deps.log.append(sessionId, [draft]);
   }
 
+  /** An event and the session's new status, in one commit: listings never lag the stream. */
+  #emitWithStatus(sessionId: string, draft: EventDraft, status: SessionRecord["status"]): Promise<unknown> {
+    return this.#deps.store.updateWith(
+      sessionId,
+      (r) => {
+        r.status = status;
+      },
+      (records) => this.#deps.log.append(sessionId, [draft], { records }),
+    );
+  }
+
+  /** A turn's event carrying the conversation messages that commit with it. */
+  #turnEmit(sessionId: string): TurnEmit {
+    return (draft, also) =>
+      this.#deps.log.append(
+        sessionId,
+        [draft],
+        also?.conversation ? { appends: [this.#deps.conversation.appendWrite(sessionId, also.conversation)] } : undefined,
+      );
+  }
+
   #start(record: SessionRecord, live: LiveSession, turnId: string, text: string): void {
     const turn: LiveTurn = {
       turnId,
@@ -230,11 +254,8 @@ export class TurnController {
     try {
       release = await this.#takeSlot(sessionId, turn);
       turn.state = "running";
-      await this.#deps.store.update(sessionId, (r) => {
-        r.status = "running";
-      });
-      await this.#emit(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} });
-      const emit = (draft: EventDraft): Promise<unknown> => this.#emit(sessionId, draft);
+      await this.#emitWithStatus(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} }, "running");
+      const emit = this.#turnEmit(sessionId);
       outcome = await runTurn({
         ...(await this.#deps.runner.prepare(record, { turnId: turn.turnId, emit, signal })),
         sessionId,
@@ -256,10 +277,7 @@ export class TurnController {
     const now = this.#deps.slots.tryAcquire();
     if (now) return now;
     const { position, slot } = this.#deps.slots.enqueue(turn.abort.signal);
-    await this.#deps.store.update(sessionId, (r) => {
-      r.status = "queued";
-    });
-    await this.#emit(sessionId, { type: "turn.queued", turnId: turn.turnId, data: { position } });
+    await this.#emitWithStatus(sessionId, { type: "turn.queued", turnId: turn.turnId, data: { position } }, "queued");
     return slot;
   }
 
@@ -289,25 +307,33 @@ export class TurnController {
     }
     if (record.mode === "task") {
       const failed = outcome.status !== "completed";
-      await this.#emit(sessionId, failed
+      const last: EventDraft = failed
         ? { type: "session.failed", data: { message: outcome.status === "failed" ? outcome.message : ABORT_MESSAGES.interrupt } }
-        : { type: "session.completed", data: {} });
-      await this.#settle(sessionId, failed ? "failed" : "completed", true);
+        : { type: "session.completed", data: {} };
+      await this.#settle(sessionId, last, failed ? "failed" : "completed", true);
     } else {
-      await this.#emit(sessionId, { type: "session.waiting", data: {} });
-      await this.#settle(sessionId, "idle", true);
+      await this.#settle(sessionId, { type: "session.waiting", data: {} }, "idle", true);
     }
     this.#forgetIfIdle(sessionId, live);
   }
 
-  /** Records the session's resting status (one record write) and drops its active marker. */
-  async #settle(sessionId: string, status: SessionRecord["status"], counted: boolean): Promise<void> {
-    await this.#deps.store.update(sessionId, (r) => {
-      if (counted) countTurn(r);
-      r.status = status;
-    });
-    // A follow-up admitted meanwhile has marked the session active again: its marker stays.
-    if (!this.isBusy(sessionId)) await this.#deps.store.clearActive(sessionId);
+  /**
+   * The session's resting event, its status and turn count, and the removal of its active marker,
+   * in one commit: `GET /v1/sessions` never lags the stream, and a crash cannot split them.
+   */
+  async #settle(sessionId: string, last: EventDraft, status: SessionRecord["status"], counted: boolean): Promise<void> {
+    const { store, log } = this.#deps;
+    const updated = await store.updateWith(
+      sessionId,
+      (r) => {
+        if (counted) countTurn(r);
+        r.status = status;
+      },
+      // Decided when the commit is queued: a follow-up admitted before has marked the session
+      // active again and its marker stays; one admitted after commits its marker after this.
+      (records) => log.append(sessionId, [last], { records: this.isBusy(sessionId) ? records : [...records, store.activeWrite(sessionId, null)] }),
+    );
+    if (!updated) this.#deps.logger.warn(`session ${sessionId} was removed before its turn settled`);
   }
 
   async #closeCoalesced(sessionId: string, pending: { turnId: string; texts: string[] }, kind: AbortKind = "interrupt"): Promise<void> {

@@ -1,9 +1,9 @@
 import type { ConversationMessage } from "../model/types.ts";
-import type { StorageDriver } from "../storage/types.ts";
+import type { LogAppend, StorageDriver } from "../storage/types.ts";
 
 /**
  * The model-facing conversation of a session, kept as its own append-only log of AI SDK-shaped
- * messages: one line per message, appended after every step and tool result.
+ * messages: one line per message, committed with the event that ends each step and tool round.
  */
 export class ConversationLog {
   readonly #storage: StorageDriver;
@@ -22,7 +22,17 @@ export class ConversationLog {
 
   async append(sessionId: string, messages: ConversationMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.#storage.append(logName(sessionId), messages.map((message) => JSON.stringify(message)));
+    await this.#storage.commit({ appends: [this.appendWrite(sessionId, messages)] });
+  }
+
+  /** The append of `messages`, for a commit that carries other writes too (a step's events). */
+  appendWrite(sessionId: string, messages: ConversationMessage[]): LogAppend {
+    return { log: logName(sessionId), lines: messages.map((message) => JSON.stringify(message)) };
+  }
+
+  /** Removes the conversation (the session is being deleted). */
+  async remove(sessionId: string): Promise<void> {
+    await this.#storage.deleteLog(logName(sessionId));
   }
 }
 

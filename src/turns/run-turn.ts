@@ -1,6 +1,7 @@
 /**
  * The agent loop of one turn: one model step at a time, tools between steps, every step and
- * tool result recorded in the conversation log before the next step starts (DESIGN.md §3).
+ * tool result recorded in the conversation log before the next step starts, in the same commit as
+ * the step's last event (docs/design/storage.md).
  * @module
  */
 import { addUsage, emptyUsage } from "../model/types.ts";
@@ -22,9 +23,12 @@ export interface TurnInput {
   conversation: ConversationLog;
   signal: AbortSignal;
   /** Appends an event; the promise settles when it is durable. */
-  emit: (draft: EventDraft) => Promise<unknown>;
+  emit: TurnEmit;
   maxSteps: number;
 }
+
+/** Appends an event, with conversation messages that must commit together with it. */
+export type TurnEmit = (draft: EventDraft, also?: { conversation?: ConversationMessage[] }) => Promise<unknown>;
 
 export type TurnOutcome =
   | { status: "completed"; usage: Usage; text: string }
@@ -51,13 +55,12 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       const step = await runStep(model, input, messages, stepIndex, emit);
       usage = addUsage(usage, step.usage);
       lastText = step.text;
+      // runStep committed the assistant message with its `step.completed`, runTools the results with the last `action.result`.
       messages.push(step.assistant);
-      await input.conversation.append(sessionId, [step.assistant]);
       if (step.toolCalls.length === 0) break;
 
       const results = await runTools(input, step.toolCalls, emit);
       messages.push(results);
-      await input.conversation.append(sessionId, [results]);
     }
     await emit("turn.completed", { usage, model: model.id });
     return { status: "completed", usage, text: lastText };
@@ -137,8 +140,10 @@ async function runStep(
   parts.push(...toolCalls);
   if (toolCalls.length > 0) finishReason = "tool_call";
   await emit("message.completed", { text, finishReason });
-  await emit("step.completed", { stepIndex, durationMs: Date.now() - started, finishReason });
-  return { text, usage, toolCalls, assistant: { role: "assistant", content: parts } };
+  const assistant: ConversationMessage = { role: "assistant", content: parts };
+  const stepData = { stepIndex, durationMs: Date.now() - started, finishReason };
+  await input.emit({ type: "step.completed", turnId: input.turnId, data: stepData }, { conversation: [assistant] });
+  return { text, usage, toolCalls, assistant };
 }
 
 async function runTools(
@@ -151,20 +156,17 @@ async function runTools(
     actions: prepared.map(({ toolCallId, toolName, input: args }) => ({ toolCallId, toolName, input: args })),
   });
   const content = [];
-  for (const call of prepared) {
+  for (const [n, call] of prepared.entries()) {
     throwIfAborted(input.signal);
     const outcome = await input.tools.execute(call, input.signal).catch((error: unknown) => ({
       // An aborted call (stop, preempt, shutdown while parked) reads as the interruption it is.
       output: input.signal.aborted ? "turn interrupted" : errorMessage(error),
       isError: true,
     }));
-    await emit("action.result", {
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      output: outcome.output,
-      isError: outcome.isError,
-    });
     content.push({ type: "tool-result" as const, toolCallId: call.toolCallId, toolName: call.toolName, output: toModelOutput(outcome) });
+    const result = { toolCallId: call.toolCallId, toolName: call.toolName, output: outcome.output, isError: outcome.isError };
+    const last = n === prepared.length - 1;
+    await input.emit({ type: "action.result", turnId: input.turnId, data: result }, last ? { conversation: [{ role: "tool", content }] } : undefined);
   }
   return { role: "tool", content };
 }
