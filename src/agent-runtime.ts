@@ -150,6 +150,7 @@ export function createAgentRuntime(
     controller,
     now,
     enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose),
+    ...(runtime?.removeSessionWorkspace ? { removeWorkspace: (sessionId: string) => runtime.removeSessionWorkspace!(sessionId) } : {}),
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
   });
   const dispatch = createHookDispatcher({

@@ -6,13 +6,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/host.ts";
 import type { AgentHost } from "../src/types.ts";
+import { createLocalRuntime } from "../loader/runtime.ts";
 import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
 
 const base = "/hello";
 let root: string;
 
 const open = (): AgentHost =>
-  createHost({ agents: [{ slug: "hello", project: project(), storage: createSqliteStorage({ path: join(root, "state.db") }) }], logger: quietLogger, drainTimeoutMs: 50 });
+  createHost({ agents: [{ slug: "hello", project: project(), storage: createSqliteStorage({ path: join(root, "state.db") }), runtime: createLocalRuntime({ stateRoot: root }) }], logger: quietLogger, drainTimeoutMs: 50 });
 const asTarget = (host: AgentHost): HostUnderTest => ({ kind: "in-process", host, fetch: (path, init) => host.request(path, init) });
 
 async function chat(host: AgentHost, message: string): Promise<{ sessionId: string; continuationToken: string }> {
@@ -55,24 +56,44 @@ describe("host on the sqlite driver", () => {
     }
   });
 
-  it("stores one directory per session; removing it removes the session", async () => {
+  it("DELETE /v1/session/:id stops a running turn, then removes records, log and workspace: 404 everywhere", async () => {
     const host = open();
     try {
       const keep = await chat(host, "keep");
       const drop = await chat(host, "drop");
-      expect((await readdir(join(root, "sessions", drop.sessionId))).sort()).toEqual(["conversation.ndjson", "events.ndjson", "record.json"]);
-      await rm(join(root, "sessions", drop.sessionId), { recursive: true });
+      const workspace = join(root, "workspaces", drop.sessionId);
+      await eventually(async () => ((await readdir(workspace).catch(() => undefined)) ? true : undefined), 5_000, "the session workspace");
+      // A running turn is stopped before the session goes.
+      const followed = await host.request(`${base}/v1/session/${drop.sessionId}`, postJson({ continuationToken: drop.continuationToken, message: "/sleep 10000" }));
+      expect(followed.status).toBe(200);
+      const { continuationToken } = (await followed.json()) as { continuationToken: string };
+
+      const removed = await host.request(`${base}/v1/session/${drop.sessionId}`, { method: "DELETE" });
+      expect(removed.status).toBe(200);
+      expect(await removed.json()).toEqual({ ok: true });
 
       const list = (await (await host.request(`${base}/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string }> };
       expect(list.sessions.map((s) => s.sessionId)).toEqual([keep.sessionId]);
       for (const [path, init] of [
         [`/v1/session/${drop.sessionId}/events`, undefined],
         [`/v1/session/${drop.sessionId}/stream`, undefined],
-        [`/v1/session/${drop.sessionId}`, postJson({ continuationToken: drop.continuationToken, message: "x" })],
+        [`/v1/session/${drop.sessionId}`, postJson({ continuationToken, message: "x" })],
+        [`/v1/session/${drop.sessionId}`, { method: "DELETE" }],
       ] as const) {
         const response = await host.request(`${base}${path}`, init);
         expect(response.status, path).toBe(404);
+        expect(await response.json()).toMatchObject({ ok: false, error: "session_not_found" });
       }
+      expect(await readdir(workspace).catch((error: NodeJS.ErrnoException) => error.code)).toBe("ENOENT");
+      // Nothing of it is left in the store: no record, token, marker or log line.
+      await host.close();
+      const storage = createSqliteStorage({ path: join(root, "state.db") });
+      const keys = (await storage.list("")).filter((key) => key.includes(drop.sessionId));
+      expect(keys).toEqual([]);
+      expect(await storage.hasLog(`sessions/${drop.sessionId}/events`)).toBe(false);
+      expect(await storage.hasLog(`sessions/${drop.sessionId}/conversation`)).toBe(false);
+      expect(await storage.hasLog(`sessions/${keep.sessionId}/events`)).toBe(true);
+      await storage.close();
     } finally {
       await host.close();
     }

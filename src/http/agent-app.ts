@@ -15,7 +15,7 @@ export type AgentApp = (request: Request, ip: string | undefined) => Promise<Res
 export function createAgentApp(agent: AgentRuntime, routes: readonly RouteDefinition[], host: HostServices): AgentApp {
   const router = Router({ base: agent.basePath });
   for (const route of routes) {
-    const register = route.method === "GET" ? router.get : router.post;
+    const register = route.method === "GET" ? router.get : route.method === "DELETE" ? router.delete : router.post;
     register(route.path, (request: IRequest, ip: string | undefined) => dispatch(route, request, ip));
   }
   for (const [path, methods] of methodsByPath(routes)) {

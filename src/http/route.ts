@@ -36,7 +36,7 @@ export interface HostServices {
 
 /** A route declared as data, so docs and the playground can list endpoints from the same table. */
 export interface RouteDefinition {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   /** Path below the agent's base, e.g. `/v1/session/:sessionId`. */
   path: string;
   /** `agent` runs the agent's auth chain; `none` is public (health, meta). */

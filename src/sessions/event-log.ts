@@ -66,6 +66,12 @@ export class EventLog {
     return done;
   }
 
+  /** Drops what this process caches about a session's log (the session was removed). */
+  forget(sessionId: string): void {
+    const writer = this.#writers.get(sessionId);
+    if (writer && !writer.flushing && !writer.pending) this.#writers.delete(sessionId);
+  }
+
   /** Number of durable events (what a reader can see now). */
   length(sessionId: string): Promise<number> {
     return this.#storage.length(eventLogName(sessionId));

@@ -7,7 +7,9 @@ import { HTTPError, conflict, notFound } from "../errors.ts";
 import type { AbAssignment } from "../experiments/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import { newHttpToken, newSessionId } from "../ids.ts";
-import type { EventLog } from "./event-log.ts";
+import { pendingFilesKey } from "../harness/pending-files.ts";
+import { conversationLogName } from "../turns/conversation.ts";
+import { type EventLog, eventLogName } from "./event-log.ts";
 import type { EventDraft } from "./events.ts";
 import type { SessionRecord, SessionStore } from "./session-store.ts";
 import type { AdmissionPolicy, TurnController } from "./turn-controller.ts";
@@ -109,8 +111,11 @@ export class SessionService {
   readonly #now: () => number;
   readonly #enroll: Enroll | undefined;
   readonly #workspaceFiles: WorkspaceFileStaging | undefined;
+  readonly #removeWorkspace: ((sessionId: string) => Promise<void>) | undefined;
 
   constructor(deps: {
+    /** Deletes the session's own workspace directory, where the runtime has one. */
+    removeWorkspace?: (sessionId: string) => Promise<void>;
     store: SessionStore;
     log: EventLog;
     controller: TurnController;
@@ -124,6 +129,7 @@ export class SessionService {
     this.#now = deps.now;
     this.#enroll = deps.enroll;
     this.#workspaceFiles = deps.workspaceFiles;
+    this.#removeWorkspace = deps.removeWorkspace;
   }
 
   async create(input: CreateSessionInput): Promise<SessionRecord> {
@@ -233,6 +239,22 @@ export class SessionService {
       token = rotated;
     });
     return token;
+  }
+
+  /**
+   * Removes a session the principal owns: a running turn is stopped first, then its workspace,
+   * records (one commit: from then on it answers 404) and logs go (docs/guide/http-api.md).
+   */
+  async remove(sessionId: string, auth: AuthContext): Promise<void> {
+    await this.#owned(sessionId, auth);
+    await this.#controller.stop(sessionId);
+    await this.#controller.runExclusive(sessionId, async () => {
+      const record = await this.#store.get(sessionId);
+      if (!record) throw sessionNotFound();
+      await this.#removeWorkspace?.(sessionId);
+      await this.#store.remove(record, [pendingFilesKey(sessionId)], [eventLogName(sessionId), conversationLogName(sessionId)]);
+      this.#log.forget(sessionId);
+    });
   }
 
   async stop(sessionId: string, viewer: Viewer): Promise<boolean> {

@@ -127,6 +127,24 @@ export class SessionStore {
     return this.#storage.get(tokenKey(channel, token));
   }
 
+  /**
+   * Removes the session's records in one commit (record, token binding, active marker, and any
+   * `extra` keys of the session), then its logs. After the commit the session answers 404.
+   */
+  async remove(record: SessionRecord, extraKeys: string[], logs: string[]): Promise<void> {
+    await this.#lock.run(record.sessionId, async () => {
+      await this.#storage.commit({
+        records: [
+          { key: recordKey(record.sessionId), value: null },
+          this.tokenWrite(record.channel, record.continuationToken, null),
+          this.activeWrite(record.sessionId, null),
+          ...extraKeys.map((key) => ({ key, value: null })),
+        ],
+      });
+      for (const log of logs) await this.#storage.deleteLog(log);
+    });
+  }
+
   /** Drops the active marker (recovery, once the session's open turns are closed). */
   async clearActive(sessionId: string): Promise<void> {
     await this.#storage.delete(activeKey(sessionId));

@@ -30,10 +30,8 @@ export class ConversationLog {
     return { log: logName(sessionId), lines: messages.map((message) => JSON.stringify(message)) };
   }
 
-  /** Removes the conversation (the session is being deleted). */
-  async remove(sessionId: string): Promise<void> {
-    await this.#storage.deleteLog(logName(sessionId));
-  }
 }
 
 const logName = (sessionId: string): string => `sessions/${sessionId}/conversation`;
+/** The conversation log's storage name (removed with the session). */
+export const conversationLogName = logName;

@@ -1,4 +1,4 @@
-/** Session routes of SPEC "Session routes" (create, follow-up, stop, list). */
+/** Session routes (docs/guide/http-api.md): create, follow-up, stop, list, remove. */
 import { validate } from "../../_validate.ts";
 import { isSessionId } from "../../ids.ts";
 import { createSessionBody, followUpBody } from "../../schemas/session.ts";
@@ -47,6 +47,17 @@ export const followUp = defineRoute({
       ...(body.workspaceFiles === undefined ? {} : { workspaceFiles: body.workspaceFiles }),
     });
     return json({ ok: true, sessionId, continuationToken });
+  },
+});
+
+export const deleteSession = defineRoute({
+  method: "DELETE",
+  path: "/v1/session/:sessionId",
+  auth: "agent",
+  summary: "Remove a session: its records, event log, conversation and workspace (owner only)",
+  async handler(context) {
+    await context.agent.sessions.remove(sessionParam(context), context.auth);
+    return json({ ok: true });
   },
 });
 
