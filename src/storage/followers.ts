@@ -21,7 +21,7 @@ export class Followers {
   publish(log: string, firstIndex: number, lines: readonly string[]): void {
     const set = this.#byLog.get(log);
     if (!set || lines.length === 0) return;
-    for (const listener of [...set]) {
+    for (const listener of set) {
       try {
         listener(firstIndex, lines);
       } catch {
