@@ -14,6 +14,7 @@
  */
 import { serveNode } from "../adapters/node.ts";
 import { open } from "node:fs/promises";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/index.ts";
@@ -29,6 +30,11 @@ interface TurnsResult {
   p50: number;
   p95: number;
   clientCpu: number;
+  /** Server (host process) CPU milliseconds per measured turn. */
+  serverCpuMs: number;
+  /** Event-loop delay of the host process while measuring (p99 and max, ms): how long synchronous work held the loop. */
+  loopP99: number;
+  loopMax: number;
 }
 
 const seconds = option("seconds", 4);
@@ -50,7 +56,10 @@ for (const clients of clientCounts) {
     rounds,
     (driver) => measure(driver, clients),
     (driver, round, r) =>
-      console.log(`  ${clients} clients, round ${round + 1}, ${driver}: ${fmt(r.turnsPerSecond)} turns/s, p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms`),
+      console.log(
+        `  ${clients} clients, round ${round + 1}, ${driver}: ${fmt(r.turnsPerSecond)} turns/s, p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, ` +
+          `server CPU ${fmt(r.serverCpuMs)} ms/turn, loop delay p99 ${fmt(r.loopP99)} ms (max ${fmt(r.loopMax)})`,
+      ),
   );
   for (const driver of drivers) {
     const runs = results[driver];
@@ -64,11 +73,13 @@ for (const clients of clientCounts) {
       runs.map((r) => fmt(r.turnsPerSecond)).join(" / "),
       fmt(mid.p50),
       fmt(mid.p95),
+      fmt(median(runs.map((r) => r.serverCpuMs))),
+      fmt(median(runs.map((r) => r.loopP99))),
       String(runs.reduce((sum, r) => sum + r.turns, 0)),
     ]);
   }
 }
-printTable(["driver", "clients", "turns/s (median)", "per round", "p50 ms", "p95 ms", "turns measured"], rows);
+printTable(["driver", "clients", "turns/s (median)", "per round", "p50 ms", "p95 ms", "server CPU ms/turn", "loop delay p99 ms", "turns measured"], rows);
 
 // --- internals ---
 
@@ -79,7 +90,24 @@ async function measure(driver: Driver, clients: number): Promise<TurnsResult> {
   await host.ready();
   const server = await serveNode(host, { port: 0, hostname: "127.0.0.1", silent: true });
   try {
-    return await runClient<TurnsResult>(["turns", `${server.url}/bench`, clients, seconds]);
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    let cpuStart = process.cpuUsage();
+    let cpu = { user: 0, system: 0 };
+    const result = await runClient<TurnsResult>(["turns", `${server.url}/bench`, clients, seconds], (mark) => {
+      if (mark === "start") {
+        cpuStart = process.cpuUsage();
+        loop.enable();
+      } else {
+        cpu = process.cpuUsage(cpuStart);
+        loop.disable();
+      }
+    });
+    return {
+      ...result,
+      serverCpuMs: (cpu.user + cpu.system) / 1000 / Math.max(1, result.turns),
+      loopP99: loop.percentile(99) / 1e6,
+      loopMax: loop.max / 1e6,
+    };
   } finally {
     await server.close(true);
     await host.close();

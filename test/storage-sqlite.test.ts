@@ -7,9 +7,9 @@ import { createSqliteStorage, type OpenSqlite, type SqliteStorageOptions } from 
 import { LogConflictError, StorageUnavailableError, type StorageDriver } from "../src/storage/index.ts";
 import { lineRange, readAll, testStorageDriver } from "./_storage-tests.ts";
 
-testStorageDriver("sqlite", async () => {
+const sqliteFactory = (options: Omit<SqliteStorageOptions, "path"> = {}) => async () => {
   const root = await mkdtemp(join(tmpdir(), "agent-serve-sqlite-"));
-  const driver = createSqliteStorage({ path: join(root, "state.db") });
+  const driver = createSqliteStorage({ path: join(root, "state.db"), ...options });
   return {
     driver,
     cleanup: async () => {
@@ -17,7 +17,10 @@ testStorageDriver("sqlite", async () => {
       await rm(root, { recursive: true, force: true });
     },
   };
-});
+};
+
+testStorageDriver("sqlite (writer thread)", sqliteFactory());
+testStorageDriver("sqlite (inline writer, as with a custom binding)", sqliteFactory({ writerThread: false }));
 
 describe("sqlite driver", () => {
   let root: string;

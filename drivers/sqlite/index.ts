@@ -1,8 +1,9 @@
 /**
  * The embedded storage driver: one SQLite database file (`state.db` under the state root) in WAL
  * mode with `synchronous=FULL`, through the runtime's built-in SQLite. Every write goes through
- * one queue; the writes queued while a commit is being prepared share one transaction and one
- * sync, across all sessions (group commit). See docs/design/storage.md.
+ * one queue; the writes queued while a commit is in flight share the next transaction and its one
+ * sync, across all sessions (group commit). Transactions run on a writer thread, reads on the
+ * event loop's own connection. See docs/design/storage.md.
  *
  * @example
  * import { createSqliteStorage } from "agent-serve/storage/sqlite";
@@ -18,7 +19,9 @@ import { Followers } from "../../src/storage/followers.ts";
 import { assertBatch, assertKey, assertPrefix, type StorageDriver } from "../../src/storage/types.ts";
 import { type OpenSqlite, openNodeSqlite, type SqliteDatabase } from "./database.ts";
 import { storageError } from "./errors.ts";
-import { applyGroup, SCHEMA, Statements, type WriteOp } from "./schema.ts";
+import { configureReader, configureWriter } from "./configure.ts";
+import { Statements, type WriteOp } from "./schema.ts";
+import { inlineWriter, threadWriter } from "./writer.ts";
 
 export type { OpenSqlite, SqliteDatabase, SqliteStatement } from "./database.ts";
 export { openNodeSqlite } from "./database.ts";
@@ -32,12 +35,15 @@ export interface SqliteStorageOptions {
   readOnly?: boolean;
   /** Caps the database file's size; a write past it rejects with `StorageUnavailableError`. */
   maxBytes?: number;
+  /**
+   * Run write transactions (and their disk syncs) on a worker thread so they never hold the
+   * event loop. Only with the default binding. @default true
+   */
+  writerThread?: boolean;
 }
 
 /** Lines per batch yielded by `read`, the same bound every driver uses. */
 const READ_BATCH = 1024;
-/** How long a writer waits for another process's transaction before failing. */
-const BUSY_TIMEOUT_MS = 10_000;
 
 interface Queued {
   op: WriteOp;
@@ -55,44 +61,43 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
   const { db, readOnly } = openDatabase(path, options);
   const st = new Statements(db);
   const followers = new Followers();
+  // A writer thread needs its own connection to the same file: not for `:memory:` or a custom binding.
+  const threaded = !readOnly && path !== ":memory:" && options.open === undefined && options.writerThread !== false;
+  const writer = threaded ? threadWriter(path, options.maxBytes) : inlineWriter(db);
   let queue: Queued[] = [];
-  let scheduled = false;
+  let busy = false;
   let closed = false;
-  let drained: (() => void) | undefined;
+  let idle: (() => void) | undefined;
 
   const schedule = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate ?? ((fn: () => void) => setTimeout(fn, 0));
 
-  function flush(): void {
-    scheduled = false;
+  /** Sends everything queued as one group; what arrives meanwhile waits for the next group. */
+  async function flush(): Promise<void> {
     const group = queue;
     queue = [];
-    if (group.length === 0) return;
-    let results;
     try {
-      results = applyGroup(
-        db,
-        st,
-        group.map((item) => item.op),
-      );
+      const results = await writer.run(group.map((item) => item.op));
+      for (const [i, item] of group.entries()) {
+        const result = results[i]!;
+        if (!result.ok) {
+          item.reject(result.error);
+          continue;
+        }
+        // Followers hear about lines only once they are durable.
+        if (item.op.kind === "commit") {
+          const firsts = result.value as number[];
+          (item.op.batch.appends ?? []).forEach(({ log, lines }, n) => followers.publish(log, firsts[n]!, lines));
+        }
+        item.resolve(result.value);
+      }
     } catch (error) {
       const reported = storageError(error, "commit");
       for (const item of group) item.reject(reported);
-      return;
-    } finally {
-      if (queue.length === 0) drained?.();
     }
-    for (const [i, item] of group.entries()) {
-      const result = results[i]!;
-      if (!result.ok) {
-        item.reject(result.error);
-        continue;
-      }
-      // Followers hear about lines only once they are durable.
-      if (item.op.kind === "commit") {
-        const firsts = result.value as number[];
-        (item.op.batch.appends ?? []).forEach(({ log, lines }, n) => followers.publish(log, firsts[n]!, lines));
-      }
-      item.resolve(result.value);
+    if (queue.length > 0) void flush();
+    else {
+      busy = false;
+      idle?.();
     }
   }
 
@@ -101,9 +106,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
     if (readOnly) return Promise.reject(new StorageUnavailableError(`[agent-serve] [storage] ${path} is open read-only`));
     return new Promise<T>((resolve, reject) => {
       queue.push({ op, resolve: resolve as (value: unknown) => void, reject });
-      if (!scheduled) {
-        scheduled = true;
-        schedule(flush);
+      if (!busy) {
+        busy = true;
+        // Writes made in the same turn of the event loop share the first group too.
+        schedule(() => void flush());
       }
     });
   }
@@ -196,8 +202,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
 
     async close() {
       if (closed) return;
-      if (queue.length > 0) await new Promise<void>((resolve) => (drained = resolve));
       closed = true;
+      if (busy) await new Promise<void>((resolve) => (idle = resolve));
+      await writer.close();
       db.close();
     },
   };
@@ -207,13 +214,12 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
 
 function openDatabase(path: string, options: SqliteStorageOptions): { db: SqliteDatabase; readOnly: boolean } {
   const open = options.open ?? openNodeSqlite;
-  if (options.readOnly) return { db: configure(open(path, { readOnly: true }), true), readOnly: true };
+  if (options.readOnly) return { db: configureReader(open(path, { readOnly: true })), readOnly: true };
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const db = open(path, { readOnly: false });
     try {
-      configure(db, false);
-      if (options.maxBytes !== undefined) db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(options.maxBytes / 4096))}`);
+      configureWriter(db, options.maxBytes);
       return { db, readOnly: false };
     } catch (error) {
       db.close();
@@ -222,19 +228,8 @@ function openDatabase(path: string, options: SqliteStorageOptions): { db: Sqlite
   } catch (error) {
     // A store on a read-only disk or file still serves reads; writes answer "unavailable".
     if (!StorageUnavailableError.isError(storageError(error, "open"))) throw error;
-    return { db: configure(open(path, { readOnly: true }), true), readOnly: true };
+    return { db: configureReader(open(path, { readOnly: true })), readOnly: true };
   }
-}
-
-function configure(db: SqliteDatabase, readOnly: boolean): SqliteDatabase {
-  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  if (readOnly) return db;
-  db.exec("PRAGMA page_size = 4096");
-  db.exec("PRAGMA journal_mode = WAL");
-  // FULL: a commit is on stable storage (WAL synced) before it returns; the driver acknowledges after.
-  db.exec("PRAGMA synchronous = FULL");
-  db.exec(SCHEMA);
-  return db;
 }
 
 /** The smallest string above every key that starts with `prefix` (keys are ASCII). */
