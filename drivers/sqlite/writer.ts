@@ -64,6 +64,8 @@ export function threadWriter(path: string, maxBytes: number | undefined): Writer
       });
     },
     async close() {
+      // Referenced until it has exited: closing must not let the process end with the file open.
+      worker.ref();
       if (!dead) worker.postMessage({ close: true });
       await exited;
     },
