@@ -25,6 +25,11 @@ export interface TurnInput {
   /** Appends an event; the promise settles when it is durable. */
   emit: TurnEmit;
   maxSteps: number;
+  /**
+   * Work prepared alongside the turn (the session workspace): the turn does not wait for it to
+   * start, but completes only once it is done, and fails if it failed.
+   */
+  ready?: Promise<void>;
 }
 
 /** Appends an event, with conversation messages that must commit together with it. */
@@ -62,6 +67,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       const results = await runTools(input, step.toolCalls, emit);
       messages.push(results);
     }
+    await input.ready;
     await emit("turn.completed", { usage, model: model.id });
     return { status: "completed", usage, text: lastText };
   } catch (error) {
