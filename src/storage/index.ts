@@ -1,6 +1,6 @@
 /**
  * The storage port: key/value records, append-only logs and short leases, plus the in-memory
- * driver. The embedded file-system driver is `agent-serve/storage/fs`.
+ * driver. The embedded durable driver is `agent-serve/storage/sqlite`.
  *
  * @example
  * import { createMemoryStorage } from "agent-serve/storage";
