@@ -14,7 +14,7 @@ import { createHost } from "../src/host.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import type { StorageDriver } from "../src/storage/types.ts";
 import type { AgentHost } from "../src/types.ts";
-import { eventually, postJson, project, quietLogger } from "./_harness.ts";
+import { eventually, postJson, project, quietLogger, severable } from "./_harness.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-evals-restart-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -80,12 +80,15 @@ describe("persistence", () => {
 
   it("a run that was running when the host went away is marked failed on the next start", async () => {
     const storage = createMemoryStorage();
-    const crashed = open(storage);
+    const view = severable(storage);
+    const crashed = open(view.driver);
     const { runId } = await start(crashed, { tags: ["slow"] });
     const sessionId = await underWay(crashed, runId);
     await eventually(async () => ((await storage.get(`eval-runs/${runId}`))?.includes(sessionId) ? true : undefined), 5000, "the stored session id");
 
-    // A second host on the same storage is what a restart after a crash looks like.
+    // A second host on the same storage is what a restart after a crash looks like; the crashed
+    // one neither writes nor hears anything from here on.
+    view.sever();
     const restarted = open(storage);
     const run = await read(restarted, runId);
     expect(run).toMatchObject({ runId, status: "failed", total: 1, passed: 0, failed: 0 });

@@ -32,7 +32,7 @@ const project = {
   name: "hello", agent: {}, instructions: "test", diagnostics: [],
   schedules: { every: { cron: "* * * * *", markdown: "/reply tick" } },
 };
-const host = createHost({ agents: [{ slug: "hello", project, storage: createSqliteStorage({ path: root + "/state.db" }) }], dev: true, logger: quiet, drainTimeoutMs: 30000, now: () => now });
+const host = createHost({ agents: [{ slug: "hello", project, storage: createSqliteStorage({ path: root + "/state.db", sync: "normal" }) }], dev: true, logger: quiet, drainTimeoutMs: 30000, now: () => now });
 await host.ready();
 const fired = [];
 for (let minute = 1; minute <= 60; minute++) {

@@ -14,12 +14,17 @@ export function configureReader(db: SqliteDatabase): SqliteDatabase {
   return db;
 }
 
-/** WAL with `synchronous=FULL`: a commit is on stable storage before it returns. */
-export function configureWriter(db: SqliteDatabase, maxBytes: number | undefined): SqliteDatabase {
+export interface WriterSettings {
+  maxBytes: number | undefined;
+  sync: "full" | "normal";
+}
+
+/** WAL with `synchronous=FULL` (by default): a commit is on stable storage before it returns. */
+export function configureWriter(db: SqliteDatabase, { maxBytes, sync }: WriterSettings): SqliteDatabase {
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.exec("PRAGMA page_size = 4096");
   db.exec("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA synchronous = FULL");
+  db.exec(`PRAGMA synchronous = ${sync === "normal" ? "NORMAL" : "FULL"}`);
   db.exec(SCHEMA);
   if (maxBytes !== undefined) db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / 4096))}`);
   return db;

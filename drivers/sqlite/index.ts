@@ -36,6 +36,12 @@ export interface SqliteStorageOptions {
   /** Caps the database file's size; a write past it rejects with `StorageUnavailableError`. */
   maxBytes?: number;
   /**
+   * `"full"`: a commit is synced to stable storage before it resolves (survives power loss).
+   * `"normal"`: synced at checkpoints only; a commit survives a crash or kill of the process, not
+   * a power loss. For tests and throwaway hosts. @default "full"
+   */
+  sync?: "full" | "normal";
+  /**
    * Run write transactions (and their disk syncs) on a worker thread so they never hold the
    * event loop. Only with the default binding. @default true
    */
@@ -63,7 +69,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
   const followers = new Followers();
   // A writer thread needs its own connection to the same file: not for `:memory:` or a custom binding.
   const threaded = !readOnly && path !== ":memory:" && options.open === undefined && options.writerThread !== false;
-  const writer = threaded ? threadWriter(path, options.maxBytes) : inlineWriter(db);
+  const settings = { maxBytes: options.maxBytes, sync: options.sync ?? "full" } as const;
+  const writer = threaded ? threadWriter(path, settings) : inlineWriter(db);
   let queue: Queued[] = [];
   let busy = false;
   let closed = false;
@@ -219,7 +226,7 @@ function openDatabase(path: string, options: SqliteStorageOptions): { db: Sqlite
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const db = open(path, { readOnly: false });
     try {
-      configureWriter(db, options.maxBytes);
+      configureWriter(db, { maxBytes: options.maxBytes, sync: options.sync ?? "full" });
       return { db, readOnly: false };
     } catch (error) {
       db.close();

@@ -6,17 +6,17 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { openNodeSqlite } from "./database.ts";
-import { configureWriter } from "./configure.ts";
+import { configureWriter, type WriterSettings } from "./configure.ts";
 import { applyGroup, Statements, type WriteOp } from "./schema.ts";
 import { encodeError } from "./wire.ts";
 
-const { path, maxBytes } = workerData as { path: string; maxBytes: number | undefined };
+const { path, settings } = workerData as { path: string; settings: WriterSettings };
 const port = parentPort!;
 const db = openNodeSqlite(path, { readOnly: false });
 let statements: Statements | undefined;
 let failure: unknown;
 try {
-  configureWriter(db, maxBytes);
+  configureWriter(db, settings);
   statements = new Statements(db);
 } catch (error) {
   failure = error;

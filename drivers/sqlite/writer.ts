@@ -4,6 +4,7 @@
  * @module
  */
 import { Worker } from "node:worker_threads";
+import type { WriterSettings } from "./configure.ts";
 import type { SqliteDatabase } from "./database.ts";
 import { applyGroup, type OpResult, Statements, type WriteOp } from "./schema.ts";
 import { decodeError, type WireError } from "./wire.ts";
@@ -31,8 +32,8 @@ type Reply = { id: number; results: Array<OpResult | { ok: false; error: WireErr
  * Runs each group on a worker thread with its own connection. The thread is referenced only while
  * a group is in flight, so an idle store never keeps the process alive.
  */
-export function threadWriter(path: string, maxBytes: number | undefined): Writer {
-  const worker = new Worker(new URL("./writer-worker.ts", import.meta.url), { workerData: { path, maxBytes } });
+export function threadWriter(path: string, settings: WriterSettings): Writer {
+  const worker = new Worker(new URL("./writer-worker.ts", import.meta.url), { workerData: { path, settings } });
   worker.unref();
   const waiting = new Map<number, { resolve: (results: OpResult[]) => void; reject: (error: unknown) => void }>();
   let nextId = 0;
