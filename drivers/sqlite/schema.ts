@@ -68,7 +68,7 @@ export class Statements {
  * full, I/O error) rolls the whole group back and is thrown.
  */
 export function applyGroup(db: SqliteDatabase, statements: Statements, ops: WriteOp[]): OpResult[] {
-  db.exec("BEGIN IMMEDIATE");
+  begin(db);
   try {
     const results = ops.map((op): OpResult => {
       try {
@@ -91,6 +91,29 @@ export function applyGroup(db: SqliteDatabase, statements: Statements, ops: Writ
 }
 
 // --- internals ---
+
+/** How long a write waits for another process's transaction before it fails. */
+const BUSY_WAIT_MS = 10_000;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * `BEGIN IMMEDIATE`, waiting for another process's write transaction in 1 ms steps. SQLite's own
+ * busy handler may sleep in whole seconds (builds without `usleep`), which is far too coarse for
+ * two hosts sharing a state root. The connection's `busy_timeout` is 0 for this reason.
+ */
+function begin(db: SqliteDatabase): void {
+  const deadline = Date.now() + BUSY_WAIT_MS;
+  for (;;) {
+    try {
+      db.exec("BEGIN IMMEDIATE");
+      return;
+    } catch (error) {
+      const code = (error as { errcode?: unknown }).errcode;
+      if (typeof code !== "number" || (code & 0xff) !== 5 || Date.now() > deadline) throw error;
+      Atomics.wait(sleeper, 0, 0, 1);
+    }
+  }
+}
 
 /** Checks first, then writes: an op that fails its checks has written nothing. */
 function apply(st: Statements, op: WriteOp): unknown {
