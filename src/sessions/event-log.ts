@@ -30,6 +30,8 @@ interface Writer {
   nextIndex: number | undefined;
   pending: Pending | undefined;
   flushing: boolean;
+  /** Commits sent and not yet settled. */
+  inFlight: number;
 }
 
 /** Writers (each caching a log length) kept for recently written sessions. */
@@ -69,7 +71,7 @@ export class EventLog {
   /** Drops what this process caches about a session's log (the session was removed). */
   forget(sessionId: string): void {
     const writer = this.#writers.get(sessionId);
-    if (writer && !writer.flushing && !writer.pending) this.#writers.delete(sessionId);
+    if (writer && !writer.flushing && !writer.pending && writer.inFlight === 0) this.#writers.delete(sessionId);
   }
 
   /** Number of durable events (what a reader can see now). */
@@ -105,7 +107,7 @@ export class EventLog {
   #writer(sessionId: string): Writer {
     let writer = this.#writers.get(sessionId);
     if (writer) return writer;
-    writer = { nextIndex: undefined, pending: undefined, flushing: false };
+    writer = { nextIndex: undefined, pending: undefined, flushing: false, inFlight: 0 };
     this.#writers.set(sessionId, writer);
     if (this.#writers.size > MAX_CACHED_WRITERS) this.#evictIdleWriters();
     return writer;
@@ -115,28 +117,41 @@ export class EventLog {
   #evictIdleWriters(): void {
     for (const [sessionId, writer] of this.#writers) {
       if (this.#writers.size <= MAX_CACHED_WRITERS * 0.9) break;
-      if (!writer.flushing && !writer.pending) this.#writers.delete(sessionId);
+      if (!writer.flushing && !writer.pending && writer.inFlight === 0) this.#writers.delete(sessionId);
     }
   }
 
+  /**
+   * Sends each batch as soon as its indexes are known, without waiting for the previous batch's
+   * commit: the driver applies one caller's commits in call order, so batches of one session that
+   * are sent close together share one group commit. If one fails, the ones after it fail their
+   * `expectedIndex` check and write nothing; the length is then read again.
+   */
   async #flush(sessionId: string, writer: Writer): Promise<void> {
     writer.flushing = true;
     try {
       while (writer.pending) {
         const batch = writer.pending;
         writer.pending = undefined;
-        await this.#write(sessionId, writer, batch);
+        let first: number;
+        try {
+          first = writer.nextIndex ??= await this.#storage.length(eventLogName(sessionId));
+        } catch (error) {
+          for (const { reject } of batch.resolvers) reject(error);
+          continue;
+        }
+        writer.nextIndex = first + batch.drafts.length;
+        writer.inFlight++;
+        void this.#write(sessionId, writer, batch, first).finally(() => writer.inFlight--);
       }
     } finally {
       writer.flushing = false;
     }
   }
 
-  async #write(sessionId: string, writer: Writer, batch: Pending): Promise<void> {
+  async #write(sessionId: string, writer: Writer, batch: Pending, first: number): Promise<void> {
     const log = eventLogName(sessionId);
     try {
-      writer.nextIndex ??= await this.#storage.length(log);
-      const first = writer.nextIndex;
       const events = batch.drafts.map(({ draft, at }, i): SessionEvent => ({
         type: draft.type,
         index: first + i,
@@ -150,7 +165,6 @@ export class EventLog {
         records: batch.records,
         appends: [{ log, lines, expectedIndex: first }, ...batch.appends],
       });
-      writer.nextIndex = first + lines.length;
       this.#publish(events);
       let offset = 0;
       for (const { resolve, count } of batch.resolvers) {
