@@ -28,6 +28,7 @@ import { recoverSessions } from "./sessions/recovery.ts";
 import { SessionService } from "./sessions/session-service.ts";
 import { SessionStore } from "./sessions/session-store.ts";
 import { TurnController } from "./sessions/turn-controller.ts";
+import { TurnLeases } from "./sessions/turn-leases.ts";
 import { TurnSlots } from "./sessions/turn-slots.ts";
 import { createMemoryStorage } from "./storage/memory.ts";
 import type { StorageDriver } from "./storage/types.ts";
@@ -136,6 +137,7 @@ export function createAgentRuntime(
     models: cachedModels(resolve),
     ...(pendingFiles ? { pendingFiles } : {}),
   });
+  const leases = new TurnLeases(storage);
   const controller = new TurnController({
     log,
     store,
@@ -143,6 +145,7 @@ export function createAgentRuntime(
     slots: new TurnSlots(project.agent.concurrency?.maxRunningTurns),
     runner,
     logger,
+    leases,
   });
   const sessions = new SessionService({
     store,
@@ -219,7 +222,7 @@ export function createAgentRuntime(
     experiments,
     evals,
     async recover() {
-      await recoverSessions({ store, log, logger });
+      await recoverSessions({ store, log, logger, leases });
       await evals.recover();
       await timed.start();
     },

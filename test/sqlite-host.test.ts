@@ -99,3 +99,27 @@ describe("host on the sqlite driver", () => {
     }
   });
 });
+
+describe("one turn at a time per session across processes (turn lease)", () => {
+  it("refuses a follow-up from a second host on the same store while the first runs the session's turn", async () => {
+    const a = open();
+    const b = open();
+    try {
+      const created = await a.request(`${base}/v1/session`, postJson({ message: "/sleep 1500" }));
+      const { sessionId, continuationToken } = (await created.json()) as { sessionId: string; continuationToken: string };
+      await eventually(async () => ((await allEvents(asTarget(a), base, sessionId)).some((e) => e.type === "turn.started") ? true : undefined));
+      const refused = await b.request(`${base}/v1/session/${sessionId}`, postJson({ continuationToken, message: "from b" }));
+      expect(refused.status).toBe(409);
+      expect(await refused.json()).toMatchObject({ ok: false, error: "session_busy" });
+      // Nothing of the refused message was recorded, and the token did not rotate.
+      await eventually(async () => ((await allEvents(asTarget(a), base, sessionId)).some((e) => e.type === "session.waiting") ? true : undefined), 10_000);
+      const events = await allEvents(asTarget(b), base, sessionId);
+      expect(events.filter((e) => e.type === "message.received")).toHaveLength(1);
+      const accepted = await b.request(`${base}/v1/session/${sessionId}`, postJson({ continuationToken, message: "from b, later" }));
+      expect(accepted.status).toBe(200);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

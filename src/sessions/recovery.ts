@@ -9,11 +9,12 @@ import type { HostLogger } from "../types.ts";
 import type { EventLog } from "./event-log.ts";
 import type { EventDraft, SessionEvent } from "./events.ts";
 import type { SessionStore } from "./session-store.ts";
+import type { TurnLeases } from "./turn-leases.ts";
 
 export const RESTART_MESSAGE = "host restarted";
 
-export async function recoverSessions(deps: { store: SessionStore; log: EventLog; logger: HostLogger }): Promise<number> {
-  const { store, log, logger } = deps;
+export async function recoverSessions(deps: { store: SessionStore; log: EventLog; logger: HostLogger; leases?: TurnLeases }): Promise<number> {
+  const { store, log, logger, leases } = deps;
   let recovered = 0;
   for (const sessionId of await store.listActive()) {
     try {
@@ -28,6 +29,9 @@ export async function recoverSessions(deps: { store: SessionStore; log: EventLog
       await store.update(sessionId, (r) => {
         r.status = record.mode === "chat" ? "idle" : failedTask ? "failed" : r.status === "completed" ? "completed" : "failed";
       });
+      // The crashed turn's lease would shut the session for its ttl; its owner is the marker's turn id.
+      const turnId = await store.activeTurn(sessionId);
+      if (turnId !== undefined) await leases?.release(sessionId, turnId);
       await store.clearActive(sessionId);
       recovered++;
     } catch (error) {

@@ -145,6 +145,11 @@ export class SessionStore {
     });
   }
 
+  /** The turn id the session's active marker names, if it has one. */
+  activeTurn(sessionId: string): Promise<string | undefined> {
+    return this.#storage.get(activeKey(sessionId));
+  }
+
   /** Drops the active marker (recovery, once the session's open turns are closed). */
   async clearActive(sessionId: string): Promise<void> {
     await this.#storage.delete(activeKey(sessionId));

@@ -16,6 +16,7 @@ import type { TurnRunner } from "../turns/turn-runner.ts";
 import type { EventDraft } from "./events.ts";
 import type { EventLog } from "./event-log.ts";
 import type { SessionRecord, SessionStore } from "./session-store.ts";
+import type { TurnLeases } from "./turn-leases.ts";
 import type { Release, TurnSlots } from "./turn-slots.ts";
 
 export type AdmissionPolicy = "preempt" | "coalesce";
@@ -34,6 +35,8 @@ interface LiveTurn {
   /** Set when a preempting message runs next, so no `session.waiting` is emitted in between. */
   followedBy: boolean;
   settled: Promise<void>;
+  /** Stops renewing the turn's lease. */
+  stopRenewing: () => void;
 }
 
 interface LiveSession {
@@ -50,6 +53,8 @@ export interface ControllerDeps {
   slots: TurnSlots;
   runner: TurnRunner;
   logger: HostLogger;
+  /** The cross-process turn lease; without it, turns are exclusive within this process only. */
+  leases?: TurnLeases;
 }
 
 /**
@@ -110,7 +115,14 @@ export class TurnController {
         if (this.#closing) throw shuttingDown();
       }
       const turnId = newTurnId();
-      await accept(turnId, [this.#deps.store.activeWrite(sessionId, turnId)]);
+      const leases = this.#deps.leases;
+      if (leases && !(await leases.take(sessionId, turnId))) throw busyElsewhere();
+      try {
+        await accept(turnId, [this.#deps.store.activeWrite(sessionId, turnId)]);
+      } catch (error) {
+        await leases?.release(sessionId, turnId);
+        throw error;
+      }
       this.#start(record, live, turnId, text);
     } finally {
       live.admitting = false;
@@ -237,6 +249,7 @@ export class TurnController {
       state: "queued",
       followedBy: false,
       settled: Promise.resolve(),
+      stopRenewing: this.#deps.leases?.keep(record.sessionId, turnId) ?? (() => {}),
     };
     live.turn = turn;
     turn.settled = this.#track(
@@ -289,7 +302,14 @@ export class TurnController {
       await this.#emit(sessionId, { type: "turn.failed", turnId: turn.turnId, data: { message } });
     }
     const pending = live.coalesced;
+    turn.stopRenewing();
+    const leases = this.#deps.leases;
     if (pending && !this.#closing) {
+      // The drained turn takes the lease over (released and taken again: owners are turn ids).
+      if (leases) {
+        await leases.release(sessionId, turn.turnId);
+        if (!(await leases.take(sessionId, pending.turnId))) this.#deps.logger.warn(`session ${sessionId}: another process took the turn lease`);
+      }
       // The turn stays current during this write, so follow-ups keep joining `pending`; from its
       // end to starting the drained turn nothing awaits, so no admission can slip in between.
       await this.#deps.store.update(sessionId, countTurn);
@@ -303,6 +323,7 @@ export class TurnController {
     if (pending) await this.#closeCoalesced(sessionId, pending, "shutdown");
     if (turn.followedBy) {
       await this.#deps.store.update(sessionId, countTurn);
+      await leases?.release(sessionId, turn.turnId);
       return;
     }
     if (record.mode === "task") {
@@ -314,6 +335,7 @@ export class TurnController {
     } else {
       await this.#settle(sessionId, { type: "session.waiting", data: {} }, "idle", true);
     }
+    await leases?.release(sessionId, turn.turnId);
     this.#forgetIfIdle(sessionId, live);
   }
 
@@ -348,6 +370,7 @@ const countTurn = (record: SessionRecord): void => {
 };
 
 const busy = (): HTTPError => conflict("session_busy", "the session is busy and cannot be interrupted right now");
+const busyElsewhere = (): HTTPError => conflict("session_busy", "a turn of this session is running in another process");
 
 const shuttingDown = (): HTTPError =>
   new HTTPError({ status: 503, code: "shutting_down", message: "the host is shutting down" });
