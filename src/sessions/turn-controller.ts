@@ -89,12 +89,13 @@ export class TurnController {
    * Admits `text` into the session under `policy`. `accept` runs once the message is accepted and
    * before the turn starts; if it throws, nothing was admitted.
    */
-  admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep): Promise<void> {
+  admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep, options: { fresh?: boolean } = {}): Promise<void> {
     if (this.#closing) return Promise.reject(shuttingDown());
-    return this.#track(this.#admit(record, text, policy, accept));
+    return this.#track(this.#admit(record, text, policy, accept, options.fresh === true));
   }
 
-  async #admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep): Promise<void> {
+  /** `fresh`: a session being created, which no other process can know yet. */
+  async #admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep, fresh: boolean): Promise<void> {
     const sessionId = record.sessionId;
     const live = this.#session(sessionId);
     if (live.admitting) throw busy();
@@ -116,7 +117,10 @@ export class TurnController {
       }
       const turnId = newTurnId();
       const leases = this.#deps.leases;
-      if (leases && !(await leases.take(sessionId))) throw busyElsewhere();
+      // A new session's lease cannot be held elsewhere: it is taken without waiting, and lands in
+      // the same group commit as the session itself (the driver applies writes in call order).
+      if (leases && fresh) void leases.take(sessionId).catch(() => {});
+      else if (leases && !(await leases.take(sessionId))) throw busyElsewhere();
       try {
         // The marker names who runs the turn: recovery releases that owner's lease.
         await accept(turnId, [this.#deps.store.activeWrite(sessionId, leases?.owner ?? turnId)]);
