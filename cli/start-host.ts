@@ -16,6 +16,7 @@ import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE 
 import { isLoopbackAddress } from "../src/http/auth-policies.ts";
 import type { CliIo } from "./io.ts";
 import { stateRootProblem } from "./state-root-check.ts";
+import { parseStorageUrl } from "./storage-url.ts";
 
 export { formatDiagnostic, stateRootFor };
 
@@ -29,6 +30,8 @@ export interface StartHostOptions {
   apiKey?: string;
   /** @default `<project>/.agent-serve` (single) or `<project>/.agent-serve/<slug>` (multi) */
   stateRoot?: string;
+  /** `sqlite:<path>`, `memory:` or `redis://…`; else `AGENT_SERVE_STORAGE`, else `<state root>/state.db`. */
+  storage?: string;
   bearerToken?: string;
   allowAnonymous?: boolean;
   /**
@@ -70,6 +73,8 @@ export interface StartedHost {
  * when any has severity `error` (`serve` refuses to start when errors exist).
  */
 export async function startHost(options: StartHostOptions, io: CliIo): Promise<StartedHost | undefined> {
+  // A bad storage URL is a usage error before anything is loaded.
+  const storage = parseStorageUrl(options.storage ?? (io.env.AGENT_SERVE_STORAGE || undefined));
   const loaded = await loadProjectWith(runtimeOf(io), resolve(io.cwd, options.dir ?? "."), { mode: options.mode });
   for (const { diagnostic, where } of loaded.diagnostics) {
     if (diagnostic.severity !== "info") io.stderr.write(`${formatDiagnostic(diagnostic, where)}\n`);
@@ -88,12 +93,11 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
       );
     }
   }
-  const host = await createProjectHost(loaded, {
-    ...options,
-    cwd: io.cwd,
-    env: io.env,
-    logger: createCliLogger(io, options.infoTo ?? "stdout"),
-  });
+  const host = await createProjectHost(
+    loaded,
+    { ...options, storage, cwd: io.cwd, env: io.env, logger: createCliLogger(io, options.infoTo ?? "stdout") },
+    runtimeOf(io),
+  );
   return { host, projects: loaded.projects, mode: loaded.mode };
 }
 

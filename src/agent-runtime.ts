@@ -30,6 +30,7 @@ import { createSessionEntry } from "./sessions/session-entry.ts";
 import { SessionService } from "./sessions/session-service.ts";
 import { SessionStore } from "./sessions/session-store.ts";
 import { TurnController } from "./sessions/turn-controller.ts";
+import { TurnLeases } from "./sessions/turn-leases.ts";
 import { TurnSlots } from "./sessions/turn-slots.ts";
 import { createMemoryStorage } from "./storage/memory.ts";
 import type { StorageDriver } from "./storage/types.ts";
@@ -167,6 +168,7 @@ export function createAgentRuntime(
     }),
     { project, tools, models, ...(pendingFiles ? { pendingFiles } : {}) },
   );
+  const leases = new TurnLeases(storage, `${context.timers.owner}/${mount.slug}`);
   const controller = new TurnController({
     log,
     store,
@@ -174,6 +176,7 @@ export function createAgentRuntime(
     slots: new TurnSlots(project.agent.concurrency?.maxRunningTurns),
     runner,
     logger,
+    leases,
   });
 
   // 5. Sessions; from here on the session entry reaches them.
@@ -184,6 +187,7 @@ export function createAgentRuntime(
     controller,
     now,
     enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose),
+    ...(runtime?.removeSessionWorkspace ? { removeWorkspace: (sessionId: string) => runtime.removeSessionWorkspace!(sessionId) } : {}),
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
   });
   entry.bind(sessions);
@@ -273,7 +277,7 @@ export function createAgentRuntime(
     evals,
     channels,
     async recover() {
-      await recoverSessions({ store, log, logger, conversation });
+      await recoverSessions({ store, log, logger, conversation, leases });
       await evals.recover();
       await timed.start();
       await channels.start();

@@ -40,7 +40,11 @@ export function bindRuntime(
     },
     scratchWorkspace: () => runtime.scratchWorkspace(),
   };
-  const { runScript, prepareWorkspace, harness, mcp } = runtime;
+  const { runScript, prepareWorkspace, harness, mcp, removeSessionWorkspace } = runtime;
+  if (removeSessionWorkspace) {
+    bound.removeSessionWorkspace = async (sessionId, placement) =>
+      removeSessionWorkspace.call(runtime, sessionId, placement ?? workspacePlacement(project, await perSendDir(sessionId)));
+  }
   if (runScript) bound.runScript = (script, options) => runScript.call(runtime, script, { ...options, sandbox: options.sandbox ?? sandbox });
   if (prepareWorkspace) bound.prepareWorkspace = prepareWorkspace.bind(runtime);
   if (harness) bound.harness = harness;

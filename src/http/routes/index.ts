@@ -7,7 +7,7 @@ import { cancelEvalRun, getEvalRun, listEvalRuns, listEvals, startEvalRun } from
 import { mcpEndpoint, mcpToolsEndpoint } from "./mcp.ts";
 import { callTool } from "./tools.ts";
 import { agentHealth, sessionCost } from "./meta.ts";
-import { createSession, followUp, listSessions, stopSession } from "./sessions.ts";
+import { createSession, deleteSession, followUp, listSessions, stopSession } from "./sessions.ts";
 import { sessionEvents, streamSession } from "./streams.ts";
 import { devFireReminder, devFireSchedule, devListReminders, internalFireReminder, internalFireSchedule } from "./timed-work.ts";
 
@@ -23,6 +23,7 @@ export const agentRoutes: readonly RouteDefinition[] = [
   listApprovals,
   resolveApproval,
   followUp,
+  deleteSession,
   callTool,
   listArtifacts,
   artifactContent,

@@ -1,4 +1,4 @@
-/** Session routes of docs/guide/http-api.md "Sessions" (create, follow-up, stop, list). */
+/** Session routes of docs/guide/http-api.md "Sessions" (create, follow-up, stop, list, remove). */
 import { validate } from "../../_validate.ts";
 import { transformHttpMessage } from "../../channels/http-override.ts";
 import { isSessionId } from "../../ids.ts";
@@ -66,6 +66,17 @@ export const followUp = defineRoute({
       ...(workspaceFiles === undefined ? {} : { workspaceFiles }),
     });
     return json({ ok: true, sessionId, continuationToken } satisfies FollowUpResponse);
+  },
+});
+
+export const deleteSession = defineRoute({
+  method: "DELETE",
+  path: "/v1/session/:sessionId",
+  auth: "agent",
+  summary: "Remove a session: its records, event log, conversation and workspace (owner only)",
+  async handler(context) {
+    await context.agent.sessions.remove(sessionParam(context), context.auth);
+    return json({ ok: true });
   },
 });
 

@@ -1,0 +1,38 @@
+/**
+ * The sqlite driver's writer thread: it owns the connection that writes, applies each group of
+ * writes it is sent in one transaction (synced before it answers) and answers with the results,
+ * so the event loop never waits on a disk sync (docs/design/storage.md "sqlite driver").
+ * @module
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { openNodeSqlite } from "./database.ts";
+import { configureWriter, type WriterSettings } from "./configure.ts";
+import { applyGroup, Statements, type WriteOp } from "./schema.ts";
+import { encodeError } from "./wire.ts";
+
+const { path, settings } = workerData as { path: string; settings: WriterSettings };
+const port = parentPort!;
+const db = openNodeSqlite(path, { readOnly: false });
+let statements: Statements | undefined;
+let failure: unknown;
+try {
+  configureWriter(db, settings);
+  statements = new Statements(db);
+} catch (error) {
+  failure = error;
+}
+
+port.on("message", (message: { id: number; ops: WriteOp[] } | { close: true }) => {
+  if ("close" in message) {
+    db.close();
+    port.close();
+    return;
+  }
+  try {
+    if (!statements) throw failure;
+    const results = applyGroup(db, statements, message.ops);
+    port.postMessage({ id: message.id, results: results.map((r) => (r.ok ? r : { ok: false, error: encodeError(r.error) })) });
+  } catch (error) {
+    port.postMessage({ id: message.id, error: encodeError(error) });
+  }
+});
