@@ -20,11 +20,14 @@ export interface SqliteDatabase {
   close(): void;
 }
 
-/** Opens (creating unless `readOnly`) the database file at `path`. */
-export type OpenSqlite = (path: string, options: { readOnly: boolean }) => SqliteDatabase;
+/**
+ * Opens (creating unless `readOnly`) the database file at `path`. `immutable`: the file cannot
+ * change while open (a read-only file system), so SQLite needs no `-shm` file beside it.
+ */
+export type OpenSqlite = (path: string, options: { readOnly: boolean; immutable?: boolean }) => SqliteDatabase;
 
 interface NodeSqliteModule {
-  DatabaseSync: new (path: string, options?: { readOnly?: boolean }) => SqliteDatabase;
+  DatabaseSync: new (path: string | URL, options?: { readOnly?: boolean }) => SqliteDatabase;
 }
 
 /**
@@ -35,5 +38,9 @@ export const openNodeSqlite: OpenSqlite = (path, options) => {
   const loader = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
   const module = loader?.("node:sqlite") as NodeSqliteModule | undefined;
   if (!module) throw new Error("[agent-serve] [storage] node:sqlite is not available in this runtime; pass `open` to createSqliteStorage");
-  return new module.DatabaseSync(path, { readOnly: options.readOnly });
+  if (!options.immutable) return new module.DatabaseSync(path, { readOnly: options.readOnly });
+  // A `file:` URL carries SQLite's `immutable` parameter.
+  const url = new URL(`file://${path.split("/").map(encodeURIComponent).join("/")}`);
+  url.searchParams.set("immutable", "1");
+  return new module.DatabaseSync(url, { readOnly: true });
 };

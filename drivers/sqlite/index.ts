@@ -221,7 +221,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
 
 function openDatabase(path: string, options: SqliteStorageOptions): { db: SqliteDatabase; readOnly: boolean } {
   const open = options.open ?? openNodeSqlite;
-  if (options.readOnly) return { db: configureReader(open(path, { readOnly: true })), readOnly: true };
+  if (options.readOnly) return { db: configureReader(openReadOnly(open, path)), readOnly: true };
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const db = open(path, { readOnly: false });
@@ -235,7 +235,28 @@ function openDatabase(path: string, options: SqliteStorageOptions): { db: Sqlite
   } catch (error) {
     // A store on a read-only disk or file still serves reads; writes answer "unavailable".
     if (!StorageUnavailableError.isError(storageError(error, "open"))) throw error;
-    return { db: configureReader(open(path, { readOnly: true })), readOnly: true };
+    return { db: configureReader(openReadOnly(open, path)), readOnly: true };
+  }
+}
+
+/**
+ * Read-only, and on a read-only file system (where SQLite cannot create the WAL's `-shm` file)
+ * as an immutable file.
+ */
+function openReadOnly(open: OpenSqlite, path: string): SqliteDatabase {
+  try {
+    const db = open(path, { readOnly: true });
+    try {
+      // The file is first touched by a statement: this is where a missing `-shm` shows.
+      db.prepare("SELECT count(*) FROM sqlite_master").get();
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return db;
+  } catch (error) {
+    if (path === ":memory:" || !StorageUnavailableError.isError(storageError(error, "open"))) throw error;
+    return open(path, { readOnly: true, immutable: true });
   }
 }
 
