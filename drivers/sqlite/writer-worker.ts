@@ -10,6 +10,15 @@ import { configureWriter, type WriterSettings } from "./configure.ts";
 import { applyGroup, Statements, type WriteOp } from "./schema.ts";
 import { encodeError } from "./wire.ts";
 
+// The main thread opened `node:sqlite` first and said (or, from the CLI, filtered) whether it is
+// experimental; this thread's own load would print the same warning a second time.
+const emitWarning = process.emitWarning.bind(process);
+process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+  const text = typeof warning === "string" ? warning : warning.message;
+  if (text.startsWith("SQLite is an experimental feature")) return;
+  (emitWarning as (...args: unknown[]) => void)(warning, ...rest);
+}) as typeof process.emitWarning;
+
 const { path, settings } = workerData as { path: string; settings: WriterSettings };
 const port = parentPort!;
 const db = openNodeSqlite(path, { readOnly: false });
