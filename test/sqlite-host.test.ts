@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/host.ts";
+import type { CommitBatch, StorageDriver } from "../src/storage/types.ts";
 import type { AgentHost } from "../src/types.ts";
 import { createLocalRuntime } from "../loader/runtime.ts";
 import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
@@ -122,6 +123,34 @@ describe("one turn at a time per session across processes (turn lease)", () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it("keeps the active marker until the turn's lease is released, so a crash in between never leaves a lease recovery cannot find", async () => {
+    const order: string[] = [];
+    const inner = createSqliteStorage({ path: join(root, "state.db") });
+    const storage = new Proxy(inner, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (property === "releaseLease") order.push(`release ${String(args[0])}`);
+          if (property === "delete") order.push(`delete ${String(args[0])}`);
+          if (property === "commit") {
+            for (const write of (args[0] as CommitBatch).records ?? []) if (write.value === null) order.push(`delete ${write.key}`);
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as StorageDriver;
+    const host = createHost({ agents: [{ slug: "hello", project: project(), storage }], logger: quietLogger, drainTimeoutMs: 50 });
+    try {
+      const { sessionId } = await chat(host, "/reply settled");
+      await eventually(async () => (order.includes(`delete active/${sessionId}`) ? true : undefined));
+      const mine = order.filter((entry) => entry.endsWith(sessionId));
+      expect(mine).toEqual([`release turns/${sessionId}`, `delete active/${sessionId}`]);
+    } finally {
+      await host.close();
     }
   });
 });

@@ -176,6 +176,7 @@ export class TurnController {
     if (pending) {
       await this.#closeCoalesced(sessionId, pending);
       await this.#settle(sessionId, { type: "session.waiting", data: {} }, "idle", false);
+      await this.#releaseIfIdle(sessionId);
       this.#forgetIfIdle(sessionId, live);
     }
     return true;
@@ -387,8 +388,9 @@ export class TurnController {
   }
 
   /**
-   * The session's resting event, its status and turn count, and the removal of its active marker,
-   * in one commit: `GET /v1/sessions` never lags the stream, and a crash cannot split them.
+   * The session's resting event, its status and turn count, and (without turn leases) the removal
+   * of its active marker, in one commit: `GET /v1/sessions` never lags the stream, and a crash
+   * cannot split them. With leases the marker goes after the lease (`#releaseIfIdle`).
    */
   async #settle(sessionId: string, last: EventDraft, status: SessionRecord["status"], counted: boolean): Promise<void> {
     const { store, log } = this.#deps;
@@ -400,17 +402,27 @@ export class TurnController {
       },
       // Decided when the commit is queued: a follow-up admitted before has marked the session
       // active again and its marker stays; one admitted after commits its marker after this.
-      (records) => log.append(sessionId, [last], { records: this.isBusy(sessionId) ? records : [...records, store.activeWrite(sessionId, null)] }),
+      (records) => {
+        const clear = !this.isBusy(sessionId) && !this.#deps.leases;
+        return log.append(sessionId, [last], { records: clear ? [...records, store.activeWrite(sessionId, null)] : records });
+      },
     );
     if (!updated) this.#deps.logger.warn(`session ${sessionId} was removed before its turn settled`);
   }
 
   /**
    * Gives the turn lease back unless a message admitted meanwhile keeps the session busy (it holds
-   * the lease already: owners are processes, so taking it again was a renewal).
+   * the lease already: owners are processes, so taking it again was a renewal), then drops the
+   * active marker. In that order: a crash in between leaves the marker, and restart recovery
+   * releases the lease it names; the other way round, a dead process's lease would refuse the
+   * session's follow-ups (409 `session_busy`) until it expired.
    */
   async #releaseIfIdle(sessionId: string): Promise<void> {
-    if (!this.isBusy(sessionId)) await this.#deps.leases?.release(sessionId);
+    const leases = this.#deps.leases;
+    if (!leases || this.isBusy(sessionId)) return;
+    await leases.release(sessionId);
+    // A message admitted meanwhile wrote its own marker, which stays.
+    if (!this.isBusy(sessionId)) await this.#deps.store.clearActive(sessionId);
   }
 
   async #closeCoalesced(sessionId: string, pending: { turnId: string; texts: string[] }, kind: AbortKind = "interrupt"): Promise<void> {
