@@ -1,12 +1,12 @@
 /**
  * The composition root shared by the Node, Bun and Deno adapters: loads the agent projects of a
- * directory and binds them to a host (fs storage and the local runtime per mount, model
+ * directory and binds them to a host (a store and the local runtime per mount, model
  * credentials, the playground and docs pages), then serves it. The runtime supplies how project
  * files are imported and srvx's `serve`; see `docs/guide/embedding.md`.
  * @module
  */
 import { join, resolve } from "node:path";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import type { OpenSqlite } from "../drivers/sqlite/index.ts";
 import { resolveCredentials } from "../loader/credentials.ts";
 import type { CredentialProvider } from "../loader/credentials.ts";
 import { discoverProjects } from "../loader/discover.ts";
@@ -20,6 +20,7 @@ import { routeModelId } from "../src/model/model-ids.ts";
 import type { Diagnostic } from "../src/project/types.ts";
 import type { AgentHost, AgentMount, HostLogger, LogLevel } from "../src/types.ts";
 import { serveWith } from "./_serve.ts";
+import { type StorageChoice, openStorage } from "./_storage.ts";
 import type { RunningServer, ServeOptions, SrvxServe } from "./_serve.ts";
 
 /** What differs between runtimes for the composition root. */
@@ -33,6 +34,8 @@ export interface ProjectRuntime {
    * diagnostic (code `runtime_limits`, listed by `GET /v1/info`).
    */
   limits?: string;
+  /** The runtime's SQLite binding for the sqlite store. @default `node:sqlite` */
+  openSqlite?: OpenSqlite;
 }
 
 export interface LoadProjectOptions {
@@ -59,6 +62,12 @@ export interface ProjectHostOptions {
   apiKey?: string;
   /** @default `<project>/.agent-serve` (single) or `<project>/.agent-serve/<slug>` (multi) */
   stateRoot?: string;
+  /**
+   * Each mount's store: `{kind: "sqlite", path}` (an explicit file; in multi mode one per slug
+   * beside it) or `{kind: "memory"}` (docs/guide/cli.md, `--storage`).
+   * @default `<state root>/state.db` (sqlite)
+   */
+  storage?: StorageChoice;
   /** Relative `stateRoot`s resolve against this. @default process.cwd() */
   cwd?: string;
   /** Model credentials and `AGENT_SERVE_OPENAI_BASE_URL` come from here. @default process.env */
@@ -107,8 +116,11 @@ export async function loadProjectWith(runtime: ProjectRuntime, dir: string, opti
   return { mode, projects: discovery.projects, diagnostics, errors };
 }
 
-/** Binds loaded projects to a host: fs storage and the local runtime per mount. */
-export async function createProjectHost(loaded: LoadedProjects, options: ProjectHostOptions = {}): Promise<AgentHost> {
+/**
+ * Binds loaded projects to a host: a store (sqlite by default, through `runtime`'s binding) and
+ * the local runtime per mount.
+ */
+export async function createProjectHost(loaded: LoadedProjects, options: ProjectHostOptions = {}, runtime?: ProjectRuntime): Promise<AgentHost> {
   if (loaded.errors > 0) {
     const lines = loaded.diagnostics.filter(({ diagnostic }) => diagnostic.severity === "error").map(({ diagnostic, where }) => formatDiagnostic(diagnostic, where));
     throw createError("project", `not starting: ${loaded.errors} error${loaded.errors === 1 ? "" : "s"} in the project\n${lines.join("\n")}`);
@@ -130,7 +142,14 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
           });
   const agents: AgentMount[] = loaded.projects.map(({ slug, dir, project }) => {
     const root = stateRootFor({ mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd });
-    return { slug, project, storage: createFsStorage({ root }), runtime: createLocalRuntime({ stateRoot: root }) };
+    const storage = openStorage(options.storage ?? { kind: "sqlite" }, {
+      stateRoot: root,
+      mode,
+      slug,
+      cwd,
+      ...(runtime?.openSqlite ? { open: runtime.openSqlite } : {}),
+    });
+    return { slug, project, storage, runtime: createLocalRuntime({ stateRoot: root }) };
   });
   const credentials = resolveCredentials({ apiKey: options.apiKey, provider: apiKeyProvider(loaded.projects), env });
   // OpenTelemetry export when the standard OTEL_* environment asks for it; a no-op otherwise.
@@ -165,7 +184,7 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
 /** Loads `dir`, creates the host, recovers crashed turns and listens. */
 export async function serveProjectWith(runtime: ProjectRuntime, dir: string, options: ServeProjectOptions = {}): Promise<ServedProject> {
   const loaded = await loadProjectWith(runtime, dir, options);
-  const host = await createProjectHost(loaded, options);
+  const host = await createProjectHost(loaded, options, runtime);
   let server: RunningServer;
   try {
     await host.ready();

@@ -7,6 +7,7 @@
  * @module
  */
 import { serve as srvxServe } from "srvx/bun";
+import type { OpenSqlite, SqliteDatabase } from "../drivers/sqlite/index.ts";
 import { importNatively } from "../loader/import-module.ts";
 import { loadProjectWith, serveProjectWith } from "./_project.ts";
 import type { LoadedProjects, LoadProjectOptions, ProjectRuntime, ServedProject, ServeProjectOptions } from "./_project.ts";
@@ -19,10 +20,22 @@ export type { LoadedProjects, LoadProjectOptions, ProjectHostOptions, ServedProj
 export type { FetchHandler, RunningServer, ServeOptions } from "./_serve.ts";
 export type { ModuleImporter } from "../loader/import-module.ts";
 
-/** How Bun runs agent projects: its native `import()` of TypeScript. */
+interface BunSqliteModule {
+  Database: new (path: string, options: { readonly?: boolean; create?: boolean; readwrite?: boolean }) => SqliteDatabase;
+}
+
+/** `bun:sqlite`: the sqlite store's binding on Bun (its writes then run on the event loop). */
+const openBunSqlite: OpenSqlite = (path, { readOnly }) => {
+  // SAFETY: Bun's synchronous `require` of its built-in module, whose Database has this shape.
+  const { Database } = (import.meta as unknown as { require(id: string): BunSqliteModule }).require("bun:sqlite");
+  return new Database(path, readOnly ? { readonly: true } : { create: true, readwrite: true });
+};
+
+/** How Bun runs agent projects: its native `import()` of TypeScript, and `bun:sqlite`. */
 export const bunRuntime: ProjectRuntime = {
   importModule: importNatively,
   serve: srvxServe,
+  openSqlite: openBunSqlite,
   limits:
     "on Bun, projects load through Bun's own resolver: the Agent SDK module names (@cursor/bdk, @grok/agent-sdk), extensionless relative imports and the fallback to the host's valibot and zod need Node's module hooks; import agent-serve, installed in the project, by name",
 };

@@ -1,6 +1,7 @@
 /**
- * Event appends per second on the fs driver (fsync "always" and "never") against raw
- * `fs.promises.appendFile` of the same NDJSON lines, in the same run.
+ * Event appends per second on the sqlite driver (writer thread, and inline on the event loop) and
+ * the memory driver, against raw `fs.promises.appendFile` of the same NDJSON lines and the durable
+ * floor (`write` + `fdatasync` per line), in the same run.
  *
  * Run: `npx node bench/appends.ts` (env: `BENCH_APPENDS` total appends per case, default 5000;
  * `BENCH_ROUNDS` rounds, median reported, default 3). Data goes to `bench/.data/` and is removed.
@@ -10,7 +11,8 @@
 import { appendFile, mkdir, open, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
+import { createMemoryStorage } from "../src/storage/memory.ts";
 
 const TOTAL = Number(process.env.BENCH_APPENDS ?? 5_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -29,7 +31,7 @@ function eventLine(index: number): string {
   });
 }
 
-type Mode = "appendFile" | "floor" | "always" | "never";
+type Mode = "appendFile" | "floor" | "sqlite" | "inline" | "memory";
 
 /**
  * `writers` concurrent writers, each doing `perWriter` sequential awaited appends, each to its own
@@ -37,7 +39,12 @@ type Mode = "appendFile" | "floor" | "always" | "never";
  */
 async function runCase(mode: Mode, writers: number, perWriter: number, shared: boolean, dir: string): Promise<number> {
   await mkdir(dir, { recursive: true });
-  const driver = mode === "always" || mode === "never" ? createFsStorage({ root: dir, fsync: mode }) : undefined;
+  const driver =
+    mode === "sqlite" || mode === "inline"
+      ? createSqliteStorage({ path: join(dir, "state.db"), writerThread: mode === "sqlite" })
+      : mode === "memory"
+        ? createMemoryStorage()
+        : undefined;
   const handles = new Map<string, FileHandle>();
   if (mode === "floor") {
     for (let writer = 0; writer < (shared ? 1 : writers); writer++) {
@@ -82,8 +89,9 @@ async function durableWrite(handle: FileHandle | undefined, text: string): Promi
 const LABELS: Record<Mode, string> = {
   appendFile: "raw `fs.promises.appendFile` (baseline)",
   floor: "raw `write` + `fdatasync` per line, fd kept open",
-  always: 'fs driver, fsync "always"',
-  never: 'fs driver, fsync "never"',
+  sqlite: "sqlite driver (writer thread, the default)",
+  inline: "sqlite driver, writes inline on the event loop",
+  memory: "memory driver (not durable)",
 };
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -95,7 +103,7 @@ async function main(): Promise<void> {
     // Not a baseline comparison of interest in itself: shows group commit at work.
     { name: `${WRITERS} concurrent writers, 1 log`, writers: WRITERS, perWriter: Math.ceil(TOTAL / WRITERS), shared: true },
   ];
-  const modes: Mode[] = ["appendFile", "floor", "always", "never"];
+  const modes: Mode[] = ["appendFile", "floor", "sqlite", "inline", "memory"];
   const rows: string[] = [];
   let run = 0;
   for (const workload of workloads) {

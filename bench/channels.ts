@@ -5,16 +5,17 @@
  *    valibot validation, the handler context, a JSON answer) against `POST /v1/tools/echo` (the
  *    same schema through the direct tool call) and `GET /v1/health`, same client and concurrency.
  * 2. Chat turns per second when the events of every session are delivered to a channel, against
- *    the same host without a channel, on the memory driver and on the fs driver with
- *    `fsync: "always"`: a `message.completed` handler (the usual reply channel: a cursor write per
+ *    the same host without a channel, on the memory driver and on the sqlite driver with
+ *    `synchronous=FULL`: a `message.completed` handler (the usual reply channel: a cursor write per
  *    reply and one per batch), and a `*` handler (a durable cursor write per event).
  *
  *   npx node bench/channels.ts [--clients=16] [--turn-clients=8] [--seconds=4] [--rounds=3]
  * @module
  */
+import { join } from "node:path";
 import * as v from "valibot";
 import { serveNode } from "../adapters/node.ts";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { POST, defineChannel } from "../src/channels/index.ts";
 import { createHost } from "../src/index.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
@@ -82,7 +83,7 @@ interface TurnsResult {
 
 async function deliveryOverhead(): Promise<void> {
   const rows: string[][] = [];
-  for (const driver of ["memory", "fs (fsync always)"] as const) {
+  for (const driver of ["memory", "sqlite (synchronous FULL)"] as const) {
     const subjects = ["no channel", "message.completed handler", "* handler"] as const;
     const delivered: Record<string, number> = {};
     const results = await alternate(subjects, rounds, (subject) =>
@@ -110,9 +111,9 @@ async function deliveryOverhead(): Promise<void> {
 }
 
 /** Sessions of the built-in HTTP channel; `bot/channels/http.ts` with an events map delivers all their events. */
-async function measureTurns(driver: "memory" | "fs (fsync always)", eventType: string | undefined, onDelivered: () => void): Promise<TurnsResult> {
+async function measureTurns(driver: "memory" | "sqlite (synchronous FULL)", eventType: string | undefined, onDelivered: () => void): Promise<TurnsResult> {
   const dir = driver === "memory" ? undefined : await tempDir("channels");
-  const storage: StorageDriver = dir ? createFsStorage({ root: dir.path, fsync: "always" }) : createMemoryStorage();
+  const storage: StorageDriver = dir ? createSqliteStorage({ path: join(dir.path, "state.db") }) : createMemoryStorage();
   const http = defineChannel({ events: { [eventType ?? "*"]: () => onDelivered() } });
   const project = eventType ? { ...scriptedProject(), channels: { http } } : scriptedProject();
   const host = createHost({ agents: [{ slug: "bench", project, storage }], logger: { info() {}, warn() {}, error() {} } });

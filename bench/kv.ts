@@ -10,7 +10,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHostKv } from "../src/kv/kv.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import type { StorageDriver } from "../src/storage/types.ts";
@@ -43,12 +43,12 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 async function main(): Promise<void> {
   console.log(`kv bench: ${OPS} put+get pairs per case, ${ROUNDS} rounds, cases alternate (order reversed every other round)`);
   const rows: string[] = [];
-  for (const driver of ["memory", "fs"] as const) {
+  for (const driver of ["memory", "sqlite"] as const) {
     const results: Record<Case, number[]> = { driver: [], kv: [], "kv+ttl": [] };
     for (let round = 0; round < ROUNDS; round++) {
       const order: Case[] = round % 2 === 0 ? ["driver", "kv", "kv+ttl"] : ["kv+ttl", "kv", "driver"];
       for (const kind of order) {
-        const storage = driver === "memory" ? createMemoryStorage() : createFsStorage({ root: join(dataRoot, `${driver}-${round}-${kind}`) });
+        const storage = driver === "memory" ? createMemoryStorage() : createSqliteStorage({ path: join(dataRoot, `${driver}-${round}-${kind}.db`) });
         results[kind].push(await runCase(kind, storage));
         await storage.close();
       }

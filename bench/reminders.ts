@@ -16,7 +16,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/host.ts";
 import type { ReminderRecord, RemindersFacade } from "../src/reminders/types.ts";
 import type { SessionRecord } from "../src/sessions/session-store.ts";
@@ -86,7 +86,7 @@ async function startup(): Promise<void> {
 
 /** Armed prompt-form reminders, each on its own conversation key, due in 30 days. */
 async function writeReminders(root: string, n: number): Promise<void> {
-  const storage = createFsStorage({ root, fsync: "never" });
+  const storage = createSqliteStorage({ path: join(root, "state.db") });
   const now = Date.now();
   let next = 0;
   const worker = async () => {
@@ -117,7 +117,7 @@ async function writeReminders(root: string, n: number): Promise<void> {
 async function fireDelay(form: "run" | "prompt", n: number): Promise<void> {
   console.log(`\nfire delay: ${n.toLocaleString("en-US")} ${form}-form reminders due at the same instant (fs driver, fsync always, built-in clock)`);
   const root = join(dir.path, `fire-${form}`);
-  const storage = createFsStorage({ root });
+  const storage = createSqliteStorage({ path: join(root, "state.db") });
   const grabbed: { facade?: RemindersFacade } = {};
   const project = scriptedProject();
   project.tools = { grab: { description: "bench hook", execute: (_input, ctx) => void (grabbed.facade = ctx.host.reminders) } };
@@ -173,7 +173,7 @@ async function fireDelay(form: "run" | "prompt", n: number): Promise<void> {
 }
 
 /** When each reminder's conversation was started (its session record's createdAt), once all are. */
-async function sessionStarts(storage: ReturnType<typeof createFsStorage>, n: number): Promise<number[]> {
+async function sessionStarts(storage: ReturnType<typeof createSqliteStorage>, n: number): Promise<number[]> {
   const deadline = Date.now() + 300_000;
   for (;;) {
     const keys = (await storage.list("sessions/")).filter((key) => key.endsWith("/record"));

@@ -1,20 +1,20 @@
 /**
  * Replay of a long session: `GET /<slug>/v1/session/<id>/events` of a 100,000-event session on
- * the fs driver, over real loopback HTTP, reading every byte. The baseline serves the very same
- * NDJSON file with a bare srvx handler streaming it from disk, in the same run.
+ * the sqlite driver, over real loopback HTTP, reading every byte. The baseline is a bare srvx
+ * handler that streams the same raw rows out of the same database file (`SELECT line ... ORDER BY
+ * idx` in pages of 1024, joined with newlines), in the same run.
  *
  *   npx node bench/replay.ts [--events=100000] [--rounds=7]
  *
- * The session is written straight through the fs driver (no turns run): event lines shaped as
+ * The session is written straight through the sqlite driver (no turns run): event lines shaped as
  * the host writes them, with contiguous indexes from 0, plus its `sessions/<id>/record`. Every
  * download is checked for its line count and last index.
  * @module
  */
-import { createReadStream } from "node:fs";
 import { join } from "node:path";
-import { Readable } from "node:stream";
+import { DatabaseSync } from "node:sqlite";
 import { serveNode } from "../adapters/node.ts";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/index.ts";
 import type { SessionRecord } from "../src/sessions/session-store.ts";
 import {
@@ -49,17 +49,25 @@ try {
   const bytes = await buildSession(dir.path);
   console.log(`  built ${fmt(bytes / 1e6)} MB of events in ${fmt((performance.now() - buildStart) / 1000)} s`);
 
-  const file = join(dir.path, "sessions", sessionId, "events.ndjson");
-  const bare = await serveLoopback(
-    () =>
-      new Response(Readable.toWeb(createReadStream(file, { highWaterMark: 1 << 16 })) as ReadableStream<Uint8Array>, {
-        headers: { "content-type": "application/x-ndjson" },
-      }),
-  );
-  const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage: createFsStorage({ root: dir.path }) }] });
+  const raw = new DatabaseSync(join(dir.path, "state.db"), { readOnly: true });
+  const page = raw.prepare("SELECT line FROM logs WHERE log = ? AND idx >= ? AND idx < ? ORDER BY idx");
+  const encoder = new TextEncoder();
+  const bare = await serveLoopback(() => {
+    let next = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const rows = page.all(`sessions/${sessionId}/events`, next, next + 1024) as Array<{ line: string }>;
+        if (rows.length === 0) return controller.close();
+        next += rows.length;
+        controller.enqueue(encoder.encode(`${rows.map((row) => row.line).join("\n")}\n`));
+      },
+    });
+    return new Response(body, { headers: { "content-type": "application/x-ndjson" } });
+  });
+  const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage: createSqliteStorage({ path: join(dir.path, "state.db") }) }] });
   await host.ready();
   const server = await serveNode(host, { port: 0, hostname: "127.0.0.1", silent: true });
-  const urls = { "bare srvx (file stream)": `${bare.url}/`, "host /events": `${server.url}/bench/v1/session/${sessionId}/events` };
+  const urls = { "raw rows (bare srvx)": `${bare.url}/`, "host /events": `${server.url}/bench/v1/session/${sessionId}/events` };
   const subjects = Object.keys(urls) as Array<keyof typeof urls>;
 
   try {
@@ -71,7 +79,7 @@ try {
       async (subject) => check(subject, await runClient<Download>(["download", urls[subject]]), bytes),
       (subject, round, r) => console.log(`  round ${round + 1} ${subject}: ${fmt(r.ms)} ms, ${fmt(mbps(r))} MB/s`),
     );
-    const baseline = median(results["bare srvx (file stream)"].map(mbps));
+    const baseline = median(results["raw rows (bare srvx)"].map(mbps));
     printTable(
       ["server", "MB/s (median)", "events/s (median)", "ms (median)", "per round ms", "bytes", "lines", "last index", "ratio to bare"],
       subjects.map((subject) => {
@@ -94,6 +102,7 @@ try {
     await server.close(true);
     await host.close();
     await bare.close();
+    raw.close();
   }
 } finally {
   await dir.cleanup();
@@ -116,7 +125,7 @@ function check(subject: string, download: Download, bytes: number): Download {
 
 /** Writes the record and `total` event lines through the driver; resolves with the log's bytes. */
 async function buildSession(root: string): Promise<number> {
-  const storage = createFsStorage({ root, fsync: "always" });
+  const storage = createSqliteStorage({ path: join(root, "state.db") });
   const start = Date.parse("2026-01-01T09:00:00.000Z");
   const lines = realisticEvents(sessionId, total, start);
   let bytes = 0;

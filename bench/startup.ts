@@ -13,7 +13,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import type { SessionRecord } from "../src/sessions/session-store.ts";
 import { alternate, fmt, machineLine, median, option, printTable, tempDir } from "./_util.ts";
 import { serveCli, stopCli } from "./_util.ts";
@@ -99,7 +99,7 @@ try {
  * record, the continuation-token index entry and a 9-event log.
  */
 async function writeSessions(root: string, count: number): Promise<void> {
-  const storage = createFsStorage({ root, fsync: "never" });
+  const storage = createSqliteStorage({ path: join(root, "state.db") });
   const start = Date.parse("2026-01-01T09:00:00.000Z");
   let next = 0;
   const worker = async () => {

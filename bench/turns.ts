@@ -2,20 +2,21 @@
  * Chat turns per second with the scripted model over real loopback HTTP. One turn is
  * `POST /<slug>/v1/session {"message":"hi"}` and then reading the session's live stream until
  * `session.waiting`, so it covers session creation, the turn engine, every event append and the
- * live fan-out. Measured with 1 and with 50 concurrent clients, on the memory driver and on the
- * fs driver with `fsync: "always"`.
+ * live fan-out. Measured with 1 and with 50 concurrent clients, on the memory driver (the
+ * baseline) and on the sqlite driver (the durable default: WAL, `synchronous=FULL`).
  *
  *   npx node bench/turns.ts [--seconds=4] [--rounds=3] [--clients=1,50]
  *
- * Each measurement gets a fresh host, server and (fs) temp root. The two drivers alternate
- * round by round at each concurrency. For reading the fs numbers it also prints the storage calls
- * one turn makes and what one `fdatasync` and one durable record write cost on this disk.
+ * Each measurement gets a fresh host, server and (sqlite) temp root. The two drivers alternate
+ * round by round at each concurrency. For reading the sqlite numbers it also prints the storage
+ * calls one turn makes and what one `fdatasync` and one durable commit cost on this disk.
  * @module
  */
 import { serveNode } from "../adapters/node.ts";
 import { open } from "node:fs/promises";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/index.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import type { StorageDriver } from "../src/storage/types.ts";
@@ -29,6 +30,11 @@ interface TurnsResult {
   p50: number;
   p95: number;
   clientCpu: number;
+  /** Server (host process) CPU milliseconds per measured turn. */
+  serverCpuMs: number;
+  /** Event-loop delay of the host process while measuring (p99 and max, ms): how long synchronous work held the loop. */
+  loopP99: number;
+  loopMax: number;
 }
 
 const seconds = option("seconds", 4);
@@ -38,7 +44,7 @@ const clientCounts = (process.argv.find((arg) => arg.startsWith("--clients="))?.
   .map(Number);
 if (clientCounts.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error("turns: --clients must list positive integers, e.g. 1,50");
 
-const drivers = ["memory", "fs (fsync always)"] as const;
+const drivers = ["memory", "sqlite"] as const;
 type Driver = (typeof drivers)[number];
 
 console.log(`turns: ${seconds} s per round, ${rounds} rounds per cell; ${machineLine()}`);
@@ -50,7 +56,10 @@ for (const clients of clientCounts) {
     rounds,
     (driver) => measure(driver, clients),
     (driver, round, r) =>
-      console.log(`  ${clients} clients, round ${round + 1}, ${driver}: ${fmt(r.turnsPerSecond)} turns/s, p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms`),
+      console.log(
+        `  ${clients} clients, round ${round + 1}, ${driver}: ${fmt(r.turnsPerSecond)} turns/s, p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, ` +
+          `server CPU ${fmt(r.serverCpuMs)} ms/turn, loop delay p99 ${fmt(r.loopP99)} ms (max ${fmt(r.loopMax)})`,
+      ),
   );
   for (const driver of drivers) {
     const runs = results[driver];
@@ -64,22 +73,41 @@ for (const clients of clientCounts) {
       runs.map((r) => fmt(r.turnsPerSecond)).join(" / "),
       fmt(mid.p50),
       fmt(mid.p95),
+      fmt(median(runs.map((r) => r.serverCpuMs))),
+      fmt(median(runs.map((r) => r.loopP99))),
       String(runs.reduce((sum, r) => sum + r.turns, 0)),
     ]);
   }
 }
-printTable(["driver", "clients", "turns/s (median)", "per round", "p50 ms", "p95 ms", "turns measured"], rows);
+printTable(["driver", "clients", "turns/s (median)", "per round", "p50 ms", "p95 ms", "server CPU ms/turn", "loop delay p99 ms", "turns measured"], rows);
 
 // --- internals ---
 
 async function measure(driver: Driver, clients: number): Promise<TurnsResult> {
   const dir = driver === "memory" ? undefined : await tempDir("turns");
-  const storage: StorageDriver = dir ? createFsStorage({ root: dir.path, fsync: "always" }) : createMemoryStorage();
+  const storage: StorageDriver = dir ? createSqliteStorage({ path: join(dir.path, "state.db") }) : createMemoryStorage();
   const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage }] });
   await host.ready();
   const server = await serveNode(host, { port: 0, hostname: "127.0.0.1", silent: true });
   try {
-    return await runClient<TurnsResult>(["turns", `${server.url}/bench`, clients, seconds]);
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    let cpuStart = process.cpuUsage();
+    let cpu = { user: 0, system: 0 };
+    const result = await runClient<TurnsResult>(["turns", `${server.url}/bench`, clients, seconds], (mark) => {
+      if (mark === "start") {
+        cpuStart = process.cpuUsage();
+        loop.enable();
+      } else {
+        cpu = process.cpuUsage(cpuStart);
+        loop.disable();
+      }
+    });
+    return {
+      ...result,
+      serverCpuMs: (cpu.user + cpu.system) / 1000 / Math.max(1, result.turns),
+      loopP99: loop.percentile(99) / 1e6,
+      loopMax: loop.max / 1e6,
+    };
   } finally {
     await server.close(true);
     await host.close();
@@ -87,18 +115,18 @@ async function measure(driver: Driver, clients: number): Promise<TurnsResult> {
   }
 }
 
-/** Storage calls per turn (fs driver, in-process) and the disk's sync costs, for context. */
+/** Storage calls per turn (sqlite driver, in-process) and the disk's sync costs, for context. */
 async function describeDisk(): Promise<void> {
   const dir = await tempDir("turns-probe");
   try {
     const counts = new Map<string, number>();
-    const storage = counting(createFsStorage({ root: join(dir.path, "state"), fsync: "always" }), counts);
+    const storage = counting(createSqliteStorage({ path: join(dir.path, "state", "state.db") }), counts);
     const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage }] });
     const sample = 20;
     for (let i = 0; i < sample; i++) await inProcessTurn(host);
     await host.close();
     const perTurn = [...counts].filter(([name]) => name !== "close").map(([name, n]) => `${name} ${fmt(n / sample)}`);
-    console.log(`  storage calls per turn (fs, ${sample} turns): ${perTurn.join(", ")}`);
+    console.log(`  storage calls per turn (sqlite, ${sample} turns): ${perTurn.join(", ")}`);
 
     const file = await open(join(dir.path, "probe.log"), "a");
     const syncs: number[] = [];
@@ -109,7 +137,7 @@ async function describeDisk(): Promise<void> {
       syncs.push(performance.now() - begin);
     }
     await file.close();
-    const records = createFsStorage({ root: join(dir.path, "records"), fsync: "always" });
+    const records = createSqliteStorage({ path: join(dir.path, "records", "state.db") });
     const sets: number[] = [];
     for (let i = 0; i < 30; i++) {
       const begin = performance.now();
@@ -117,7 +145,7 @@ async function describeDisk(): Promise<void> {
       sets.push(performance.now() - begin);
     }
     await records.close();
-    console.log(`  this disk: fdatasync median ${fmt(median(syncs))} ms; durable record write (fs set) median ${fmt(median(sets))} ms`);
+    console.log(`  this disk: fdatasync median ${fmt(median(syncs))} ms; durable record write (sqlite set, one commit) median ${fmt(median(sets))} ms`);
   } finally {
     await dir.cleanup();
   }

@@ -26,6 +26,13 @@ if (runtime === "node" && (major < 22 || (major === 22 && minor < 13))) {
     process.exitCode = 1;
   }
 } else {
+  // The built-in SQLite store is stable for our use; Node still labels `node:sqlite` experimental.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (warning, ...rest) => {
+    const text = typeof warning === "string" ? warning : warning?.message;
+    if (typeof text === "string" && text.startsWith("SQLite is an experimental feature")) return;
+    return emitWarning.call(process, warning, ...rest);
+  };
   const fromSource = existsSync(new URL("../cli/main.ts", import.meta.url));
   const entry = (path) => new URL(fromSource ? `../${path}.ts` : `../dist/${path}.js`, import.meta.url).href;
   const [{ main }, adapter, { exitQuietlyOnClosedPipe }] = await Promise.all([

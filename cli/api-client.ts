@@ -32,6 +32,7 @@ export interface ApiClient {
   fetch(path: string, init?: RequestInit): Promise<Response>;
   getJson<T = Record<string, unknown>>(path: string): Promise<T>;
   postJson<T = Record<string, unknown>>(path: string, body: unknown): Promise<T>;
+  deleteJson<T = Record<string, unknown>>(path: string): Promise<T>;
   /** The NDJSON lines of `path`, raw; ends when the server ends the body or `signal` aborts. */
   lines(path: string, signal?: AbortSignal): AsyncGenerator<string>;
 }
@@ -68,6 +69,7 @@ export function createApiClient(baseUrl: string, bearerToken?: string): ApiClien
     fetch: request,
     getJson: (path) => json("GET", path),
     postJson: (path, body) => json("POST", path, body),
+    deleteJson: (path) => json("DELETE", path),
     async *lines(path, signal) {
       let response: Response;
       try {

@@ -62,6 +62,7 @@ function localFlags(args: ChatArgs): string {
     args.slug === undefined ? "" : ` --slug ${quote(args.slug)}`,
     args.mode === "single" ? " --mode single" : "",
     args.stateRoot === undefined ? "" : ` --state-root ${quote(args.stateRoot)}`,
+    args.storage === undefined ? "" : ` --storage ${quote(args.storage)}`,
   ];
   return flags.join("");
 }

@@ -20,7 +20,8 @@ export function withHostOptions<T extends CommandLike>(command: T): T {
     .option("--dir <dir>", "The project directory, as the [dir] argument (default: .)")
     .option("--mode <mode>", "Route layout: multi or single (default: multi)")
     .option("--api-key <key>", "Model credential (else the provider's environment variable, else the stored login)")
-    .option("--state-root <dir>", "Directory for sessions and streams (default: <project>/.agent-serve[/<slug>])");
+    .option("--state-root <dir>", "Directory for sessions and streams (default: <project>/.agent-serve[/<slug>])")
+    .option("--storage <url>", "The store: sqlite:<path>, memory: or redis://… (env AGENT_SERVE_STORAGE; default: sqlite:<state-root>/state.db)");
   return command;
 }
 
@@ -44,6 +45,7 @@ export function hostOptions(dir: unknown, argv: string[]): StartHostOptions {
     mode,
     apiKey: rawOption(argv, "api-key"),
     stateRoot: rawOption(argv, "state-root"),
+    storage: rawOption(argv, "storage"),
   };
 }
 
@@ -52,12 +54,13 @@ export function targetArgs(dir: unknown, flags: Flags, argv: string[]): TargetAr
   for (const name of ["url", "bearer-token", "slug", "dir"]) {
     if (flags[camel(name)] !== undefined && rawOption(argv, name) === undefined) throw new UsageError(`--${name} needs a value`);
   }
-  const { mode, apiKey, stateRoot, dir: chosen } = hostOptions(dir, argv);
+  const { mode, apiKey, stateRoot, storage, dir: chosen } = hostOptions(dir, argv);
   return {
     dir: chosen,
     mode,
     apiKey,
     stateRoot,
+    storage,
     url: rawOption(argv, "url"),
     bearerToken: rawOption(argv, "bearer-token"),
     slug: rawOption(argv, "slug"),

@@ -70,7 +70,7 @@ export async function main(options: MainOptions): Promise<number> {
       const url = rawOption(argv, "url");
       if (flags.url !== undefined && url === undefined) throw new UsageError("--url needs a value");
       if (url !== undefined) {
-        for (const name of ["dir", "mode", "state-root", "api-key"]) {
+        for (const name of ["dir", "mode", "state-root", "storage", "api-key"]) {
           if (rawOption(argv, name) !== undefined) throw new UsageError(`--${name} applies to a local server only, not with --url`);
         }
         if (flags.dev === true) throw new UsageError("--dev applies to a local server only, not with --url");
@@ -115,10 +115,17 @@ export async function main(options: MainOptions): Promise<number> {
       const args = { ...targetArgs(dir, flags, argv), json: json(flags) };
       command = async () => (await import("./sessions.ts")).sessionsCommand(args, io);
     });
-  withTargetOptions(cli.command("session <sessionId>", "A session's summary and its latest events"), true)
+  withTargetOptions(cli.command("session <sessionId> [rmId]", "A session's summary and its latest events; `session rm <id>` removes it"), true)
     .option("--events <n>", "How many of the latest events to show (default: 10)")
     .option("--json", "Print {session, eventCount, events} as JSON")
-    .action((sessionId: string, flags: Flags) => {
+    .action((sessionId: string, rmId: unknown, flags: Flags) => {
+      if (sessionId === "rm") {
+        if (typeof rmId !== "string" || rmId === "") throw new UsageError("session rm needs the session id: agent-serve session rm <sessionId>");
+        const args = { ...targetArgs(undefined, flags, argv), sessionId: rmId, json: json(flags) };
+        command = async () => (await import("./session-rm.ts")).sessionRmCommand(args, io);
+        return;
+      }
+      if (rmId !== undefined) throw new UsageError(`unexpected argument "${String(rmId)}" (to remove a session: agent-serve session rm <sessionId>)`);
       const events = flags.events === undefined ? undefined : positiveInteger(flags.events, "--events");
       const args = { ...targetArgs(undefined, flags, argv), sessionId, events, json: json(flags) };
       command = async () => (await import("./session.ts")).sessionCommand(args, io);

@@ -18,6 +18,7 @@ import { type LogFormat, createCliLogger } from "./cli-logger.ts";
 import { selectHealthyProjects } from "./healthy-projects.ts";
 import type { CliIo } from "./io.ts";
 import { stateRootProblem } from "./state-root-check.ts";
+import { parseStorageUrl } from "./storage-url.ts";
 
 export { formatDiagnostic, stateRootFor };
 
@@ -31,6 +32,8 @@ export interface StartHostOptions {
   apiKey?: string;
   /** @default `<project>/.agent-serve` (single) or `<project>/.agent-serve/<slug>` (multi) */
   stateRoot?: string;
+  /** `sqlite:<path>`, `memory:` or `redis://…`; else `AGENT_SERVE_STORAGE`, else `<state root>/state.db`. */
+  storage?: string;
   bearerToken?: string;
   allowAnonymous?: boolean;
   /**
@@ -88,6 +91,8 @@ export interface StartedHost {
  * left out instead, unless `strict`).
  */
 export async function startHost(options: StartHostOptions, io: CliIo): Promise<StartedHost | undefined> {
+  // A bad storage URL is a usage error before anything is loaded.
+  const storage = parseStorageUrl(options.storage ?? (io.env.AGENT_SERVE_STORAGE || undefined));
   const loaded = await loadProjectWith(runtimeOf(io), resolve(io.cwd, options.dir ?? "."), { mode: options.mode });
   for (const { diagnostic, where } of loaded.diagnostics) {
     if (diagnostic.severity !== "info") io.stderr.write(`${formatDiagnostic(diagnostic, where)}\n`);
@@ -118,6 +123,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
     { ...loaded, projects: selection.serve, errors: 0 },
     {
       ...options,
+      storage,
       cwd: io.cwd,
       env: io.env,
       logger: createCliLogger(io, { infoTo: options.infoTo ?? "stdout", format: options.logFormat ?? "text" }),
@@ -125,6 +131,7 @@ export async function startHost(options: StartHostOptions, io: CliIo): Promise<S
       // only the host's own failures.
       logLevel: options.logLevel ?? (options.infoTo === "none" ? "error" : "info"),
     },
+    runtimeOf(io),
   );
   return { host, projects: selection.serve, skipped: selection.skipped, kept: selection.kept, mode: loaded.mode };
 }

@@ -24,6 +24,8 @@ export interface TargetArgs {
   mode?: "multi" | "single";
   /** @default as `serve`: `<project>/.agent-serve[/<slug>]` */
   stateRoot?: string;
+  /** As `serve --storage`. */
+  storage?: string;
   apiKey?: string;
 }
 
@@ -40,7 +42,7 @@ export interface Target {
 /** Opens the target the flags name; throws {@link CommandError} or {@link UsageError} when it cannot. */
 export async function openTarget(args: TargetArgs, io: CliIo, progress: Progress): Promise<Target> {
   if (args.url !== undefined) {
-    for (const [flag, value] of [["--slug", args.slug], ["--state-root", args.stateRoot], ["--api-key", args.apiKey]] as const) {
+    for (const [flag, value] of [["--slug", args.slug], ["--state-root", args.stateRoot], ["--storage", args.storage], ["--api-key", args.apiKey]] as const) {
       if (value !== undefined) throw new UsageError(`${flag} applies to the local server only, not with --url`);
     }
     return openRemote(args.url, args.bearerToken);
@@ -102,7 +104,7 @@ async function agentSlugs(client: ApiClient): Promise<string[]> {
 
 async function openLocal(args: TargetArgs, io: CliIo, progress: Progress): Promise<Target> {
   progress.start(`starting a local server for ${args.dir ?? "."}`);
-  const started = await startHost({ dir: args.dir, mode: args.mode, stateRoot: args.stateRoot, apiKey: args.apiKey, infoTo: "none", recover: false, playground: false }, io);
+  const started = await startHost({ dir: args.dir, mode: args.mode, stateRoot: args.stateRoot, storage: args.storage, apiKey: args.apiKey, infoTo: "none", recover: false, playground: false }, io);
   if (!started) {
     progress.stop();
     throw new CommandError("the project has errors (listed above)");

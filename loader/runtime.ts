@@ -46,6 +46,10 @@ export function createLocalRuntime(options: LocalRuntimeOptions): RuntimePort {
       await mkdir(dir, { recursive: true });
       return dir;
     },
+    async removeSessionWorkspace(sessionId, placement) {
+      if (!/^[A-Za-z0-9_-]+$/.test(sessionId) || placement?.dir) return;
+      await rm(placeWorkspace(stateRoot, sessionId, placement), { recursive: true, force: true });
+    },
     async scratchWorkspace() {
       const path = await mkdtemp(join(tmpdir(), "agent-serve-scratch-"));
       return { path, remove: () => rm(path, { recursive: true, force: true }) };

@@ -20,7 +20,7 @@ export const ENTRIES = {
   "./channels/slack": "src/channels/slack/index.ts",
   "./channels/github": "src/channels/github/index.ts",
   "./storage": "src/storage/index.ts",
-  "./storage/fs": "drivers/fs/index.ts",
+  "./storage/sqlite": "drivers/sqlite/index.ts",
   "./node": "adapters/node.ts",
   "./bun": "adapters/bun.ts",
   "./deno": "adapters/deno.ts",

@@ -36,6 +36,7 @@ import { createSessionEntry } from "./sessions/session-entry.ts";
 import { SessionService } from "./sessions/session-service.ts";
 import { SessionStore } from "./sessions/session-store.ts";
 import { TurnController } from "./sessions/turn-controller.ts";
+import { TurnLeases } from "./sessions/turn-leases.ts";
 import { TurnSlots } from "./sessions/turn-slots.ts";
 import { createMemoryStorage } from "./storage/memory.ts";
 import type { StorageDriver } from "./storage/types.ts";
@@ -187,6 +188,7 @@ export function createAgentRuntime(
   );
   const runner = tracing.runner;
   log.onEvent(tracing.onEvent);
+  const leases = new TurnLeases(storage, `${context.timers.owner}/${mount.slug}`);
   const controller = new TurnController({
     log,
     store,
@@ -194,6 +196,7 @@ export function createAgentRuntime(
     slots: new TurnSlots(project.agent.concurrency?.maxRunningTurns),
     runner,
     logger,
+    leases,
   });
 
   // 5. Sessions; from here on the session entry reaches them.
@@ -204,6 +207,7 @@ export function createAgentRuntime(
     controller,
     now,
     enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose),
+    ...(runtime?.removeSessionWorkspace ? { removeWorkspace: (sessionId: string) => runtime.removeSessionWorkspace!(sessionId) } : {}),
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
   });
   entry.bind(sessions);
@@ -295,7 +299,7 @@ export function createAgentRuntime(
     evals,
     channels,
     async recover() {
-      await recoverSessions({ store, log, logger, conversation });
+      await recoverSessions({ store, log, logger, conversation, leases });
       await evals.recover();
       await timed.start();
       await channels.start();

@@ -11,14 +11,17 @@ export interface FaultyStorage {
   failWritesAfter(n: number): void;
   /** The next `n` writes fail, later ones succeed again (a transient outage). */
   failNextWrites(n: number): void;
-  /** Record writes (`set`) whose value `matches` fail, until `recover()`: a record that no longer fits. */
+  /**
+   * Writes carrying a record whose value `matches` (a `set`, or a `commit` with such a record: the
+   * whole commit) fail, until `recover()`: a record that no longer fits.
+   */
   failRecordsMatching(matches: (value: string) => boolean): void;
   recover(): void;
   /** Writes refused so far. */
   readonly refused: number;
 }
 
-const WRITES = new Set(["set", "delete", "append", "deleteLog"]);
+const WRITES = new Set(["commit", "set", "delete", "append", "deleteLog"]);
 
 export function faultyStorage(inner: StorageDriver): FaultyStorage {
   let allowed = Number.POSITIVE_INFINITY;
@@ -41,6 +44,7 @@ export function faultyStorage(inner: StorageDriver): FaultyStorage {
         }
         if (allowed <= 0) return fail();
         if (property === "set" && recordPattern?.(String(args[1]))) return fail();
+        if (property === "commit" && recordPattern && committedValues(args[0]).some(recordPattern)) return fail();
         allowed--;
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
@@ -66,4 +70,9 @@ export function faultyStorage(inner: StorageDriver): FaultyStorage {
       return refused;
     },
   };
+}
+
+function committedValues(batch: unknown): string[] {
+  const records = (batch as { records?: Array<{ value: string | null }> } | undefined)?.records ?? [];
+  return records.flatMap((write) => (write.value === null ? [] : [write.value]));
 }

@@ -145,7 +145,15 @@ export function severable(inner: StorageDriver): { driver: StorageDriver; sever(
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof value !== "function") return value;
+      // A dead process's followers hear nothing more, whoever keeps writing.
+      if (property === "follow") {
+        return (log: string, listener: (first: number, lines: readonly string[]) => void) =>
+          target.follow(log, (first, lines) => {
+            if (!severed) listener(first, lines);
+          });
+      }
       return (...args: unknown[]) => {
+        if (severed && property === "close") return Promise.resolve();
         if (severed) return property === "read" ? (async function* () {})() : Promise.reject(new Error("process is gone"));
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };

@@ -5,7 +5,7 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LogConflictError, type StorageDriver } from "../src/storage/index.ts";
+import { LogConflictError, RecordConflictError, type StorageDriver, updateRecord } from "../src/storage/index.ts";
 
 export interface StorageFixture {
   driver: StorageDriver;
@@ -265,6 +265,122 @@ export function testStorageDriver(name: string, factory: () => Promise<StorageFi
         expect((await Promise.all(pending)).sort((a, b) => a - b)).toEqual(
           Array.from({ length: 50 }, (_, i) => Math.floor(i / 5)),
         );
+      });
+    });
+
+    describe("commit", () => {
+      it("applies records, deletes and appends to several logs together", async () => {
+        await storage.set("gone", "x");
+        await storage.append("a", ["a0"]);
+        const firsts = await storage.commit({
+          records: [
+            { key: "r1", value: "one" },
+            { key: "gone", value: null },
+          ],
+          appends: [
+            { log: "a", lines: ["a1", "a2"], expectedIndex: 1 },
+            { log: "b", lines: ["b0"] },
+            { log: "a", lines: ["a3"] },
+          ],
+        });
+        expect(firsts).toEqual([1, 0, 3]);
+        expect(await storage.get("r1")).toBe("one");
+        expect(await storage.get("gone")).toBeUndefined();
+        expect((await readAll(storage.read("a"))).lines).toEqual(["a0", "a1", "a2", "a3"]);
+        expect((await readAll(storage.read("b"))).lines).toEqual(["b0"]);
+      });
+
+      it("writes nothing when one expected index or value is stale", async () => {
+        await storage.set("r", "v1");
+        await storage.append("a", ["a0"]);
+        const staleIndex = storage.commit({ records: [{ key: "r", value: "v2" }], appends: [{ log: "b", lines: ["b0"] }, { log: "a", lines: ["x"], expectedIndex: 0 }] });
+        await expect(staleIndex).rejects.toSatisfy(LogConflictError.isError);
+        const staleValue = storage.commit({ records: [{ key: "r", value: "v3", expected: "v0" }], appends: [{ log: "a", lines: ["y"] }] });
+        await expect(staleValue).rejects.toSatisfy(RecordConflictError.isError);
+        const absent = storage.commit({ records: [{ key: "r", value: "v4", expected: null }] });
+        await expect(absent).rejects.toSatisfy(RecordConflictError.isError);
+        expect(await storage.get("r")).toBe("v1");
+        expect(await storage.hasLog("b")).toBe(false);
+        expect((await readAll(storage.read("a"))).lines).toEqual(["a0"]);
+        // A matching compare-and-set goes through, also for a key that must be absent.
+        await storage.commit({ records: [{ key: "r", value: "v5", expected: "v1" }, { key: "new", value: "n", expected: null }] });
+        expect(await storage.get("r")).toBe("v5");
+        expect(await storage.get("new")).toBe("n");
+      });
+
+      it("validates every key and line before writing anything", async () => {
+        await expect(storage.commit({ records: [{ key: "ok", value: "v" }, { key: "../x", value: "v" }] })).rejects.toThrow(/invalid key/);
+        await expect(storage.commit({ records: [{ key: "ok", value: "v" }], appends: [{ log: "l", lines: ["a\nb"] }] })).rejects.toThrow(/newline/);
+        expect(await storage.get("ok")).toBeUndefined();
+        expect(await storage.hasLog("l")).toBe(false);
+      });
+
+      it("keeps concurrent commits apart: a conflict in one does not undo the others", async () => {
+        await storage.append("a", ["a0"]);
+        const results = await Promise.allSettled([
+          storage.commit({ appends: [{ log: "a", lines: ["first"], expectedIndex: 1 }] }),
+          storage.commit({ appends: [{ log: "a", lines: ["loser"], expectedIndex: 1 }], records: [{ key: "loser", value: "x" }] }),
+          storage.commit({ appends: [{ log: "c", lines: ["c0"] }], records: [{ key: "winner", value: "y" }] }),
+        ]);
+        expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+        expect((await readAll(storage.read("a"))).lines).toEqual(["a0", "first"]);
+        expect(await storage.get("loser")).toBeUndefined();
+        expect(await storage.get("winner")).toBe("y");
+      });
+
+      it("updates a record atomically under concurrent updaters", async () => {
+        await storage.set("counter", "0");
+        await Promise.all(Array.from({ length: 20 }, () => updateRecord(storage, "counter", (v) => String(Number(v) + 1))));
+        expect(await storage.get("counter")).toBe("20");
+        expect(await updateRecord(storage, "counter", () => undefined)).toBe("20");
+        expect(await updateRecord(storage, "counter", () => null)).toBeUndefined();
+        expect(await storage.get("counter")).toBeUndefined();
+      });
+
+      it("lists entries with their values by prefix, sorted", async () => {
+        for (const key of ["s/b", "s/a", "t/c", "s/a/x"]) await storage.set(key, `v:${key}`);
+        expect(await storage.entries("s/")).toEqual([
+          ["s/a", "v:s/a"],
+          ["s/a/x", "v:s/a/x"],
+          ["s/b", "v:s/b"],
+        ]);
+        expect((await storage.entries("")).map(([key]) => key)).toEqual(["s/a", "s/a/x", "s/b", "t/c"]);
+        await expect(storage.entries("../")).rejects.toThrow(/invalid key/);
+      });
+    });
+
+    describe("follow", () => {
+      it("delivers committed lines in order to the log's followers only, until unsubscribed", async () => {
+        expect(["process", "shared"]).toContain(storage.capabilities.follow);
+        await storage.append("a", ["before"]);
+        const seen: Array<[number, string[]]> = [];
+        const other: string[] = [];
+        const stop = storage.follow("a", (first, lines) => seen.push([first, [...lines]]));
+        const stopOther = storage.follow("b", (_, lines) => other.push(...lines));
+        await Promise.all([storage.append("a", ["a1", "a2"]), storage.commit({ appends: [{ log: "a", lines: ["a3"] }] })]);
+        await expect(storage.append("a", ["bad"], 0)).rejects.toSatisfy(LogConflictError.isError);
+        await pollUntil(async () => seen.flatMap(([, lines]) => lines).length === 3, 5_000, "followed lines");
+        expect(seen.flatMap(([first, lines]) => lines.map((line, i) => [first + i, line]))).toEqual([
+          [1, "a1"],
+          [2, "a2"],
+          [3, "a3"],
+        ]);
+        stop();
+        await storage.append("a", ["after"]);
+        expect(seen.flatMap(([, lines]) => lines)).not.toContain("after");
+        expect(other).toEqual([]);
+        stopOther();
+      });
+
+      it("shows a follower a line only once a read sees it too", async () => {
+        const checks: Array<Promise<boolean>> = [];
+        const stop = storage.follow("a", (first, lines) => {
+          checks.push(storage.length("a").then((length) => length >= first + lines.length));
+        });
+        await Promise.all(Array.from({ length: 10 }, (_, i) => storage.append("a", [`l${i}`])));
+        stop();
+        expect(checks).toHaveLength(10);
+        expect(await Promise.all(checks)).toEqual(checks.map(() => true));
       });
     });
 

@@ -31,10 +31,12 @@ function recording(): { recorder: LoopRecorder; seen: string[] } {
       textDelta: note("delta"),
       reasoningDelta: note("reasoning"),
       reasoningCompleted: note("reasoning done"),
-      stepCompleted: async ({ finishReason }) => void seen.push(`completed ${finishReason}`),
-      conversationAppended: async (message) => void seen.push(`appended ${message.role}`),
+      stepCompleted: async ({ finishReason, message }) => void seen.push(`completed ${finishReason}`, `appended ${message.role}`),
       actionsRequested: async (actions) => void seen.push(`requested ${actions.map((a) => a.toolName).join(",")}`),
-      actionResult: async (result) => void seen.push(`result ${result.isError ? "error" : "ok"} ${JSON.stringify(result.output)}`),
+      actionResult: async (result, conversation) => {
+        seen.push(`result ${result.isError ? "error" : "ok"} ${JSON.stringify(result.output)}`);
+        if (conversation) seen.push(`appended ${conversation.role}`);
+      },
     },
   };
 }

@@ -107,6 +107,7 @@ describeHost("ownership", () => helloOptions({ auth: { policies: [bearerAuth((to
       [`/hello/v1/session/${id}/stream`, { headers: as("bob") }],
       [`/hello/v1/session/${id}/cost`, { headers: as("bob") }],
       [`/hello/v1/session/${id}/stop`, { method: "POST", headers: as("bob") }],
+      [`/hello/v1/session/${id}`, { method: "DELETE", headers: as("bob") }],
       [`/hello/v1/session/${id}`, postJson({ continuationToken: created.continuationToken, message: "hijack" }, as("bob"))],
     ] as const) {
       const response = await target().fetch(path, init);

@@ -2,7 +2,7 @@
  * `sessions`, `session`, `logs`, `cost`, `trajectory` and `call` against a spawned `serve` (a
  * project with server tools, temp state root), driven through `main` in-process with `--url`.
  */
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Trajectory } from "../cli/fold-trajectory.ts";
@@ -162,5 +162,30 @@ describe("call against the real tool route", () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("404 tool_not_found");
     expect(unknown.stderr).toContain("tools: add, boom, danger");
+  });
+});
+
+describe("removing a session", () => {
+  test("session rm: DELETE through the CLI; the session, its log and its workspace are gone", async () => {
+    const chat = await run(["chat", "--url", url], { env, stdin: "short-lived\n/exit\n" });
+    expect(chat.code).toBe(0);
+    const doomed = /session (ses_\w+)/.exec(chat.stdout)?.[1] ?? "";
+    expect(doomed).toMatch(/^ses_/);
+    const workspace = join(scratch, "state", "toolbox", "workspaces", doomed);
+    expect(existsSync(workspace)).toBe(true);
+
+    const removed = await run(["session", "rm", doomed, "--url", url], { env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toBe(`removed session ${doomed}\n`);
+    expect(existsSync(workspace)).toBe(false);
+    const again = await run(["session", "rm", doomed, "--url", url], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/404 session_not_found/);
+    const listed = JSON.parse((await run(["sessions", "--url", url, "--json"], { env })).stdout) as { sessions: Array<{ sessionId: string }> };
+    expect(listed.sessions.map((s) => s.sessionId)).not.toContain(doomed);
+    expect(listed.sessions.map((s) => s.sessionId)).toContain(sessionId);
+    const usage = await run(["session", "rm", "--url", url], { env });
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/session rm needs the session id/);
   });
 });

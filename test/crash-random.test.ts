@@ -136,8 +136,11 @@ test(`SIGKILL at random points with followers loses nothing acknowledged (seed $
       expect(row.status, where).not.toBe("running");
       const entry = known.get(row.sessionId);
       if (!entry) {
-        // Unknown to every client: only a create the kill cut before it answered. It holds no
-        // accepted message and runs nothing (the storage driver's atomic create removes even this).
+        // Unknown to every client: only a create the kill cut before it answered. The driver's
+        // atomic create leaves it whole (record, `session.started` and its message) or absent,
+        // never a record without its events; it runs nothing.
+        expect(events[0]?.type, where).toBe("session.started");
+        expect(events.filter((event) => event.type === "message.received"), where).toHaveLength(1);
         expect(events.filter((event) => event.type === "turn.completed"), where).toEqual([]);
         continue;
       }

@@ -7,14 +7,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { defineEval, defineEvalConfig } from "../src/evals/index.ts";
 import type { EvalConfig, EvalDefinition, EvalRunSnapshot } from "../src/evals/index.ts";
 import { createHost } from "../src/host.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
 import type { StorageDriver } from "../src/storage/types.ts";
 import type { AgentHost } from "../src/types.ts";
-import { eventually, postJson, project, quietLogger } from "./_harness.ts";
+import { eventually, postJson, project, quietLogger, severable } from "./_harness.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-evals-restart-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -67,12 +67,12 @@ const underWay = (host: AgentHost, runId: string): Promise<string> =>
 describe("persistence", () => {
   it("a finished run survives a restart on the same storage root", async () => {
     const root = join(scratch, "finished");
-    const first = open(createFsStorage({ root }));
+    const first = open(createSqliteStorage({ path: join(root, "state.db") }));
     const run = await settled(first, (await start(first, { tags: ["quick"] })).runId);
     expect(run).toMatchObject({ status: "completed", passed: 1 });
     await first.close();
 
-    const second = open(createFsStorage({ root }));
+    const second = open(createSqliteStorage({ path: join(root, "state.db") }));
     expect(await read(second, run.runId)).toEqual(run);
     const list = (await (await second.request("/v1/dev/evals/runs")).json()) as { runs: EvalRunSnapshot[]; activeRunId?: string };
     expect(list).toEqual({ runs: [run] });
@@ -80,12 +80,15 @@ describe("persistence", () => {
 
   it("a run that was running when the host went away is marked failed on the next start", async () => {
     const storage = createMemoryStorage();
-    const crashed = open(storage);
+    const view = severable(storage);
+    const crashed = open(view.driver);
     const { runId } = await start(crashed, { tags: ["slow"] });
     const sessionId = await underWay(crashed, runId);
     await eventually(async () => ((await storage.get(`eval-runs/${runId}`))?.includes(sessionId) ? true : undefined), 5000, "the stored session id");
 
-    // A second host on the same storage is what a restart after a crash looks like.
+    // A second host on the same storage is what a restart after a crash looks like; the crashed
+    // one neither writes nor hears anything from here on.
+    view.sever();
     const restarted = open(storage);
     const run = await read(restarted, runId);
     expect(run).toMatchObject({ runId, status: "failed", total: 1, passed: 0, failed: 0 });

@@ -10,7 +10,7 @@ import examples from "@octokit/webhooks-examples";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { defaultGitHubAuth, githubChannel, parseGitHubPrContinuationKey } from "../src/channels/github/index.ts";
 import type { GitHubChannelOptions } from "../src/channels/github/index.ts";
 import { createHost } from "../src/host.ts";
@@ -271,13 +271,13 @@ describe("github pack: deliveries that start no turn", () => {
   test("delivery ids are remembered in the host's storage, across a restart", async () => {
     const root = await mkdtemp(join(tmpdir(), "gh-dedupe-"));
     try {
-      const first = await start({}, { storage: createFsStorage({ root }) });
+      const first = await start({}, { storage: createSqliteStorage({ path: join(root, "state.db"), sync: "normal" }) });
       expect((await first.deliver("pull_request", prOpened, { id: "restart-1" })).status).toBe(202);
       await eventually(async () => comments()[0], 5000, "reply");
       await first.host.close();
       await first.server.close(true);
       running.splice(running.indexOf(first), 1);
-      const second = await start({}, { storage: createFsStorage({ root }) });
+      const second = await start({}, { storage: createSqliteStorage({ path: join(root, "state.db"), sync: "normal" }) });
       const again = await second.deliver("pull_request", prOpened, { id: "restart-1" });
       expect(await again.json()).toEqual({ ok: true, duplicate: true });
       expect(second.hooks).toEqual([]);

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import memoryDriver from "unstorage/drivers/memory";
-import { createFsStorage } from "../drivers/fs/index.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/host.ts";
 import { createHostKv } from "../src/kv/kv.ts";
 import { decodeKvKey, encodeKvKey } from "../src/kv/storage-port-driver.ts";
@@ -79,12 +79,12 @@ describe("createHostKv over the storage port", () => {
     expect((await storage.list("kv/")).filter((key) => key.startsWith("kv/session.3Aa"))).toEqual([]);
   });
 
-  it("is durable in the fs storage across instances", async () => {
-    const root = join(scratch, "fs");
-    const first = createFsStorage({ root });
+  it("is durable in the sqlite storage across instances", async () => {
+    const path = join(scratch, "kv.db");
+    const first = createSqliteStorage({ path });
     await createHostKv({ storage: first }).put("greeting", { text: "hi" });
     await first.close();
-    const second = createFsStorage({ root });
+    const second = createSqliteStorage({ path });
     expect(await createHostKv({ storage: second }).get("greeting")).toEqual({ text: "hi" });
     await second.close();
   });

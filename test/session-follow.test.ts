@@ -46,9 +46,11 @@ describe("NDJSON stream chunks", () => {
     // Ten separate appends (ten log writes, ten publications) while nobody reads the stream.
     for (let n = 2; n < 12; n++) await log.append("s1", [delta(n)]);
     const live = await readChunks(reader, 10);
-    // The stream had already asked for the next batch when the first append landed; the other
-    // nine were available at once when the reader came back, and go out together.
-    expect(live.sizes).toEqual([1, 9]);
+    // The stream had already asked for the next batch when the first publication landed (one
+    // append, or two, depending on when the driver's follow delivers it); the rest were available
+    // at once when the reader came back, and go out together.
+    expect(live.sizes).toHaveLength(2);
+    expect(live.sizes[1]).toBeGreaterThanOrEqual(8);
     expect(indexes(live.text)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     await reader.cancel();
   });

@@ -72,7 +72,8 @@ test("a full tmpfs: the process stays up, writes get 503, reads answer, and writ
   expect((await events(base, sessionId)).at(-1)?.type).toBe("session.waiting");
   expect((await fetch(`${base}/v1/sessions`)).status).toBe(200);
   expect((await fetch(`${base}/v1/session/${sessionId}/cost`)).status).toBe(200);
-  const blocked = await fetch(`${base}/v1/session/${sessionId}`, post({ continuationToken, message: "/reply while full" }));
+  // As large as the refused create's message: a small write may still fit in the store's free pages.
+  const blocked = await fetch(`${base}/v1/session/${sessionId}`, post({ continuationToken, message: long }));
   expect(blocked.status).toBe(503);
 
   writeFileSync(join(ctl, "free"), "");

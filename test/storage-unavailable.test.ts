@@ -93,7 +93,7 @@ describeHost(
       expect(unhandled).toEqual([]);
     });
 
-    test("the turn's events land but its resting status does not: the session still comes to rest", async () => {
+    test("the turn's events land but its resting commit does not: the session still comes to rest", async () => {
       const host = target();
       const created = await host.fetch(`${base}/v1/session`, postJson({ message: "/reply one" }));
       const { sessionId, continuationToken } = (await created.json()) as { sessionId: string; continuationToken: string };
@@ -110,13 +110,16 @@ describeHost(
       });
       const response = await host.fetch(`${base}/v1/session/${sessionId}`, postJson({ continuationToken, message: "/reply two" }));
       expect(response.status).toBe(200);
-      await waitFor(host, sessionId, (events) => events.filter((event) => event.type === "session.waiting").length === 2);
+      // The resting event commits with the record (docs/design/storage.md), so neither lands.
+      await waitFor(host, sessionId, (events) => events.filter((event) => event.type === "turn.completed").length === 2);
       await eventually(async () => (faults.refused > 0 ? true : undefined), 5000, "the refused record write");
       expect(await status()).toBe("running");
+      expect((await allEvents(host, base, sessionId)).filter((event) => event.type === "session.waiting")).toHaveLength(1);
       faults.recover();
       await eventually(async () => ((await status()) === "idle" ? true : undefined), 8000, "the session at rest");
       const events = await allEvents(host, base, sessionId);
       expect(events.filter((event) => event.type === "turn.completed")).toHaveLength(2);
+      expect(events.at(-1)?.type).toBe("session.waiting");
       expectContiguous(events);
       expect(unhandled).toEqual([]);
     });

@@ -15,7 +15,7 @@ import { planWorkspace } from "../src/harness/workspace-plan.ts";
 import { createHost } from "../src/host.ts";
 import type { ProjectDefinition } from "../src/project/types.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
-import { type HostUnderTest, postJson, project, quietLogger } from "./_harness.ts";
+import { allEvents, eventually, type HostUnderTest, postJson, project, quietLogger } from "./_harness.ts";
 import { results, settled, toolLine, turn, writeProject } from "./_workspace.ts";
 
 const base = "/prep";
@@ -195,5 +195,52 @@ describe("prepareWorkspace", () => {
     expect(readdirSync(join(dir, ".cursor/skills"))).toEqual(["a"]);
     expect(readFileSync(join(dir, ".cursor/skills/a/SKILL.md"), "utf8")).toContain('description: "A2"');
     expect(existsSync(join(dir, "seed.txt"))).toBe(false);
+  });
+});
+
+describe("workspace preparation off the turn's critical path", () => {
+  it("lets the model start before the workspace is ready; tools and the turn's end wait for it", async () => {
+    const root = writeProject(FILES);
+    const stateRoot = mkdtempSync(join(tmpdir(), "agent-serve-prep-state-"));
+    cleanup.push(root, stateRoot);
+    const loaded = await loadProject(root);
+    const local = createLocalRuntime({ stateRoot });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let preparing = 0;
+    const runtime = {
+      ...local,
+      async prepareWorkspace(dir: string, plan: Parameters<NonNullable<typeof local.prepareWorkspace>>[1], files?: Record<string, string>) {
+        preparing++;
+        await gate;
+        await local.prepareWorkspace!(dir, plan, files);
+      },
+    };
+    const host = createHost({ agents: [{ slug: "prep", project: loaded, storage: createMemoryStorage(), runtime }], logger: quietLogger, drainTimeoutMs: 50, dev: true });
+    const target: HostUnderTest = { kind: "in-process", host, fetch: (path, init = {}) => host.request(path, init, { ip: "127.0.0.1" }) };
+    try {
+      const script = [toolLine("read", { path: "AGENTS.md" }), "/reply done"].join("\n");
+      const created = await target.fetch(`${base}/v1/session`, postJson({ message: script }));
+      const { sessionId } = (await created.json()) as { sessionId: string };
+      // The model's first step runs and asks for the tool while the workspace is still being prepared.
+      const waiting = await eventually(async () => {
+        const events = await allEvents(target, base, sessionId);
+        return events.some((e) => e.type === "actions.requested") ? events : undefined;
+      });
+      expect(preparing).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const held = await allEvents(target, base, sessionId);
+      expect(held.map((e) => e.type)).not.toContain("action.result");
+      expect(held.map((e) => e.type)).not.toContain("turn.completed");
+      expect(waiting.length).toBeGreaterThan(0);
+      open();
+      const events = await settled(target, base, sessionId);
+      // The tool ran in the prepared workspace: AGENTS.md was there.
+      expect(JSON.stringify(results(events)[0])).toContain("You prepare workspaces.");
+      expect(events.map((e) => e.type)).toContain("turn.completed");
+    } finally {
+      open();
+      await host.close();
+    }
   });
 });

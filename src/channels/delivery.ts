@@ -52,6 +52,8 @@ export interface DeliveryDeps {
 }
 
 const cursorPrefix = (channelId: string): string => `channels/${channelId}/delivered/`;
+/** A session's delivery cursor key (removed with the session). */
+export const deliveryCursorKey = (channelId: string, sessionId: string): string => `${cursorPrefix(channelId)}${sessionId}`;
 
 /** Session owners remembered; a forgotten one costs one record read on its next event. */
 const MAX_KNOWN_OWNERS = 10_000;
@@ -148,7 +150,7 @@ export class ChannelDelivery {
   async #deliverPending(sessionId: string, channelId: string): Promise<void> {
     const definition = this.#deps.channels.get(channelId);
     if (!definition?.events) return;
-    const key = `${cursorPrefix(channelId)}${sessionId}`;
+    const key = deliveryCursorKey(channelId, sessionId);
     const stored = await this.#deps.storage.get(key);
     const from = stored === undefined ? 0 : Number(stored);
     // The cursor exists from the first read on, so a start after a crash finds this session.

@@ -40,8 +40,12 @@ export function bindRuntime(
     },
     scratchWorkspace: () => runtime.scratchWorkspace(),
   };
-  const { runScript, prepareWorkspace, harness, mcp, appendFile } = runtime;
+  const { runScript, prepareWorkspace, harness, mcp, appendFile, removeSessionWorkspace } = runtime;
   if (appendFile) bound.appendFile = appendFile.bind(runtime);
+  if (removeSessionWorkspace) {
+    bound.removeSessionWorkspace = async (sessionId, placement) =>
+      removeSessionWorkspace.call(runtime, sessionId, placement ?? workspacePlacement(project, await perSendDir(sessionId)));
+  }
   if (runScript) bound.runScript = (script, options) => runScript.call(runtime, script, { ...options, sandbox: options.sandbox ?? sandbox });
   if (prepareWorkspace) bound.prepareWorkspace = prepareWorkspace.bind(runtime);
   if (harness) bound.harness = harness;

@@ -8,6 +8,8 @@ import { KeyedLock } from "../sessions/keyed-lock.ts";
 import type { StorageDriver } from "../storage/types.ts";
 
 const key = (sessionId: string): string => `sessions/${sessionId}/workspace-files`;
+/** Where a session's staged files wait (removed with the session). */
+export const pendingFilesKey = key;
 
 export class PendingWorkspaceFiles {
   readonly #storage: StorageDriver;

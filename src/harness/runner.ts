@@ -51,11 +51,18 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
       let cwd: string;
       try {
         cwd = await runtime.sessionWorkspace(record.sessionId);
-        const files = (await options.pendingFiles?.take(record.sessionId)) ?? {};
-        await runtime.prepareWorkspace?.(cwd, planned.plan, files);
       } catch (error) {
         return { ...setup, model: { error: `cannot prepare the session workspace: ${errorMessage(error)}` } };
       }
+      // Prepared while the model thinks: every tool waits for it, and so does the turn's end
+      // (docs/design/storage.md, "The turn path").
+      const ready = (async () => {
+        const files = (await options.pendingFiles?.take(record.sessionId)) ?? {};
+        await runtime.prepareWorkspace?.(cwd, planned.plan, files);
+      })().catch((error: unknown) => {
+        throw new Error(`cannot prepare the session workspace: ${errorMessage(error)}`);
+      });
+      ready.catch(() => {});
       const notes = planned.systemNotes;
       const toolset = (list: Allowlist, withTask: boolean): ToolExecutor =>
         turnTools(record, turn, runnableTools(tools.tools, list), harnessTools({
@@ -85,14 +92,14 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
           system: withNotes(subagent.instructions, notes, own),
           params: spec ? spec.params : setup.params,
           prompt,
-          tools: toolset(own, false),
+          tools: afterReady(toolset(own, false), ready),
           signal,
           maxSteps: setup.maxSteps,
         });
         return { text: result.text, usage: { ...result.usage }, model: model.id };
       }
 
-      return { ...setup, system: withNotes(setup.system, notes, allowlist), tools: toolset(allowlist, true) } satisfies TurnSetup;
+      return { ...setup, system: withNotes(setup.system, notes, allowlist), tools: afterReady(toolset(allowlist, true), ready), ready } satisfies TurnSetup;
     },
   };
 
@@ -103,6 +110,18 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
 }
 
 // --- internals ---
+
+/** The executor with every tool run held until the workspace is ready (its failure is the tool's). */
+function afterReady(executor: ToolExecutor, ready: Promise<void>): ToolExecutor {
+  return {
+    specs: executor.specs,
+    prepare: (call) => executor.prepare(call),
+    async execute(call, signal) {
+      await ready;
+      return executor.execute(call, signal);
+    },
+  };
+}
 
 /**
  * The authored tools a turn may call: agent-execution tools need shell

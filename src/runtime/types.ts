@@ -116,6 +116,11 @@ export interface RuntimePort {
   readonly stateRoot?: string;
   /** The session's workspace directory, created on first use; `placement` overrides the default place. */
   sessionWorkspace(sessionId: string, placement?: WorkspacePlacement): Promise<string>;
+  /**
+   * Deletes the session's own workspace directory (the default place, or `<parent>/<sessionId>`);
+   * a directory given as is (`placement.dir`: shared or chosen by the host) is left alone.
+   */
+  removeSessionWorkspace?(sessionId: string, placement?: WorkspacePlacement): Promise<void>;
   /** A fresh scratch directory for a session-less direct tool call; `remove` deletes it. */
   scratchWorkspace(): Promise<{ path: string; remove(): Promise<void> }>;
   /**

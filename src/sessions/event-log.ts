@@ -1,19 +1,28 @@
 /**
  * Per-agent event logs over the storage port: index assignment, group commit and live fan-out.
  *
- * Guarantee (docs/design/foundation.md "Guarantees"): an event is durably appended before any
- * follower sees it, and indexes are contiguous from 0. Appends for one session are queued and
- * flushed by one writer, so events that pile up while a write is in flight go to storage as one
- * batch.
+ * Guarantee (docs/design/storage.md): an event is durably appended before any follower sees it,
+ * and indexes are contiguous from 0. Appends for one session are queued and flushed by one writer,
+ * so events that pile up while a write is in flight go to storage as one batch. An append may carry
+ * other writes (the session record, a token binding, the conversation) that must land in the same
+ * commit: all of them or none survive a crash.
  * @module
  */
-import type { StorageDriver } from "../storage/types.ts";
+import type { LogAppend, RecordWrite, StorageDriver } from "../storage/types.ts";
 import { type EventDraft, type SessionEvent, serializeEvent } from "./events.ts";
 
 export type LogListener = (firstIndex: number, lines: readonly string[]) => void;
 
+/** Writes that commit together with the events of one `append`. */
+export interface CommitWith {
+  records?: RecordWrite[];
+  appends?: LogAppend[];
+}
+
 interface Pending {
   drafts: Array<{ draft: EventDraft; at: string }>;
+  records: RecordWrite[];
+  appends: LogAppend[];
   resolvers: Array<{ resolve: (events: SessionEvent[]) => void; reject: (error: unknown) => void; count: number }>;
 }
 
@@ -21,6 +30,8 @@ interface Writer {
   nextIndex: number | undefined;
   pending: Pending | undefined;
   flushing: boolean;
+  /** Commits sent and not yet settled. */
+  inFlight: number;
 }
 
 /** Writers (each caching a log length) kept for recently written sessions. */
@@ -32,7 +43,6 @@ export class EventLog {
   readonly #storage: StorageDriver;
   readonly #now: () => number;
   readonly #writers = new Map<string, Writer>();
-  readonly #listeners = new Map<string, Set<LogListener>>();
   readonly #global = new Set<(event: SessionEvent) => void>();
 
   constructor(storage: StorageDriver, now: () => number) {
@@ -40,17 +50,28 @@ export class EventLog {
     this.#now = now;
   }
 
-  /** Appends events in order; resolves with them (indexed) once durable and published. */
-  append(sessionId: string, drafts: EventDraft[]): Promise<SessionEvent[]> {
+  /**
+   * Appends events in order; resolves with them (indexed) once durable and published. `also`
+   * commits with them, in the same transaction.
+   */
+  append(sessionId: string, drafts: EventDraft[], also?: CommitWith): Promise<SessionEvent[]> {
     const writer = this.#writer(sessionId);
     const at = new Date(this.#now()).toISOString();
-    const pending = (writer.pending ??= { drafts: [], resolvers: [] });
+    const pending = (writer.pending ??= { drafts: [], records: [], appends: [], resolvers: [] });
     for (const draft of drafts) pending.drafts.push({ draft, at });
+    if (also?.records) pending.records.push(...also.records);
+    if (also?.appends) pending.appends.push(...also.appends);
     const done = new Promise<SessionEvent[]>((resolve, reject) => {
       pending.resolvers.push({ resolve, reject, count: drafts.length });
     });
     if (!writer.flushing) void this.#flush(sessionId, writer);
     return done;
+  }
+
+  /** Drops what this process caches about a session's log (the session was removed). */
+  forget(sessionId: string): void {
+    const writer = this.#writers.get(sessionId);
+    if (writer && !writer.flushing && !writer.pending && writer.inFlight === 0) this.#writers.delete(sessionId);
   }
 
   /** Number of durable events (what a reader can see now). */
@@ -70,15 +91,9 @@ export class EventLog {
     return events;
   }
 
-  /** Live lines of one session, delivered after they are durable. */
+  /** Live lines of one session, delivered after they are durable (the driver's `follow`). */
   subscribe(sessionId: string, listener: LogListener): () => void {
-    let set = this.#listeners.get(sessionId);
-    if (!set) this.#listeners.set(sessionId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.#listeners.get(sessionId) === set) this.#listeners.delete(sessionId);
-    };
+    return this.#storage.follow(eventLogName(sessionId), listener);
   }
 
   /** Every event of every session of this agent (hooks, evals, tests). */
@@ -92,7 +107,7 @@ export class EventLog {
   #writer(sessionId: string): Writer {
     let writer = this.#writers.get(sessionId);
     if (writer) return writer;
-    writer = { nextIndex: undefined, pending: undefined, flushing: false };
+    writer = { nextIndex: undefined, pending: undefined, flushing: false, inFlight: 0 };
     this.#writers.set(sessionId, writer);
     if (this.#writers.size > MAX_CACHED_WRITERS) this.#evictIdleWriters();
     return writer;
@@ -102,28 +117,41 @@ export class EventLog {
   #evictIdleWriters(): void {
     for (const [sessionId, writer] of this.#writers) {
       if (this.#writers.size <= MAX_CACHED_WRITERS * 0.9) break;
-      if (!writer.flushing && !writer.pending) this.#writers.delete(sessionId);
+      if (!writer.flushing && !writer.pending && writer.inFlight === 0) this.#writers.delete(sessionId);
     }
   }
 
+  /**
+   * Sends each batch as soon as its indexes are known, without waiting for the previous batch's
+   * commit: the driver applies one caller's commits in call order, so batches of one session that
+   * are sent close together share one group commit. If one fails, the ones after it fail their
+   * `expectedIndex` check and write nothing; the length is then read again.
+   */
   async #flush(sessionId: string, writer: Writer): Promise<void> {
     writer.flushing = true;
     try {
       while (writer.pending) {
         const batch = writer.pending;
         writer.pending = undefined;
-        await this.#write(sessionId, writer, batch);
+        let first: number;
+        try {
+          first = writer.nextIndex ??= await this.#storage.length(eventLogName(sessionId));
+        } catch (error) {
+          for (const { reject } of batch.resolvers) reject(error);
+          continue;
+        }
+        writer.nextIndex = first + batch.drafts.length;
+        writer.inFlight++;
+        void this.#write(sessionId, writer, batch, first).finally(() => writer.inFlight--);
       }
     } finally {
       writer.flushing = false;
     }
   }
 
-  async #write(sessionId: string, writer: Writer, batch: Pending): Promise<void> {
+  async #write(sessionId: string, writer: Writer, batch: Pending, first: number): Promise<void> {
     const log = eventLogName(sessionId);
     try {
-      writer.nextIndex ??= await this.#storage.length(log);
-      const first = writer.nextIndex;
       // SAFETY: the envelope keeps each draft's type with its own payload.
       const events = batch.drafts.map(({ draft, at }, i) => ({
         type: draft.type,
@@ -134,9 +162,11 @@ export class EventLog {
         data: draft.data,
       }) as SessionEvent);
       const lines = events.map(serializeEvent);
-      await this.#storage.append(log, lines, first);
-      writer.nextIndex = first + lines.length;
-      this.#publish(sessionId, first, lines, events);
+      await this.#storage.commit({
+        records: batch.records,
+        appends: [{ log, lines, expectedIndex: first }, ...batch.appends],
+      });
+      this.#publish(events);
       let offset = 0;
       for (const { resolve, count } of batch.resolvers) {
         resolve(events.slice(offset, offset + count));
@@ -149,9 +179,7 @@ export class EventLog {
     }
   }
 
-  #publish(sessionId: string, first: number, lines: string[], events: SessionEvent[]): void {
-    const listeners = this.#listeners.get(sessionId);
-    if (listeners) for (const listener of listeners) listener(first, lines);
+  #publish(events: SessionEvent[]): void {
     if (this.#global.size > 0) {
       for (const event of events) for (const listener of this.#global) listener(event);
     }

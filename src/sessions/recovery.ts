@@ -11,6 +11,7 @@ import type { HostLogger } from "../types.ts";
 import type { EventLog } from "./event-log.ts";
 import type { EventDraft, SessionEvent } from "./events.ts";
 import type { SessionStore } from "./session-store.ts";
+import type { TurnLeases } from "./turn-leases.ts";
 
 export const RESTART_MESSAGE = "host restarted";
 
@@ -33,6 +34,8 @@ export interface RecoveryDeps {
   log: EventLog;
   logger: HostLogger;
   conversation?: ConversationLog;
+  /** The turn leases: a crashed turn's lease would shut the session for its ttl. */
+  leases?: TurnLeases;
 }
 
 /**
@@ -56,6 +59,9 @@ export async function recoverSession(deps: RecoveryDeps, sessionId: string, mess
   await store.update(sessionId, (r) => {
     r.status = record.mode === "chat" ? "idle" : failedTask ? "failed" : r.status === "completed" ? "completed" : "failed";
   });
+  // The marker names the lease's owner (the crashed process, or this one after an outage).
+  const owner = await store.activeTurn(sessionId);
+  if (owner !== undefined) await deps.leases?.release(sessionId, owner);
   await store.clearActive(sessionId);
   return true;
 }

@@ -7,7 +7,11 @@ import { HTTPError, conflict, notFound } from "../errors.ts";
 import type { AbAssignment } from "../experiments/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import { newHttpToken, newSessionId } from "../ids.ts";
-import type { EventLog } from "./event-log.ts";
+import { deliveryCursorKey } from "../channels/delivery.ts";
+import { pendingFilesKey } from "../harness/pending-files.ts";
+import { conversationLogName } from "../turns/conversation.ts";
+import { type EventLog, eventLogName } from "./event-log.ts";
+import type { EventDraft } from "./events.ts";
 import type { SessionRecord, SessionStore } from "./session-store.ts";
 import type { AdmissionPolicy, TurnController } from "./turn-controller.ts";
 
@@ -108,8 +112,11 @@ export class SessionService {
   readonly #now: () => number;
   readonly #enroll: Enroll | undefined;
   readonly #workspaceFiles: WorkspaceFileStaging | undefined;
+  readonly #removeWorkspace: ((sessionId: string) => Promise<void>) | undefined;
 
   constructor(deps: {
+    /** Deletes the session's own workspace directory, where the runtime has one. */
+    removeWorkspace?: (sessionId: string) => Promise<void>;
     store: SessionStore;
     log: EventLog;
     controller: TurnController;
@@ -123,6 +130,7 @@ export class SessionService {
     this.#now = deps.now;
     this.#enroll = deps.enroll;
     this.#workspaceFiles = deps.workspaceFiles;
+    this.#removeWorkspace = deps.removeWorkspace;
   }
 
   async create(input: CreateSessionInput): Promise<SessionRecord> {
@@ -146,14 +154,21 @@ export class SessionService {
       ...(ab.length === 0 ? {} : { ab }),
       ...(input.workspaceDir === undefined ? {} : { workspaceDir: input.workspaceDir }),
     };
-    await this.#store.put(record);
-    await this.#store.bindToken(channel, record.continuationToken, sessionId);
-    await this.#log.append(sessionId, [
-      { type: "session.started", data: { mode: record.mode, channel, ...(record.title ? { title: record.title } : {}) } },
-      ...ab.map((assignment) => ({ type: "ab.assigned" as const, data: { experimentId: assignment.experimentId, armId: assignment.armId } })),
-    ]);
     if (input.workspaceFiles) await this.#workspaceFiles?.stage(sessionId, input.workspaceFiles);
-    await this.#controller.admit(record, input.message, "preempt", (turnId) => this.#received(sessionId, turnId, input.message));
+    // One commit: the record, its token, its active marker, `session.started` and the message.
+    // A crash leaves the whole session or nothing of it (docs/design/storage.md).
+    await this.#controller.admit(record, input.message, "preempt", (turnId, writes) =>
+      this.#log.append(
+        sessionId,
+        [
+          { type: "session.started", data: { mode: record.mode, channel, ...(record.title ? { title: record.title } : {}) } },
+          ...ab.map((assignment) => ({ type: "ab.assigned" as const, data: { experimentId: assignment.experimentId, armId: assignment.armId } })),
+          received(turnId, input.message),
+        ],
+        { records: [this.#store.recordWrite(record), this.#store.tokenWrite(channel, record.continuationToken, sessionId), ...writes] },
+      ),
+      { fresh: true },
+    );
     return record;
   }
 
@@ -210,23 +225,44 @@ export class SessionService {
     // Checked before admission too, so a stale token never interrupts the running turn.
     if (record.continuationToken !== input.continuationToken) throw stale();
     let token = input.continuationToken;
-    await this.#controller.admit(record, input.message, input.admission ?? "preempt", async (turnId) => {
+    await this.#controller.admit(record, input.message, input.admission ?? "preempt", async (turnId, writes) => {
       const rotated = input.rotate === false ? token : newHttpToken();
-      const updated = await this.#store.update(sessionId, (current) => {
-        if (current.continuationToken !== input.continuationToken) throw stale();
-        current.continuationToken = rotated;
-        if (input.workspaceDir !== undefined) current.workspaceDir = input.workspaceDir;
-      });
-      if (!updated) throw sessionNotFound();
-      if (rotated !== token) {
-        await this.#store.bindToken(record.channel, rotated, sessionId);
-        await this.#store.unbindToken(record.channel, token);
-        token = rotated;
-      }
       if (input.workspaceFiles) await this.#workspaceFiles?.stage(sessionId, input.workspaceFiles);
-      await this.#received(sessionId, turnId, input.message);
+      // The rotated token, its binding, the old binding's removal and the message commit together:
+      // a token a client was given always has its message (docs/design/storage.md).
+      const updated = await this.#store.updateWith(
+        sessionId,
+        (current) => {
+          if (current.continuationToken !== input.continuationToken) throw stale();
+          current.continuationToken = rotated;
+          if (input.workspaceDir !== undefined) current.workspaceDir = input.workspaceDir;
+        },
+        (records) => {
+          const tokens = rotated === token ? [] : [this.#store.tokenWrite(record.channel, rotated, sessionId), this.#store.tokenWrite(record.channel, token, null)];
+          return this.#log.append(sessionId, [received(turnId, input.message)], { records: [...records, ...tokens, ...writes] });
+        },
+      );
+      if (!updated) throw sessionNotFound();
+      token = rotated;
     });
     return token;
+  }
+
+  /**
+   * Removes a session the principal owns: a running turn is stopped first, then its workspace,
+   * records (one commit: from then on it answers 404) and logs go (docs/guide/http-api.md).
+   */
+  async remove(sessionId: string, auth: AuthContext): Promise<void> {
+    await this.#owned(sessionId, auth);
+    await this.#controller.stop(sessionId);
+    await this.#controller.runExclusive(sessionId, async () => {
+      const record = await this.#store.get(sessionId);
+      if (!record) throw sessionNotFound();
+      await this.#removeWorkspace?.(sessionId);
+      const keys = [pendingFilesKey(sessionId), deliveryCursorKey(record.channel, sessionId)];
+      await this.#store.remove(record, keys, [eventLogName(sessionId), conversationLogName(sessionId)]);
+      this.#log.forget(sessionId);
+    });
   }
 
   /** Stopping is an action, like a follow-up: only the owner may, however widely reads are open. */
@@ -281,10 +317,6 @@ export class SessionService {
     return record;
   }
 
-  async #received(sessionId: string, turnId: string, text: string): Promise<void> {
-    await this.#log.append(sessionId, [{ type: "message.received", turnId, data: { text } }]);
-  }
-
   #summary(record: SessionRecord): SessionSummary {
     const queued = this.#controller.isQueued(record.sessionId);
     const live = this.#controller.isBusy(record.sessionId);
@@ -305,6 +337,8 @@ export class SessionService {
     };
   }
 }
+
+const received = (turnId: string, text: string): EventDraft => ({ type: "message.received", turnId, data: { text } });
 
 const channelPrincipal = (channel: string): AuthContext => ({
   authenticator: "channel",

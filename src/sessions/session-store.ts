@@ -1,14 +1,14 @@
 /**
  * Session records, continuation-token index and the "active" markers recovery starts from.
  *
- * Records are read from storage on every use rather than cached, so removing a session's stored
- * data takes effect at once (docs/design/foundation.md "Sessions and events": it leaves listings
- * and answers 404).
+ * Records are read from storage on every use rather than cached, so removing a session takes
+ * effect at once (it leaves listings and answers 404). The `*Write` methods build the record
+ * writes that other steps commit together with their events (docs/design/storage.md).
  * @module
  */
 import type { AbAssignment } from "../experiments/types.ts";
 import type { AuthContext } from "../http/auth-types.ts";
-import type { StorageDriver } from "../storage/types.ts";
+import type { RecordWrite, StorageDriver } from "../storage/types.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 
 export type SessionStatus = "idle" | "running" | "queued" | "completed" | "failed";
@@ -73,13 +73,49 @@ export class SessionStore {
     });
   }
 
-  /** Every stored record. Reads them all: used by listings, never at start-up. */
+  /**
+   * Like `update`, but the new record is not written by itself: `commit` receives its write and
+   * commits it together with whatever else belongs to the same step (events, token bindings).
+   * The session stays locked until that commit is durable.
+   */
+  updateWith(
+    sessionId: string,
+    mutate: (record: SessionRecord) => void,
+    commit: (writes: RecordWrite[], record: SessionRecord) => Promise<unknown>,
+  ): Promise<SessionRecord | undefined> {
+    return this.#lock.run(sessionId, async () => {
+      const record = await this.get(sessionId);
+      if (!record) return undefined;
+      mutate(record);
+      record.updatedAt = new Date(this.#now()).toISOString();
+      await commit([this.recordWrite(record)], record);
+      return record;
+    });
+  }
+
+  recordWrite(record: SessionRecord): RecordWrite {
+    return { key: recordKey(record.sessionId), value: JSON.stringify(record) };
+  }
+
+  /** Binds `token` to the session, or unbinds it (`null`). */
+  tokenWrite(channel: string, token: string, sessionId: string | null): RecordWrite {
+    return { key: tokenKey(channel, token), value: sessionId };
+  }
+
+  /**
+   * Marks the session as having an admitted turn run by `owner` (the process's turn-lease owner),
+   * or clears the mark (`null`).
+   */
+  activeWrite(sessionId: string, owner: string | null): RecordWrite {
+    return { key: activeKey(sessionId), value: owner };
+  }
+
+  /** Every stored record, in one scan of the store's key index: used by listings, never at start-up. */
   async list(): Promise<SessionRecord[]> {
-    const keys = (await this.#storage.list("sessions/")).filter((key) => key.endsWith("/record"));
-    const records = await Promise.all(keys.map((key) => this.#storage.get(key)));
+    const entries = await this.#storage.entries("sessions/");
     const out: SessionRecord[] = [];
-    for (const raw of records) {
-      if (raw === undefined) continue;
+    for (const [key, raw] of entries) {
+      if (!key.endsWith("/record")) continue;
       try {
         out.push(JSON.parse(raw) as SessionRecord);
       } catch {
@@ -94,22 +130,32 @@ export class SessionStore {
     return this.#storage.get(tokenKey(channel, token));
   }
 
-  async bindToken(channel: string, token: string, sessionId: string): Promise<void> {
-    await this.#storage.set(tokenKey(channel, token), sessionId);
+  /**
+   * Removes the session's records in one commit (record, token binding, active marker, and any
+   * `extra` keys of the session), then its logs. After the commit the session answers 404.
+   */
+  async remove(record: SessionRecord, extraKeys: string[], logs: string[]): Promise<void> {
+    await this.#lock.run(record.sessionId, async () => {
+      await this.#storage.commit({
+        records: [
+          { key: recordKey(record.sessionId), value: null },
+          this.tokenWrite(record.channel, record.continuationToken, null),
+          this.activeWrite(record.sessionId, null),
+          ...extraKeys.map((key) => ({ key, value: null })),
+        ],
+      });
+      for (const log of logs) await this.#storage.deleteLog(log);
+    });
   }
 
-  async unbindToken(channel: string, token: string): Promise<void> {
-    await this.#storage.delete(tokenKey(channel, token));
+  /** Who the session's active marker says runs its turn, if it has one. */
+  activeTurn(sessionId: string): Promise<string | undefined> {
+    return this.#storage.get(activeKey(sessionId));
   }
 
-  /** Marks a session as having an admitted turn, so a crash can be recovered without a scan. */
-  async markActive(sessionId: string, turnId: string): Promise<void> {
-    // Serialized per session, so a clear and a mark racing around a turn's end land in call order.
-    await this.#lock.run(activeKey(sessionId), () => this.#storage.set(activeKey(sessionId), turnId));
-  }
-
+  /** Drops the active marker (recovery, once the session's open turns are closed). */
   async clearActive(sessionId: string): Promise<void> {
-    await this.#lock.run(activeKey(sessionId), () => this.#storage.delete(activeKey(sessionId)));
+    await this.#storage.delete(activeKey(sessionId));
   }
 
   async listActive(): Promise<string[]> {

@@ -10,14 +10,16 @@
 import { plainMessage } from "../logger.ts";
 import { HTTPError, conflict, errorMessage } from "../errors.ts";
 import { newTurnId } from "../ids.ts";
+import type { RecordWrite } from "../storage/types.ts";
 import type { HostLogger } from "../types.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
-import { STORAGE_UNAVAILABLE_MESSAGE, type TurnOutcome, runTurn } from "../turns/run-turn.ts";
+import { STORAGE_UNAVAILABLE_MESSAGE, type TurnEmit, type TurnOutcome, runTurn } from "../turns/run-turn.ts";
 import type { TurnRunner } from "../turns/turn-runner.ts";
 import type { EventDraft } from "./events.ts";
 import type { EventLog } from "./event-log.ts";
 import { recoverSession } from "./recovery.ts";
 import type { SessionRecord, SessionStore } from "./session-store.ts";
+import type { TurnLeases } from "./turn-leases.ts";
 import type { Release, TurnSlots } from "./turn-slots.ts";
 
 export type AdmissionPolicy = "preempt" | "coalesce";
@@ -36,6 +38,8 @@ interface LiveTurn {
   /** Set when a preempting message runs next, so no `session.waiting` is emitted in between. */
   followedBy: boolean;
   settled: Promise<void>;
+  /** Stops renewing the turn's lease. */
+  stopRenewing: () => void;
 }
 
 interface LiveSession {
@@ -57,10 +61,16 @@ export interface ControllerDeps {
   slots: TurnSlots;
   runner: TurnRunner;
   logger: HostLogger;
+  /** The cross-process turn lease; without it, turns are exclusive within this process only. */
+  leases?: TurnLeases;
 }
 
-/** Called once the message is accepted: rotate tokens, record `message.received`, and so on. */
-export type AcceptStep = (turnId: string) => Promise<void>;
+/**
+ * Called once the message is accepted: rotate tokens, record `message.received`, and so on.
+ * `writes` (the session's active marker for a new turn) must commit together with
+ * `message.received`, so a crash never leaves an accepted message without its marker.
+ */
+export type AcceptStep = (turnId: string, writes: RecordWrite[]) => Promise<unknown>;
 
 export class TurnController {
   readonly #deps: ControllerDeps;
@@ -87,12 +97,13 @@ export class TurnController {
    * Admits `text` into the session under `policy`. `accept` runs once the message is accepted and
    * before the turn starts; if it throws, nothing was admitted.
    */
-  admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep): Promise<void> {
+  admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep, options: { fresh?: boolean } = {}): Promise<void> {
     if (this.#closing) return Promise.reject(shuttingDown());
-    return this.#track(this.#admit(record, text, policy, accept));
+    return this.#track(this.#admit(record, text, policy, accept, options.fresh === true));
   }
 
-  async #admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep): Promise<void> {
+  /** `fresh`: a session being created, which no other process can know yet. */
+  async #admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep, fresh: boolean): Promise<void> {
     const sessionId = record.sessionId;
     const live = this.#session(sessionId);
     if (live.admitting) throw busy();
@@ -101,7 +112,7 @@ export class TurnController {
       if (live.damaged) await this.#repair(sessionId, live);
       if (live.turn && policy === "coalesce") {
         const pending = (live.coalesced ??= { turnId: newTurnId(), texts: [] });
-        await accept(pending.turnId);
+        await accept(pending.turnId, []);
         pending.texts.push(text);
         return;
       }
@@ -114,8 +125,18 @@ export class TurnController {
         if (this.#closing) throw shuttingDown();
       }
       const turnId = newTurnId();
-      await this.#deps.store.markActive(sessionId, turnId);
-      await accept(turnId);
+      const leases = this.#deps.leases;
+      // A new session's lease cannot be held elsewhere: it is taken without waiting, and lands in
+      // the same group commit as the session itself (the driver applies writes in call order).
+      if (leases && fresh) void leases.take(sessionId).catch(() => {});
+      else if (leases && !(await leases.take(sessionId))) throw busyElsewhere();
+      try {
+        // The marker names who runs the turn: recovery releases that owner's lease.
+        await accept(turnId, [this.#deps.store.activeWrite(sessionId, leases?.owner ?? turnId)]);
+      } catch (error) {
+        if (!live.turn) await leases?.release(sessionId);
+        throw error;
+      }
       this.#start(record, live, turnId, text);
     } finally {
       live.admitting = false;
@@ -155,8 +176,8 @@ export class TurnController {
     }
     if (pending) {
       await this.#closeCoalesced(sessionId, pending);
-      await this.#emit(sessionId, { type: "session.waiting", data: {} });
-      await this.#settle(sessionId, "idle", false);
+      await this.#settle(sessionId, { type: "session.waiting", data: {} }, "idle", false);
+      await this.#releaseIfIdle(sessionId);
       this.#forgetIfIdle(sessionId, live);
     }
     return true;
@@ -215,6 +236,27 @@ export class TurnController {
     return this.#deps.log.append(sessionId, [draft]);
   }
 
+  /** An event and the session's new status, in one commit: listings never lag the stream. */
+  #emitWithStatus(sessionId: string, draft: EventDraft, status: SessionRecord["status"]): Promise<unknown> {
+    return this.#deps.store.updateWith(
+      sessionId,
+      (r) => {
+        r.status = status;
+      },
+      (records) => this.#deps.log.append(sessionId, [draft], { records }),
+    );
+  }
+
+  /** A turn's event carrying the conversation messages that commit with it. */
+  #turnEmit(sessionId: string): TurnEmit {
+    return (draft, also) =>
+      this.#deps.log.append(
+        sessionId,
+        [draft],
+        also?.conversation ? { appends: [this.#deps.conversation.appendWrite(sessionId, also.conversation)] } : undefined,
+      );
+  }
+
   #start(record: SessionRecord, live: LiveSession, turnId: string, text: string): void {
     const turn: LiveTurn = {
       turnId,
@@ -222,6 +264,7 @@ export class TurnController {
       state: "queued",
       followedBy: false,
       settled: Promise.resolve(),
+      stopRenewing: this.#deps.leases?.keep(record.sessionId) ?? (() => {}),
     };
     live.turn = turn;
     turn.settled = this.#track(
@@ -240,11 +283,8 @@ export class TurnController {
     try {
       release = await this.#takeSlot(sessionId, turn);
       turn.state = "running";
-      await this.#deps.store.update(sessionId, (r) => {
-        r.status = "running";
-      });
-      await this.#emit(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} });
-      const emit = (draft: EventDraft): Promise<unknown> => this.#emit(sessionId, draft);
+      await this.#emitWithStatus(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} }, "running");
+      const emit = this.#turnEmit(sessionId);
       outcome = await runTurn({
         ...(await this.#deps.runner.prepare(record, { turnId: turn.turnId, emit, signal })),
         sessionId,
@@ -275,6 +315,8 @@ export class TurnController {
     live.turn = undefined;
     live.coalesced = undefined;
     live.damaged = true;
+    // Recovery releases the lease once the log is closed; until then no other process may run.
+    turn.stopRenewing();
     this.#retryRepair(sessionId, live);
   }
 
@@ -303,10 +345,7 @@ export class TurnController {
     const now = this.#deps.slots.tryAcquire();
     if (now) return now;
     const { position, slot } = this.#deps.slots.enqueue(turn.abort.signal);
-    await this.#deps.store.update(sessionId, (r) => {
-      r.status = "queued";
-    });
-    await this.#emit(sessionId, { type: "turn.queued", turnId: turn.turnId, data: { position } });
+    await this.#emitWithStatus(sessionId, { type: "turn.queued", turnId: turn.turnId, data: { position } }, "queued");
     return slot;
   }
 
@@ -318,6 +357,7 @@ export class TurnController {
       await this.#emit(sessionId, { type: "turn.failed", turnId: turn.turnId, data: { message } });
     }
     const pending = live.coalesced;
+    turn.stopRenewing();
     if (pending && !this.#closing) {
       // The turn stays current during this write, so follow-ups keep joining `pending`; from its
       // end to starting the drained turn nothing awaits, so no admission can slip in between.
@@ -332,28 +372,57 @@ export class TurnController {
     if (pending) await this.#closeCoalesced(sessionId, pending, "shutdown");
     if (turn.followedBy) {
       await this.#deps.store.update(sessionId, countTurn);
+      await this.#releaseIfIdle(sessionId);
       return;
     }
     if (record.mode === "task") {
       const failed = outcome.status !== "completed";
-      await this.#emit(sessionId, failed
+      const last: EventDraft = failed
         ? { type: "session.failed", data: { message: outcome.status === "failed" ? outcome.message : ABORT_MESSAGES.interrupt } }
-        : { type: "session.completed", data: {} });
-      await this.#settle(sessionId, failed ? "failed" : "completed", true);
+        : { type: "session.completed", data: {} };
+      await this.#settle(sessionId, last, failed ? "failed" : "completed", true);
     } else {
-      await this.#emit(sessionId, { type: "session.waiting", data: {} });
-      await this.#settle(sessionId, "idle", true);
+      await this.#settle(sessionId, { type: "session.waiting", data: {} }, "idle", true);
     }
+    await this.#releaseIfIdle(sessionId);
     this.#forgetIfIdle(sessionId, live);
   }
 
-  /** Records the session's resting status (one record write) and drops its active marker. */
-  async #settle(sessionId: string, status: SessionRecord["status"], counted: boolean): Promise<void> {
-    await this.#deps.store.update(sessionId, (r) => {
-      if (counted) countTurn(r);
-      r.status = status;
-    });
-    // A follow-up admitted meanwhile has marked the session active again: its marker stays.
+  /**
+   * The session's resting event, its status and turn count, and (without turn leases) the removal
+   * of its active marker, in one commit: `GET /v1/sessions` never lags the stream, and a crash
+   * cannot split them. With leases the marker goes after the lease (`#releaseIfIdle`).
+   */
+  async #settle(sessionId: string, last: EventDraft, status: SessionRecord["status"], counted: boolean): Promise<void> {
+    const { store, log } = this.#deps;
+    const updated = await store.updateWith(
+      sessionId,
+      (r) => {
+        if (counted) countTurn(r);
+        r.status = status;
+      },
+      // Decided when the commit is queued: a follow-up admitted before has marked the session
+      // active again and its marker stays; one admitted after commits its marker after this.
+      (records) => {
+        const clear = !this.isBusy(sessionId) && !this.#deps.leases;
+        return log.append(sessionId, [last], { records: clear ? [...records, store.activeWrite(sessionId, null)] : records });
+      },
+    );
+    if (!updated) this.#deps.logger.warn(`session ${sessionId} was removed before its turn settled`);
+  }
+
+  /**
+   * Gives the turn lease back unless a message admitted meanwhile keeps the session busy (it holds
+   * the lease already: owners are processes, so taking it again was a renewal), then drops the
+   * active marker. In that order: a crash in between leaves the marker, and restart recovery
+   * releases the lease it names; the other way round, a dead process's lease would refuse the
+   * session's follow-ups (409 `session_busy`) until it expired.
+   */
+  async #releaseIfIdle(sessionId: string): Promise<void> {
+    const leases = this.#deps.leases;
+    if (!leases || this.isBusy(sessionId)) return;
+    await leases.release(sessionId);
+    // A message admitted meanwhile wrote its own marker, which stays.
     if (!this.isBusy(sessionId)) await this.#deps.store.clearActive(sessionId);
   }
 
@@ -369,6 +438,7 @@ const countTurn = (record: SessionRecord): void => {
 };
 
 const busy = (): HTTPError => conflict("session_busy", "the session is busy and cannot be interrupted right now");
+const busyElsewhere = (): HTTPError => conflict("session_busy", "a turn of this session is running in another process");
 
 const shuttingDown = (): HTTPError =>
   new HTTPError({ status: 503, code: "shutting_down", message: "the host is shutting down" });

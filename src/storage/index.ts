@@ -1,6 +1,6 @@
 /**
  * The storage port: key/value records, append-only logs and short leases, plus the in-memory
- * driver. The embedded file-system driver is `agent-serve/storage/fs`.
+ * driver. The embedded durable driver is `agent-serve/storage/sqlite`.
  *
  * @example
  * import { createMemoryStorage } from "agent-serve/storage";
@@ -12,4 +12,7 @@
 export type { StorageDriver } from "./types.ts";
 export { assertKey, assertPrefix, LogConflictError } from "./types.ts";
 export { createMemoryStorage } from "./memory.ts";
+export type { CommitBatch, FollowListener, LogAppend, RecordWrite, StorageCapabilities } from "./types.ts";
+export { RecordConflictError } from "./types.ts";
 export { StorageUnavailableError } from "./errors.ts";
+export { updateRecord } from "./update.ts";

@@ -4,7 +4,16 @@
  * @module
  */
 
-import { assertKey, assertPrefix, LogConflictError, type StorageDriver } from "./types.ts";
+import { Followers } from "./followers.ts";
+import {
+  assertBatch,
+  assertKey,
+  assertPrefix,
+  type CommitBatch,
+  LogConflictError,
+  RecordConflictError,
+  type StorageDriver,
+} from "./types.ts";
 
 /** Lines per batch yielded by `read`, the same bound every driver uses. */
 const READ_BATCH = 1024;
@@ -27,21 +36,60 @@ export function createMemoryStorage(): StorageDriver {
   const records = new Map<string, string>();
   const logs = new Map<string, string[]>();
   const leases = new Map<string, Lease>();
+  const followers = new Followers();
+
+  /** Checks everything first, then applies: a failed check leaves nothing half done. */
+  function apply(batch: CommitBatch): number[] {
+    assertBatch(batch);
+    for (const write of batch.records ?? []) {
+      if (write.expected !== undefined && (records.get(write.key) ?? null) !== write.expected) throw new RecordConflictError(write.key);
+    }
+    const planned = new Map<string, number>();
+    const firsts = (batch.appends ?? []).map(({ log, lines, expectedIndex }) => {
+      const index = planned.get(log) ?? logs.get(log)?.length ?? 0;
+      if (expectedIndex !== undefined && expectedIndex !== index) throw new LogConflictError(log, expectedIndex, index);
+      planned.set(log, index + lines.length);
+      return index;
+    });
+    for (const write of batch.records ?? []) {
+      if (write.value === null) records.delete(write.key);
+      else records.set(write.key, write.value);
+    }
+    for (const { log, lines } of batch.appends ?? []) {
+      if (lines.length === 0) continue;
+      const existing = logs.get(log);
+      if (existing) existing.push(...lines);
+      else logs.set(log, [...lines]);
+    }
+    (batch.appends ?? []).forEach(({ log, lines }, i) => followers.publish(log, firsts[i]!, lines));
+    return firsts;
+  }
 
   return {
     name: "memory",
+    capabilities: { durable: false, follow: "process", sharedLeases: false },
+
+    async commit(batch) {
+      return apply(batch);
+    },
+    follow(log, listener) {
+      assertKey(log);
+      return followers.add(log, listener);
+    },
+    async entries(prefix) {
+      assertPrefix(prefix);
+      return [...records.entries()].filter(([key]) => key.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    },
 
     async get(key) {
       assertKey(key);
       return records.get(key);
     },
     async set(key, value) {
-      assertKey(key);
-      records.set(key, value);
+      apply({ records: [{ key, value }] });
     },
     async delete(key) {
-      assertKey(key);
-      records.delete(key);
+      apply({ records: [{ key, value: null }] });
     },
     async list(prefix) {
       assertPrefix(prefix);
@@ -49,17 +97,7 @@ export function createMemoryStorage(): StorageDriver {
     },
 
     async append(log, lines, expectedIndex) {
-      assertKey(log);
-      assertLines(lines);
-      const existing = logs.get(log);
-      const index = existing?.length ?? 0;
-      if (expectedIndex !== undefined && expectedIndex !== index) {
-        throw new LogConflictError(log, expectedIndex, index);
-      }
-      if (lines.length === 0) return index;
-      if (existing) existing.push(...lines);
-      else logs.set(log, [...lines]);
-      return index;
+      return apply({ appends: [{ log, lines, ...(expectedIndex === undefined ? {} : { expectedIndex }) }] })[0]!;
     },
     async length(log) {
       assertKey(log);
@@ -119,13 +157,5 @@ async function* batches(
   if (!lines) return;
   for (let start = from; start < end; start += READ_BATCH) {
     yield lines.slice(start, Math.min(start + READ_BATCH, end));
-  }
-}
-
-function assertLines(lines: string[]): void {
-  for (const line of lines) {
-    if (typeof line !== "string" || line.includes("\n")) {
-      throw new Error("[agent-serve] [storage] a log line must be a string without a newline");
-    }
   }
 }

@@ -1,5 +1,6 @@
 /**
- * The storage port (docs/design/storage.md): key/value records, append-only logs and short leases.
+ * The storage port (docs/design/storage.md): key/value records, append-only logs and short leases,
+ * atomic multi-operation commits and live follow.
  *
  * Keys are `/`-separated segments of `[A-Za-z0-9_.-]` (no empty, `.` or `..` segment); drivers
  * reject anything else with `assertKey`, so an id taken from a URL can never escape its namespace.
@@ -7,9 +8,67 @@
  * @module
  */
 
+/** What a driver can do beyond the required operations; callers and the conformance suite branch on it. */
+export interface StorageCapabilities {
+  /** Writes survive a restart of the process (false for `memory`). */
+  readonly durable: boolean;
+  /**
+   * Who receives `follow` notifications: followers in this process only (`"process"`: memory,
+   * sqlite), or followers in every process sharing the store (`"shared"`: Redis, Durable Objects).
+   */
+  readonly follow: "process" | "shared";
+  /** Leases exclude other processes sharing the store, not only other callers in this process. */
+  readonly sharedLeases: boolean;
+}
+
+/** One record write of a `commit`: a value to store, or `null` to delete the key. */
+export interface RecordWrite {
+  key: string;
+  value: string | null;
+  /**
+   * Compare-and-set: the commit applies only if the key's current value is exactly this (`null`:
+   * the key is absent); otherwise the whole commit rejects with `RecordConflictError`.
+   */
+  expected?: string | null;
+}
+
+/** One log append of a `commit`. `expectedIndex` works as in `append`. */
+export interface LogAppend {
+  log: string;
+  lines: string[];
+  expectedIndex?: number;
+}
+
+/** Everything one `commit` applies, all or nothing. */
+export interface CommitBatch {
+  records?: RecordWrite[];
+  appends?: LogAppend[];
+}
+
+/** Called with the lines a commit appended to a followed log, after they are durable. */
+export type FollowListener = (firstIndex: number, lines: readonly string[]) => void;
+
 export interface StorageDriver {
-  /** Short driver name for diagnostics, e.g. `memory` or `fs`. */
+  /** Short driver name for diagnostics, e.g. `memory` or `sqlite`. */
   readonly name: string;
+  readonly capabilities: StorageCapabilities;
+
+  /**
+   * Applies record writes and log appends atomically: after a crash either all of them are
+   * stored or none is, and no reader or follower sees part of them. Resolves with the index of
+   * the first line of each append (in `appends` order) once durable. A stale `expected` or
+   * `expectedIndex` rejects the whole commit (`RecordConflictError`, `LogConflictError`) and
+   * writes nothing. `set`, `delete` and `append` are one-operation commits.
+   */
+  commit(batch: CommitBatch): Promise<number[]>;
+  /**
+   * Calls `listener` with every batch of lines appended to `log` from now on, in index order,
+   * once durable (who is reached: `capabilities.follow`). Returns the unsubscribe function.
+   * A follower that needs the lines before now reads them first and drops what it already saw.
+   */
+  follow(log: string, listener: FollowListener): () => void;
+  /** Records whose key starts with `prefix` with their values, sorted by key (one indexed scan). */
+  entries(prefix: string): Promise<Array<[key: string, value: string]>>;
 
   /** The stored value, or `undefined` when absent. */
   get(key: string): Promise<string | undefined>;
@@ -55,6 +114,19 @@ export interface StorageDriver {
   close(): Promise<void>;
 }
 
+/** Thrown by `commit` when a record's `expected` value does not match what is stored. */
+export class RecordConflictError extends Error {
+  override readonly name = "RecordConflictError";
+  readonly key: string;
+  constructor(key: string) {
+    super(`[agent-serve] [storage] record ${key} changed since it was read`);
+    this.key = key;
+  }
+  static isError(value: unknown): value is RecordConflictError {
+    return value instanceof Error && value.name === "RecordConflictError";
+  }
+}
+
 /** Thrown by `append` when `expectedIndex` does not match the log length. */
 export class LogConflictError extends Error {
   override readonly name = "LogConflictError";
@@ -86,6 +158,28 @@ export function assertKey(key: string): void {
 export function assertPrefix(prefix: string): void {
   if (prefix === "") return;
   assertKey(prefix.endsWith("/") ? prefix.slice(0, -1) : prefix);
+}
+
+/** Throws unless every line is a string without a newline. */
+export function assertLines(lines: string[]): void {
+  if (!Array.isArray(lines)) throw new TypeError("[agent-serve] [storage] lines must be an array");
+  for (const line of lines) {
+    if (typeof line !== "string" || line.includes("\n")) {
+      throw new Error("[agent-serve] [storage] a log line must be a string without a newline");
+    }
+  }
+}
+
+/** Validates a commit's keys, values and lines before a driver touches anything. */
+export function assertBatch(batch: CommitBatch): void {
+  for (const write of batch.records ?? []) {
+    assertKey(write.key);
+    if (write.value !== null && typeof write.value !== "string") throw new TypeError("[agent-serve] [storage] a value must be a string");
+  }
+  for (const append of batch.appends ?? []) {
+    assertKey(append.log);
+    assertLines(append.lines);
+  }
 }
 
 function invalidKey(key: string): Error {

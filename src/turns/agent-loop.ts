@@ -47,12 +47,17 @@ export interface LoopRecorder {
   textDelta(delta: string): Promise<unknown>;
   reasoningDelta(delta: string): Promise<unknown>;
   reasoningCompleted(text: string): Promise<unknown>;
-  /** The step's message is complete: text, then its finish. */
-  stepCompleted(step: { stepIndex: number; text: string; finishReason: FinishReason; durationMs: number }): Promise<unknown>;
-  /** A message joins the conversation: the assistant's step, then the tool results. */
-  conversationAppended(message: ConversationMessage): Promise<unknown>;
+  /**
+   * The step's message is complete: text, then its finish. `message` (the assistant's step) joins
+   * the conversation with it, so a recorder can store both in one commit (docs/design/storage.md).
+   */
+  stepCompleted(step: { stepIndex: number; text: string; finishReason: FinishReason; durationMs: number; message: ConversationMessage }): Promise<unknown>;
   actionsRequested(actions: ActionRequest[]): Promise<unknown>;
-  actionResult(result: ActionResultData): Promise<unknown>;
+  /**
+   * One tool call's result. The step's last result carries `conversation`: the tool results
+   * message that joins the conversation with it.
+   */
+  actionResult(result: ActionResultData, conversation?: ConversationMessage): Promise<unknown>;
 }
 
 /** Records nothing: a run whose steps only its caller sees (a subagent). */
@@ -62,14 +67,13 @@ export const silentRecorder: LoopRecorder = {
   reasoningDelta: async () => {},
   reasoningCompleted: async () => {},
   stepCompleted: async () => {},
-  conversationAppended: async () => {},
   actionsRequested: async () => {},
   actionResult: async () => {},
 };
 
 /** Runs the loop to the final answer; a model failure, the step cap or an abort throws. */
 export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResult> {
-  const { signal, recorder } = input;
+  const { signal } = input;
   const messages = [...input.messages];
   let usage = emptyUsage();
   for (let stepIndex = 0; ; stepIndex++) {
@@ -78,12 +82,9 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResu
     const step = await runStep(input, messages, stepIndex);
     usage = addUsage(usage, step.usage);
     messages.push(step.assistant);
-    await recorder.conversationAppended(step.assistant);
     if (step.toolCalls.length === 0) return { text: step.text, usage, steps: stepIndex + 1 };
 
-    const results = await runTools(input, step.toolCalls);
-    messages.push(results);
-    await recorder.conversationAppended(results);
+    messages.push(await runTools(input, step.toolCalls));
   }
 }
 
@@ -145,8 +146,9 @@ async function runStep(input: AgentLoopInput, messages: ConversationMessage[], s
   if (text) parts.push({ type: "text", text });
   parts.push(...toolCalls);
   if (toolCalls.length > 0) finishReason = "tool_call";
-  await recorder.stepCompleted({ stepIndex, text, finishReason, durationMs: Date.now() - started });
-  return { text, usage, toolCalls, assistant: { role: "assistant", content: parts } };
+  const assistant: ConversationMessage = { role: "assistant", content: parts };
+  await recorder.stepCompleted({ stepIndex, text, finishReason, durationMs: Date.now() - started, message: assistant });
+  return { text, usage, toolCalls, assistant };
 }
 
 async function runTools(input: AgentLoopInput, calls: ToolCallPart[]): Promise<ConversationMessage> {
@@ -154,17 +156,19 @@ async function runTools(input: AgentLoopInput, calls: ToolCallPart[]): Promise<C
   const prepared = await Promise.all(calls.map(({ toolCallId, toolName, input: args }) => input.tools.prepare({ toolCallId, toolName, input: args })));
   await recorder.actionsRequested(prepared.map(({ toolCallId, toolName, input: args }) => ({ toolCallId, toolName, input: args })));
   const content: ToolResultPart[] = [];
-  for (const call of prepared) {
+  const results: ConversationMessage = { role: "tool", content };
+  for (const [n, call] of prepared.entries()) {
     throwIfAborted(signal, TURN_INTERRUPTED);
     const outcome = await input.tools.execute(call, signal).catch((error: unknown) => ({
       // An aborted call (stop, preempt, shutdown while parked) reads as the interruption it is.
       output: signal.aborted ? TURN_INTERRUPTED : plainMessage(errorMessage(error)),
       isError: true,
     }));
-    await recorder.actionResult({ toolCallId: call.toolCallId, toolName: call.toolName, output: outcome.output, isError: outcome.isError });
     content.push({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: toModelOutput(outcome) });
+    const last = n === prepared.length - 1;
+    await recorder.actionResult({ toolCallId: call.toolCallId, toolName: call.toolName, output: outcome.output, isError: outcome.isError }, last ? results : undefined);
   }
-  return { role: "tool", content };
+  return results;
 }
 
 /** Background writes of one step: the last one in flight and the first failure seen. */

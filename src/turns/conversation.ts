@@ -1,5 +1,5 @@
 import type { ConversationMessage } from "../model/types.ts";
-import type { StorageDriver } from "../storage/types.ts";
+import type { LogAppend, StorageDriver } from "../storage/types.ts";
 import { missingToolResults, withToolResults } from "./history-repair.ts";
 
 /** What a call without a recorded result reads as (its turn ended before the result was stored). */
@@ -7,7 +7,7 @@ const UNANSWERED = "turn interrupted before the tool result was recorded";
 
 /**
  * The model-facing conversation of a session, kept as its own append-only log of AI SDK-shaped
- * messages: one line per message, appended after every step and tool result.
+ * messages: one line per message, committed with the event that ends each step and tool round.
  */
 export class ConversationLog {
   readonly #storage: StorageDriver;
@@ -33,7 +33,7 @@ export class ConversationLog {
 
   async append(sessionId: string, messages: ConversationMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.#storage.append(logName(sessionId), messages.map((message) => JSON.stringify(message)));
+    await this.#storage.commit({ appends: [this.appendWrite(sessionId, messages)] });
   }
 
   async #loadStored(sessionId: string): Promise<ConversationMessage[]> {
@@ -43,6 +43,13 @@ export class ConversationLog {
     }
     return messages;
   }
+
+  /** The append of `messages`, for a commit that carries other writes too (a step's events). */
+  appendWrite(sessionId: string, messages: ConversationMessage[]): LogAppend {
+    return { log: logName(sessionId), lines: messages.map((message) => JSON.stringify(message)) };
+  }
 }
 
 const logName = (sessionId: string): string => `sessions/${sessionId}/conversation`;
+/** The conversation log's storage name (removed with the session). */
+export const conversationLogName = logName;

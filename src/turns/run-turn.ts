@@ -1,7 +1,7 @@
 /**
  * One turn: the agent loop (./agent-loop.ts) over the session's stored conversation, every step
- * and tool result recorded in the event log and the conversation before the next step starts
- * (docs/design/foundation.md "The agent loop").
+ * and tool result recorded in the event log and the conversation before the next step starts, the
+ * conversation in the same commit as the step's last event (docs/design/storage.md).
  * @module
  */
 import { plainMessage } from "../logger.ts";
@@ -25,9 +25,17 @@ export interface TurnInput {
   conversation: ConversationLog;
   signal: AbortSignal;
   /** Appends an event; the promise settles when it is durable. */
-  emit: (draft: EventDraft) => Promise<unknown>;
+  emit: TurnEmit;
   maxSteps: number;
+  /**
+   * Work prepared alongside the turn (the session workspace): the turn does not wait for it to
+   * start, but completes only once it is done, and fails if it failed.
+   */
+  ready?: Promise<void>;
 }
+
+/** Appends an event, with conversation messages that must commit together with it. */
+export type TurnEmit = (draft: EventDraft, also?: { conversation?: ConversationMessage[] }) => Promise<unknown>;
 
 export type TurnOutcome =
   | { status: "completed"; usage: Usage; text: string }
@@ -56,6 +64,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       subject: "turn",
       recorder: turnRecorder(input),
     });
+    await input.ready;
     await input.emit({ type: "turn.completed", turnId: input.turnId, data: { usage, model: model.id } });
     return { status: "completed", usage, text };
   } catch (error) {
@@ -66,23 +75,26 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
 
 /**
  * Where a turn records what its loop does: every step's events go to the session's log, and the
- * conversation (what the model reads back, and what a resumed turn continues from) to storage.
+ * conversation (what the model reads back, and what a resumed turn continues from) commits with
+ * the event that ends each step and tool round (`TurnEmit`'s `conversation`).
  */
-export function turnRecorder(input: Pick<TurnInput, "sessionId" | "turnId" | "emit" | "conversation">): LoopRecorder {
-  const { sessionId, turnId } = input;
-  const emit = (draft: EventDraft): Promise<unknown> => input.emit({ ...draft, turnId });
+export function turnRecorder(input: Pick<TurnInput, "turnId" | "emit">): LoopRecorder {
+  const { turnId } = input;
+  const emit = (draft: EventDraft, conversation?: ConversationMessage[]): Promise<unknown> =>
+    input.emit({ ...draft, turnId }, conversation ? { conversation } : undefined);
   return {
     stepStarted: (stepIndex) => emit({ type: "step.started", data: { stepIndex } }),
     textDelta: (delta) => emit({ type: "message.appended", data: { delta } }),
     reasoningDelta: (delta) => emit({ type: "reasoning.appended", data: { delta } }),
     reasoningCompleted: (text) => emit({ type: "reasoning.completed", data: { text } }),
-    async stepCompleted({ stepIndex, text, finishReason, durationMs }) {
+    async stepCompleted({ stepIndex, text, finishReason, durationMs, message }) {
       await emit({ type: "message.completed", data: { text, finishReason } });
-      await emit({ type: "step.completed", data: { stepIndex, durationMs, finishReason } });
+      // The step's message commits with its `step.completed`: after a crash both are stored or neither.
+      await emit({ type: "step.completed", data: { stepIndex, durationMs, finishReason } }, [message]);
     },
-    conversationAppended: (message) => input.conversation.append(sessionId, [message]),
     actionsRequested: (actions) => emit({ type: "actions.requested", data: { actions } }),
-    actionResult: (result) => emit({ type: "action.result", data: result }),
+    // The step's last result commits with the tool results message.
+    actionResult: (result, conversation) => emit({ type: "action.result", data: result }, conversation && [conversation]),
   };
 }
 

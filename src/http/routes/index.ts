@@ -7,7 +7,7 @@ import { cancelEvalRun, getEvalRun, listEvalRuns, listEvals, startEvalRun } from
 import { mcpEndpoint, mcpToolsEndpoint } from "./mcp.ts";
 import { callTool } from "./tools.ts";
 import { agentHealth, sessionCost } from "./meta.ts";
-import { createSession, followUp, listSessions, renameSession, stopSession } from "./sessions.ts";
+import { createSession, deleteSession, followUp, listSessions, renameSession, stopSession } from "./sessions.ts";
 import { sessionEvents, streamSession } from "./streams.ts";
 import { uiChat } from "./ui-chat.ts";
 import { devFireReminder, devFireSchedule, devListReminders, internalFireReminder, internalFireSchedule } from "./timed-work.ts";
@@ -26,6 +26,7 @@ export const agentRoutes: readonly RouteDefinition[] = [
   followUp,
   renameSession,
   uiChat,
+  deleteSession,
   callTool,
   listArtifacts,
   artifactContent,

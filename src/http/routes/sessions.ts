@@ -1,4 +1,4 @@
-/** Session routes of docs/guide/http-api.md "Sessions" (create, follow-up, stop, list). */
+/** Session routes of docs/guide/http-api.md "Sessions" (create, follow-up, stop, list, remove). */
 import { validate } from "../../_validate.ts";
 import { transformHttpMessage } from "../../channels/http-override.ts";
 import { isSessionId } from "../../ids.ts";
@@ -79,6 +79,17 @@ export const renameSession = defineRoute({
     const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), renameSessionBody);
     const title = await context.agent.sessions.rename(sessionId, body.title, context.auth);
     return json({ ok: true, sessionId, title });
+  },
+});
+
+export const deleteSession = defineRoute({
+  method: "DELETE",
+  path: "/v1/session/:sessionId",
+  auth: "agent",
+  summary: "Remove a session: its records, event log, conversation and workspace (owner only)",
+  async handler(context) {
+    await context.agent.sessions.remove(sessionParam(context), context.auth);
+    return json({ ok: true });
   },
 });
 
