@@ -14,7 +14,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
@@ -215,6 +215,8 @@ async function startMastra(dir: string): Promise<Started> {
 }
 
 async function startLangGraph(dir: string): Promise<Started> {
+  // The dev server saves its in-memory threads there on exit and loads them on start: start empty.
+  await rm(join(here, "langgraph", ".langgraph_api"), { recursive: true, force: true });
   const port = await freePort();
   const env = serverEnv({ LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false", LANGGRAPH_NO_ANALYTICS: "1" });
   const args = [LANGGRAPH_CLI, "dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--config", join(here, "langgraph", "langgraph.json")];
