@@ -1,6 +1,6 @@
 /**
  * `--storage <url>` / `AGENT_SERVE_STORAGE`: which store a locally started host uses
- * (docs/guide/cli.md "Storage"). The default is the sqlite file `state.db` in the state root.
+ * (docs/guide/cli.md, `--storage`). The default is the sqlite file `state.db` in the state root.
  * @module
  */
 import { dirname, basename, join, resolve } from "node:path";

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { main } from "../cli/main.ts";
 import { stateRootFor } from "../cli/start-host.ts";
+import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { cliEnv, finished, killAfterEach, REPO, runCli, spawnCli, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
 
@@ -111,6 +112,26 @@ describe("agent-serve (spawned)", () => {
     expect(result).toMatchObject({ code: 0, stdout: "echo: hi\n" });
   });
 
+  test("run keeps its session in <state-root>/state.db by default, and nothing with --storage memory:", async () => {
+    const durable = stateRoot();
+    expect(await runCli(["run", "examples/hello", "--message", "keep me", "--mode", "single", "--state-root", durable], env)).toMatchObject({ code: 0, stdout: "echo: keep me\n" });
+    const storage = createSqliteStorage({ path: join(durable, "state.db"), readOnly: true });
+    try {
+      const records = (await storage.entries("sessions/")).filter(([key]) => key.endsWith("/record"));
+      expect(records).toHaveLength(1);
+    } finally {
+      await storage.close();
+    }
+    const throwaway = stateRoot();
+    expect(await runCli(["run", "examples/hello", "--message", "forget me", "--mode", "single", "--state-root", throwaway, "--storage", "memory:"], env)).toMatchObject({ code: 0, stdout: "echo: forget me\n" });
+    expect(existsSync(join(throwaway, "state.db"))).toBe(false);
+    // The environment chooses the store too; an explicit sqlite path is used as given in single mode.
+    const elsewhere = join(stateRoot(), "elsewhere.db");
+    const viaEnv = await runCli(["run", "examples/hello", "--message", "hi", "--mode", "single", "--state-root", stateRoot()], { ...env, AGENT_SERVE_STORAGE: `sqlite:${elsewhere}` });
+    expect(viaEnv.code).toBe(0);
+    expect(existsSync(elsewhere)).toBe(true);
+  });
+
   test("run exits 1 and prints the message when the turn fails", async () => {
     const result = await runCli(["run", "examples/hello", "--message", "/fail model exploded", "--state-root", stateRoot()], env);
     expect(result.code).toBe(1);
@@ -192,6 +213,8 @@ describe("main (in-process)", () => {
     [["serve", "--mode", "both"], "--mode must be multi or single"],
     [["run", "examples/hello"], "run needs --message"],
     [["serve", "--allow-anonymous", "--bearer-token", "t"], "mutually exclusive"],
+    [["run", "examples/hello", "--message", "hi", "--storage", "redis://127.0.0.1:6379"], "redis://… is not available yet"],
+    [["run", "examples/hello", "--message", "hi", "--storage", "postgres://x"], "--storage must be sqlite:<path>, memory: or redis://"],
   ])("usage error %j exits 2", async (argv, message) => {
     const stdio = io();
     expect(await main({ argv, ...stdio })).toBe(2);

@@ -107,7 +107,7 @@ test("SIGKILL during creates and follow-ups: sessions are whole or absent, rotat
   for (const session of sessions) expect(session.status).not.toMatch(/running|queued/);
   again.child.kill("SIGTERM");
   expect((await finished(again)).code).toBe(0);
-});
+}, 90_000);
 
 async function readLog(storage: StorageDriver, log: string): Promise<Event[]> {
   const out: Event[] = [];

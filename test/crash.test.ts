@@ -116,7 +116,7 @@ test("SIGKILL mid-turn: events survive, interrupted turns fail once, follow-ups 
 
   second.child.kill("SIGTERM");
   expect((await finished(second)).code).toBe(0);
-});
+}, 90_000);
 
 /** Records every event line until the connection ends (here: when the server is killed). */
 async function collect(response: Response, into: TestEvent[]): Promise<void> {

@@ -52,7 +52,7 @@ function runChild(script: string, args: string[]): Promise<string[]> {
     let err = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 100_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 150_000);
     child.once("exit", (code) => {
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`child exited with ${code}: ${err}`));
@@ -70,10 +70,10 @@ test("two host processes on one sqlite state root fire each slot of a simulated 
   writeFileSync(script, CHILD);
   const root = join(scratch, "state");
   const t0 = Date.parse("2026-03-02T09:00:00.000Z");
-  // Both start ticking 1.5 s from now (after their imports), then every 500 ms: wide enough that
+  // Both start ticking 1.5 s from now (after their imports), then every second: wide enough that
   // on a loaded machine one process does not fall a whole simulated minute behind the other,
   // which would make its lagging tick see the slot as missed (more than 60 s old in simulated time).
-  const args = [root, String(Date.now() + 1_500), "500", String(t0)];
+  const args = [root, String(Date.now() + 1_500), "1000", String(t0)];
   const [a, b] = await Promise.all([runChild(script, args), runChild(script, args)]);
 
   const expected = Array.from({ length: 60 }, (_, i) => new Date(t0 + (i + 1) * 60_000).toISOString());
@@ -94,4 +94,4 @@ test("two host processes on one sqlite state root fire each slot of a simulated 
   } finally {
     await storage.close();
   }
-}, 120_000);
+}, 180_000);

@@ -105,13 +105,15 @@ describe("one turn at a time per session across processes (turn lease)", () => {
     const a = open();
     const b = open();
     try {
-      const created = await a.request(`${base}/v1/session`, postJson({ message: "/sleep 1500" }));
+      const created = await a.request(`${base}/v1/session`, postJson({ message: "/sleep 20000" }));
       const { sessionId, continuationToken } = (await created.json()) as { sessionId: string; continuationToken: string };
       await eventually(async () => ((await allEvents(asTarget(a), base, sessionId)).some((e) => e.type === "turn.started") ? true : undefined));
       const refused = await b.request(`${base}/v1/session/${sessionId}`, postJson({ continuationToken, message: "from b" }));
       expect(refused.status).toBe(409);
       expect(await refused.json()).toMatchObject({ ok: false, error: "session_busy" });
-      // Nothing of the refused message was recorded, and the token did not rotate.
+      // Nothing of the refused message was recorded, and the token did not rotate. Once A's turn
+      // has ended (stopped here), B's follow-up goes through.
+      expect((await a.request(`${base}/v1/session/${sessionId}/stop`, { method: "POST" })).status).toBe(200);
       await eventually(async () => ((await allEvents(asTarget(a), base, sessionId)).some((e) => e.type === "session.waiting") ? true : undefined), 10_000);
       const events = await allEvents(asTarget(b), base, sessionId);
       expect(events.filter((e) => e.type === "message.received")).toHaveLength(1);
