@@ -6,7 +6,7 @@
  * from a separate client process (bench/peers/client.ts) at each concurrency, and stops it.
  *
  *   cd bench/peers && npm install && npm run build:mastra   # once
- *   npx node bench/peers/run.ts [--seconds=5] [--rounds=3] [--clients=1,50] [--only=sqlite,mastra-memory]
+ *   npx node bench/peers/run.ts [--seconds=8] [--warmup=4] [--rounds=3] [--clients=1,50] [--only=sqlite,mastra-memory]
  *
  * Server CPU per turn is the utime+stime delta of the server's process tree (from
  * /proc/<pid>/stat, over the client's measured window) divided by the turns measured.
@@ -66,9 +66,9 @@ const labels: Record<Name, string> = {
   langgraph: "LangGraph JS dev server",
 };
 
-const seconds = option("seconds", 5);
+const seconds = option("seconds", 8);
 const rounds = option("rounds", 3);
-const warmup = option("warmup", 1);
+const warmup = option("warmup", 4);
 const clientCounts = listOption("clients", "1,50").map(Number);
 if (clientCounts.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error("peers: --clients must list positive integers, e.g. 1,50");
 const names = listOption("only", Object.keys(subjects).join(",")) as Name[];
@@ -103,8 +103,9 @@ for (const clients of clientCounts) {
       String(clients),
       fmt(median(runs.map((r) => r.turnsPerSecond))),
       runs.map((r) => fmt(r.turnsPerSecond)).join(" / "),
-      fmt(median(runs.map((r) => r.p50))),
-      fmt(median(runs.map((r) => r.p99))),
+      // A round without a completed turn has no latency: the medians are over the rounds that have one.
+      fmt(median(runs.map((r) => r.p50).filter(Number.isFinite))),
+      fmt(median(runs.map((r) => r.p99).filter(Number.isFinite))),
       fmt(median(runs.map((r) => r.serverCpuMs))),
       String(runs.reduce((sum, r) => sum + r.turns, 0)),
       failed === 0 ? "0" : `${failed} (${runs.find((r) => r.firstError)?.firstError?.slice(0, 80)})`,
