@@ -38,6 +38,8 @@ interface ClientResult {
 }
 interface Measured extends ClientResult {
   serverCpuMs: number;
+  /** The kernel's share of `serverCpuMs` (stime): syscalls such as fsync, socket writes, futex waits. */
+  serverSysMs: number;
   load: number;
 }
 interface Subject {
@@ -90,7 +92,7 @@ for (const clients of clientCounts) {
     (name, round, r) =>
       console.log(
         `  ${clients} clients, round ${round + 1}, ${name}: ${fmt(r.turnsPerSecond)} turns/s, p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, ` +
-          `server CPU ${fmt(r.serverCpuMs)} ms/turn, ${r.turns} turns, load ${r.load.toFixed(1)}`,
+          `server CPU ${fmt(r.serverCpuMs)} ms/turn (kernel ${fmt(r.serverSysMs)}), ${r.turns} turns, load ${r.load.toFixed(1)}`,
       ),
   );
   for (const name of names) {
@@ -107,13 +109,14 @@ for (const clients of clientCounts) {
       fmt(median(runs.map((r) => r.p50).filter(Number.isFinite))),
       fmt(median(runs.map((r) => r.p99).filter(Number.isFinite))),
       fmt(median(runs.map((r) => r.serverCpuMs))),
+      fmt(median(runs.map((r) => r.serverSysMs))),
       String(runs.reduce((sum, r) => sum + r.turns, 0)),
       failed === 0 ? "0" : `${failed} (${runs.find((r) => r.firstError)?.firstError?.slice(0, 80)})`,
     ]);
   }
 }
 console.log(`\nload average (1 min) during the measurements: ${fmt(Math.min(...loads))}–${fmt(Math.max(...loads))}\n`);
-printTable(["server", "clients", "turns/s (median)", "per round", "p50 ms", "p99 ms", "server CPU ms/turn", "turns measured", "failed"], rows);
+printTable(["server", "clients", "turns/s (median)", "per round", "p50 ms", "p99 ms", "server CPU ms/turn", "of it kernel ms", "turns measured", "failed"], rows);
 printTargets();
 
 // --- measuring ---
@@ -123,13 +126,19 @@ async function measure(name: Name, clients: number): Promise<Measured> {
   const subject: Subject = subjects[name];
   const started = await subject.start(dir.path);
   try {
-    let before = 0;
-    let after = 0;
+    let before = { user: 0, system: 0 };
+    let after = { user: 0, system: 0 };
     const result = await runClient([subject.kind, started.url, clients, seconds, warmup], async (mark) => {
       if (mark === "start") before = await treeCpuTicks(started.child.pid!);
       else after = await treeCpuTicks(started.child.pid!);
     });
-    return { ...result, serverCpuMs: ((after - before) * TICK_MS) / Math.max(1, result.turns), load: loadavg()[0]! };
+    const perTurn = (ticks: number) => (ticks * TICK_MS) / Math.max(1, result.turns);
+    return {
+      ...result,
+      serverCpuMs: perTurn(after.user + after.system - before.user - before.system),
+      serverSysMs: perTurn(after.system - before.system),
+      load: loadavg()[0]!,
+    };
   } finally {
     await stop(started.child);
     await dir.cleanup();
@@ -161,9 +170,9 @@ function runClient(args: readonly (string | number)[], onMark: (mark: string) =>
   });
 }
 
-/** utime+stime (clock ticks) of `pid` and every live descendant: the LangGraph dev server runs its API in a child. */
-async function treeCpuTicks(pid: number): Promise<number> {
-  let total = 0;
+/** utime and stime (clock ticks) of `pid` and every live descendant: the LangGraph dev server runs its API in a child. */
+async function treeCpuTicks(pid: number): Promise<{ user: number; system: number }> {
+  const total = { user: 0, system: 0 };
   const pending = [pid];
   while (pending.length > 0) {
     const current = pending.pop()!;
@@ -171,7 +180,8 @@ async function treeCpuTicks(pid: number): Promise<number> {
       const stat = await readFile(`/proc/${current}/stat`, "utf8");
       // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += Number(fields[11]) + Number(fields[12]);
+      total.user += Number(fields[11]);
+      total.system += Number(fields[12]);
       for (const task of await readdir(`/proc/${current}/task`)) {
         const children = await readFile(`/proc/${current}/task/${task}/children`, "utf8").catch(() => "");
         for (const child of children.trim().split(/\s+/).filter(Boolean)) pending.push(Number(child));
