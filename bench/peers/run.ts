@@ -5,7 +5,7 @@
  * server, every model a scripted or fake one. Each measurement starts its server fresh, drives it
  * from a separate client process (bench/peers/client.ts) at each concurrency, and stops it.
  *
- *   cd bench/peers && npm install && npm run build:mastra   # once
+ *   (export PATH="$PWD/node_modules/.bin:$PATH" && cd bench/peers && npm install && npm run build:mastra)   # once, Node 22
  *   npx node bench/peers/run.ts [--seconds=8] [--warmup=4] [--rounds=3] [--clients=1,50] [--only=sqlite,mastra-memory]
  *
  * Server CPU per turn is the utime+stime delta of the server's process tree (from
