@@ -137,7 +137,7 @@ export function createAgentRuntime(
     models: cachedModels(resolve),
     ...(pendingFiles ? { pendingFiles } : {}),
   });
-  const leases = new TurnLeases(storage);
+  const leases = new TurnLeases(storage, `${context.timers.owner}/${mount.slug}`);
   const controller = new TurnController({
     log,
     store,

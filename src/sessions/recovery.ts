@@ -29,9 +29,9 @@ export async function recoverSessions(deps: { store: SessionStore; log: EventLog
       await store.update(sessionId, (r) => {
         r.status = record.mode === "chat" ? "idle" : failedTask ? "failed" : r.status === "completed" ? "completed" : "failed";
       });
-      // The crashed turn's lease would shut the session for its ttl; its owner is the marker's turn id.
-      const turnId = await store.activeTurn(sessionId);
-      if (turnId !== undefined) await leases?.release(sessionId, turnId);
+      // The crashed process's turn lease would shut the session for its ttl; the marker names it.
+      const owner = await store.activeTurn(sessionId);
+      if (owner !== undefined) await leases?.release(sessionId, owner);
       await store.clearActive(sessionId);
       recovered++;
     } catch (error) {

@@ -166,6 +166,7 @@ export class SessionService {
         ],
         { records: [this.#store.recordWrite(record), this.#store.tokenWrite(channel, record.continuationToken, sessionId), ...writes] },
       ),
+      { fresh: true },
     );
     return record;
   }

@@ -102,9 +102,12 @@ export class SessionStore {
     return { key: tokenKey(channel, token), value: sessionId };
   }
 
-  /** Marks the session as having an admitted turn (`turnId`), or clears the mark (`null`). */
-  activeWrite(sessionId: string, turnId: string | null): RecordWrite {
-    return { key: activeKey(sessionId), value: turnId };
+  /**
+   * Marks the session as having an admitted turn run by `owner` (the process's turn-lease owner),
+   * or clears the mark (`null`).
+   */
+  activeWrite(sessionId: string, owner: string | null): RecordWrite {
+    return { key: activeKey(sessionId), value: owner };
   }
 
   /** Every stored record, in one scan of the store's key index: used by listings, never at start-up. */
@@ -145,7 +148,7 @@ export class SessionStore {
     });
   }
 
-  /** The turn id the session's active marker names, if it has one. */
+  /** Who the session's active marker says runs its turn, if it has one. */
   activeTurn(sessionId: string): Promise<string | undefined> {
     return this.#storage.get(activeKey(sessionId));
   }

@@ -89,12 +89,13 @@ export class TurnController {
    * Admits `text` into the session under `policy`. `accept` runs once the message is accepted and
    * before the turn starts; if it throws, nothing was admitted.
    */
-  admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep): Promise<void> {
+  admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep, options: { fresh?: boolean } = {}): Promise<void> {
     if (this.#closing) return Promise.reject(shuttingDown());
-    return this.#track(this.#admit(record, text, policy, accept));
+    return this.#track(this.#admit(record, text, policy, accept, options.fresh === true));
   }
 
-  async #admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep): Promise<void> {
+  /** `fresh`: a session being created, which no other process can know yet. */
+  async #admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep, fresh: boolean): Promise<void> {
     const sessionId = record.sessionId;
     const live = this.#session(sessionId);
     if (live.admitting) throw busy();
@@ -116,11 +117,15 @@ export class TurnController {
       }
       const turnId = newTurnId();
       const leases = this.#deps.leases;
-      if (leases && !(await leases.take(sessionId, turnId))) throw busyElsewhere();
+      // A new session's lease cannot be held elsewhere: it is taken without waiting, and lands in
+      // the same group commit as the session itself (the driver applies writes in call order).
+      if (leases && fresh) void leases.take(sessionId).catch(() => {});
+      else if (leases && !(await leases.take(sessionId))) throw busyElsewhere();
       try {
-        await accept(turnId, [this.#deps.store.activeWrite(sessionId, turnId)]);
+        // The marker names who runs the turn: recovery releases that owner's lease.
+        await accept(turnId, [this.#deps.store.activeWrite(sessionId, leases?.owner ?? turnId)]);
       } catch (error) {
-        await leases?.release(sessionId, turnId);
+        if (!live.turn) await leases?.release(sessionId);
         throw error;
       }
       this.#start(record, live, turnId, text);
@@ -249,7 +254,7 @@ export class TurnController {
       state: "queued",
       followedBy: false,
       settled: Promise.resolve(),
-      stopRenewing: this.#deps.leases?.keep(record.sessionId, turnId) ?? (() => {}),
+      stopRenewing: this.#deps.leases?.keep(record.sessionId) ?? (() => {}),
     };
     live.turn = turn;
     turn.settled = this.#track(
@@ -303,13 +308,7 @@ export class TurnController {
     }
     const pending = live.coalesced;
     turn.stopRenewing();
-    const leases = this.#deps.leases;
     if (pending && !this.#closing) {
-      // The drained turn takes the lease over (released and taken again: owners are turn ids).
-      if (leases) {
-        await leases.release(sessionId, turn.turnId);
-        if (!(await leases.take(sessionId, pending.turnId))) this.#deps.logger.warn(`session ${sessionId}: another process took the turn lease`);
-      }
       // The turn stays current during this write, so follow-ups keep joining `pending`; from its
       // end to starting the drained turn nothing awaits, so no admission can slip in between.
       await this.#deps.store.update(sessionId, countTurn);
@@ -323,7 +322,7 @@ export class TurnController {
     if (pending) await this.#closeCoalesced(sessionId, pending, "shutdown");
     if (turn.followedBy) {
       await this.#deps.store.update(sessionId, countTurn);
-      await leases?.release(sessionId, turn.turnId);
+      await this.#releaseIfIdle(sessionId);
       return;
     }
     if (record.mode === "task") {
@@ -335,7 +334,7 @@ export class TurnController {
     } else {
       await this.#settle(sessionId, { type: "session.waiting", data: {} }, "idle", true);
     }
-    await leases?.release(sessionId, turn.turnId);
+    await this.#releaseIfIdle(sessionId);
     this.#forgetIfIdle(sessionId, live);
   }
 
@@ -356,6 +355,14 @@ export class TurnController {
       (records) => log.append(sessionId, [last], { records: this.isBusy(sessionId) ? records : [...records, store.activeWrite(sessionId, null)] }),
     );
     if (!updated) this.#deps.logger.warn(`session ${sessionId} was removed before its turn settled`);
+  }
+
+  /**
+   * Gives the turn lease back unless a message admitted meanwhile keeps the session busy (it holds
+   * the lease already: owners are processes, so taking it again was a renewal).
+   */
+  async #releaseIfIdle(sessionId: string): Promise<void> {
+    if (!this.isBusy(sessionId)) await this.#deps.leases?.release(sessionId);
   }
 
   async #closeCoalesced(sessionId: string, pending: { turnId: string; texts: string[] }, kind: AbortKind = "interrupt"): Promise<void> {

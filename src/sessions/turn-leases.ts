@@ -1,8 +1,9 @@
 /**
- * One turn at a time per session across every process sharing the store: a running turn holds the
- * storage lease `turns/<sessionId>` with its turn id as owner, renewed while it runs
- * (docs/design/storage.md, "Leases"). Another process admitting a message meanwhile gets 409
- * `session_busy`. Recovery, which knows the crashed turn's id from the active marker, releases it.
+ * One turn at a time per session across every process sharing the store: while a process runs a
+ * session's turn it holds the storage lease `turns/<sessionId>` (owner: that process's id),
+ * renewed while the turn runs (docs/design/storage.md, "Leases"). Another process admitting a
+ * message meanwhile gets 409 `session_busy`. The active marker names the owner, so recovery can
+ * release the lease of a process that crashed.
  * @module
  */
 import type { StorageDriver } from "../storage/types.ts";
@@ -15,27 +16,31 @@ const leaseKey = (sessionId: string): string => `turns/${sessionId}`;
 export class TurnLeases {
   readonly #storage: StorageDriver;
   readonly #ttlMs: number;
+  /** This process's owner id. */
+  readonly owner: string;
 
-  constructor(storage: StorageDriver, ttlMs = TURN_LEASE_TTL_MS) {
+  constructor(storage: StorageDriver, owner: string, ttlMs = TURN_LEASE_TTL_MS) {
     this.#storage = storage;
+    this.owner = owner;
     this.#ttlMs = ttlMs;
   }
 
-  /** Takes the session's turn lease for `turnId`; false while another turn (anywhere) holds it. */
-  take(sessionId: string, turnId: string): Promise<boolean> {
-    return this.#storage.acquireLease(leaseKey(sessionId), turnId, this.#ttlMs);
+  /** Takes (or renews) the session's turn lease; false while another process holds it. */
+  take(sessionId: string): Promise<boolean> {
+    return this.#storage.acquireLease(leaseKey(sessionId), this.owner, this.#ttlMs);
   }
 
   /** Renews the lease until the returned function is called. */
-  keep(sessionId: string, turnId: string): () => void {
+  keep(sessionId: string): () => void {
     const timer = setInterval(() => {
-      this.#storage.acquireLease(leaseKey(sessionId), turnId, this.#ttlMs).catch(() => {});
+      this.#storage.acquireLease(leaseKey(sessionId), this.owner, this.#ttlMs).catch(() => {});
     }, this.#ttlMs / 3);
     (timer as { unref?: () => void }).unref?.();
     return () => clearInterval(timer);
   }
 
-  async release(sessionId: string, turnId: string): Promise<void> {
-    await this.#storage.releaseLease(leaseKey(sessionId), turnId).catch(() => {});
+  /** Releases this process's lease on the session, or (recovery) the lease of `owner`. */
+  async release(sessionId: string, owner = this.owner): Promise<void> {
+    await this.#storage.releaseLease(leaseKey(sessionId), owner).catch(() => {});
   }
 }
