@@ -16,7 +16,7 @@
  */
 import http from "node:http";
 import net from "node:net";
-import { percentile } from "./_util.ts";
+import { percentile, readStreamToWaiting } from "./_util.ts";
 
 const [mode, url, ...rest] = process.argv.slice(2);
 if (!mode || !url) {
@@ -209,28 +209,7 @@ async function turns(base: string, clients: number, seconds: number, warmup: num
 async function oneTurn(base: string, agent: http.Agent): Promise<void> {
   const created = await httpRequest(`${base}/v1/session`, agent, "POST", JSON.stringify({ message: "hi" }));
   const { sessionId } = JSON.parse(created) as { sessionId: string };
-  await new Promise<void>((resolve, reject) => {
-    // A live stream never ends on its own: it gets its own connection, dropped when done.
-    const request = http.get(`${base}/v1/session/${sessionId}/stream`, { agent: false }, (response) => {
-      if (response.statusCode !== 200) {
-        response.resume();
-        reject(new Error(`stream answered ${response.statusCode}`));
-        return;
-      }
-      let tail = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => {
-        tail = tail.slice(-64) + chunk;
-        if (tail.includes('"type":"session.waiting"')) {
-          response.destroy();
-          resolve();
-        }
-      });
-      response.on("error", () => {});
-      response.on("end", () => reject(new Error("stream ended before session.waiting")));
-    });
-    request.on("error", reject);
-  });
+  await readStreamToWaiting(`${base}/v1/session/${sessionId}/stream`);
 }
 
 function httpRequest(target: string, agent: http.Agent, method: string, body?: string): Promise<string> {

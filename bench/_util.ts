@@ -11,6 +11,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import http from "node:http";
 import { serve } from "srvx";
 import type { ServerRequest } from "srvx";
 import type { ProjectDefinition } from "../src/project/types.ts";
@@ -190,4 +191,32 @@ export async function stopCli({ child }: ServedCli): Promise<void> {
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   await exited;
+}
+
+/**
+ * Reads a session's live NDJSON stream until `session.waiting`. A live stream never ends on its
+ * own, so it gets its own connection, dropped once the event is seen.
+ */
+export function readStreamToWaiting(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { agent: false }, (response) => {
+      if (response.statusCode !== 200) {
+        response.resume();
+        reject(new Error(`stream answered ${response.statusCode}`));
+        return;
+      }
+      let tail = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        tail = tail.slice(-64) + chunk;
+        if (tail.includes('"type":"session.waiting"')) {
+          response.destroy();
+          resolve();
+        }
+      });
+      response.on("error", () => {});
+      response.on("end", () => reject(new Error("stream ended before session.waiting")));
+    });
+    request.on("error", reject);
+  });
 }

@@ -11,7 +11,7 @@ import { watch } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import { nextProjectGeneration } from "../loader/module-hooks.ts";
 import type { AgentHost, RequestContext } from "../src/types.ts";
-import type { CliIo } from "./io.ts";
+import { type CliIo, errorMessage } from "./io.ts";
 import { type StartHostOptions, type StartedHost, startHost } from "./start-host.ts";
 
 /** Quiet time after the last change before reloading: editors write a file in several steps. */
@@ -91,7 +91,7 @@ export function startDevReload(options: DevReloadOptions): () => void {
       const files = [...changed].sort();
       changed = new Set();
       running = running.then(() => reload(files)).catch((error: unknown) => {
-        io.stderr.write(`agent-serve: reload failed: ${error instanceof Error ? error.message : String(error)}; still serving the last good version\n`);
+        io.stderr.write(`agent-serve: reload failed: ${errorMessage(error)}; still serving the last good version\n`);
       });
     }, SETTLE_MS);
   });

@@ -10,7 +10,7 @@ import { hostOptions, nonNegativeInteger, port, positiveInteger, projectDir, tar
 import type { Flags } from "./flags.ts";
 import { evalArgs } from "./eval-args.ts";
 import { HelpRequested, helpCommand, helpText } from "./help.ts";
-import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./io.ts";
+import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, errorMessage } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { logOptions, withLogOptions } from "./log-flags.ts";
 import { rawOption } from "./raw-option.ts";
@@ -300,7 +300,7 @@ function wantsJson(argv: readonly string[]): boolean {
 function reportAsJson(io: CliIo, error: unknown, usage: boolean): number {
   const expected = usage || error instanceof CommandError;
   const code = usage ? "usage_error" : expected ? "command_failed" : "internal_error";
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   io.stdout.write(`${JSON.stringify({ ok: false, error: code, message })}\n`);
   if (!expected) io.stderr.write(`agent-serve: ${error instanceof Error ? (error.stack ?? message) : message}\n`);
   return usage ? EXIT_USAGE : EXIT_FAILURE;

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChannelDefinition } from "../src/channels/types.ts";
+import { errorMessage } from "../src/errors.ts";
 import { validateChannels } from "../src/channels/validate.ts";
 import type { Diagnostic } from "../src/project/types.ts";
 import { importProjectModule } from "./import-module.ts";
@@ -27,7 +28,7 @@ export async function loadChannels(root: string, rootName: string, diagnostics: 
       .map((entry) => entry.name)
       .sort();
   } catch (error) {
-    diagnostics.push({ severity: "error", code: "channels_unreadable", message: `cannot read ${folder}/: ${messageOf(error)}`, file: `${folder}/` });
+    diagnostics.push({ severity: "error", code: "channels_unreadable", message: `cannot read ${folder}/: ${errorMessage(error)}`, file: `${folder}/` });
     return {};
   }
   for (const name of names) {
@@ -41,7 +42,7 @@ export async function loadChannels(root: string, rootName: string, diagnostics: 
     try {
       defs[id] = (await importProjectModule(join(root, file))).default;
     } catch (error) {
-      diagnostics.push({ severity: "error", code: "channel_import_failed", message: `cannot load ${file}: ${messageOf(error)}`, file });
+      diagnostics.push({ severity: "error", code: "channel_import_failed", message: `cannot load ${file}: ${errorMessage(error)}`, file });
     }
   }
   const found = validateChannels(defs, files);
@@ -62,8 +63,4 @@ function isDefinitionFile(name: string): boolean {
   if (name.startsWith("_") || name.startsWith(".")) return false;
   if (!EXTENSIONS.some((ext) => name.endsWith(ext))) return false;
   return !/\.d\.m?ts$/.test(name) && !/\.(test|spec)\.m?[jt]s$/.test(name);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -17,6 +17,7 @@
  */
 import { randomUUID } from "node:crypto";
 import http from "node:http";
+import { readStreamToWaiting } from "../_util.ts";
 
 type Kind = "agent-serve" | "mastra-generate" | "mastra-memory" | "langgraph";
 const kinds: readonly Kind[] = ["agent-serve", "mastra-generate", "mastra-memory", "langgraph"];
@@ -112,31 +113,6 @@ function post(path: string, body: unknown): Promise<string> {
     );
     request.on("error", reject);
     request.end(text);
-  });
-}
-
-/** A live stream never ends on its own: it gets its own connection, dropped at `session.waiting`. */
-function readStreamToWaiting(url: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent: false }, (response) => {
-      if (response.statusCode !== 200) {
-        response.resume();
-        reject(new Error(`stream answered ${response.statusCode}`));
-        return;
-      }
-      let tail = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => {
-        tail = tail.slice(-64) + chunk;
-        if (tail.includes('"type":"session.waiting"')) {
-          response.destroy();
-          resolve();
-        }
-      });
-      response.on("error", () => {});
-      response.on("end", () => reject(new Error("stream ended before session.waiting")));
-    });
-    request.on("error", reject);
   });
 }
 

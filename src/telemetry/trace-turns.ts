@@ -10,6 +10,7 @@
  */
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import type { Context, Span } from "@opentelemetry/api";
+import { errorMessage } from "../errors.ts";
 import type { LanguageModelPort } from "../model/types.ts";
 import type { SessionEvent } from "../sessions/events.ts";
 import type { ToolExecutor } from "../turns/tool-executor.ts";
@@ -61,7 +62,7 @@ export function traceTurns(runner: TurnRunner, agent: { slug: string }): TurnTra
           setup = await runner.prepare(record, handle);
         } catch (error) {
           open.delete(handle.turnId);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+          span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
           span.end();
           throw error;
         }
@@ -122,8 +123,7 @@ export function traceTurns(runner: TurnRunner, agent: { slug: string }): TurnTra
             yield part;
           }
         } catch (error) {
-          span.recordException(error instanceof Error ? error : String(error));
-          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+          recordFailure(span, error);
           throw error;
         } finally {
           span.end();
@@ -157,8 +157,7 @@ export function traceTurns(runner: TurnRunner, agent: { slug: string }): TurnTra
           if (outcome.isError) span.setStatus({ code: SpanStatusCode.ERROR, message: "the tool returned an error result" });
           return outcome;
         } catch (error) {
-          span.recordException(error instanceof Error ? error : String(error));
-          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+          recordFailure(span, error);
           throw error;
         } finally {
           span.end();
@@ -182,4 +181,9 @@ function usageAttributes(usage: unknown): Record<string, number> {
   put("gen_ai.usage.cache_read_input_tokens", u.cacheReadTokens);
   put("gen_ai.usage.cache_creation_input_tokens", u.cacheWriteTokens);
   return out;
+}
+
+function recordFailure(span: Span, error: unknown): void {
+  span.recordException(error instanceof Error ? error : String(error));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
 }

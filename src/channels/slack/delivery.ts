@@ -10,6 +10,7 @@
  * @module
  */
 import type { SessionEvent } from "../../sessions/events.ts";
+import { errorMessage } from "../../errors.ts";
 import type { HostLogger } from "../../types.ts";
 import type { ChannelBinding, ChannelDefinition } from "../types.ts";
 import type { SlackThreadState } from "./ingress.ts";
@@ -167,5 +168,5 @@ function alreadyReplied(channel: ChannelBinding, event: Readonly<SessionEvent>):
 function errorText(error: unknown): string {
   const data = (error as { data?: { error?: unknown } } | undefined)?.data;
   if (typeof data?.error === "string") return data.error;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
