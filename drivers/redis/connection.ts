@@ -122,7 +122,9 @@ export class RedisConnection {
     }
     try {
       return command(client).catch((error: unknown) => {
-        throw redisError(this.#name, error);
+        // "Reached the max retries per request limit" says nothing: the socket's error does.
+        const reason = error instanceof Error && error.name === "MaxRetriesPerRequestError" && this.#lastError ? this.#lastError : error;
+        throw redisError(this.#name, reason);
       });
     } catch (error) {
       return Promise.reject(redisError(this.#name, error));
