@@ -79,4 +79,22 @@ describe.skipIf(!REDIS_SERVER)(`serve on Redis${REDIS_MISSING}`, () => {
     second.child.kill("SIGTERM");
     expect((await finished(second)).code).toBe(0);
   }, 60_000);
+
+  test("a stream opened on one process shows, live and gapless, a turn run by another", async () => {
+    const storage = `${server.url}/0?prefix=two:`;
+    const [a, b] = await Promise.all(
+      ["a", "b"].map((name) => startServe(["examples/hello", "--port", "0", "--state-root", join(scratch, `two-${name}`), "--storage", storage], env)),
+    );
+    running.push(a!, b!);
+    const created = await fetch(`${a!.url}/hello/v1/session`, json({ message: "/sleep 1500" }));
+    expect(created.status).toBe(200);
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    // Opened on B while A's turn sleeps: what A appends from here on reaches B through Redis.
+    const opened = Date.now();
+    const live = await readEvents(await fetch(`${b!.url}/hello/v1/session/${sessionId}/stream`), (event) => event.type === "session.waiting", 15_000);
+    expect(Date.now() - opened, "the stream waited for the turn's end").toBeGreaterThan(500);
+    expect(live.map((event) => event.index)).toEqual(live.map((_, i) => i));
+    expect(live.map((event) => event.type)).toEqual(expect.arrayContaining(["turn.started", "turn.completed", "session.waiting"]));
+    expect(live).toEqual(await events(`${a!.url}/hello`, sessionId));
+  }, 60_000);
 });
