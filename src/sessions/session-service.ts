@@ -113,6 +113,7 @@ export class SessionService {
   readonly #enroll: Enroll | undefined;
   readonly #workspaceFiles: WorkspaceFileStaging | undefined;
   readonly #removeWorkspace: ((sessionId: string) => Promise<void>) | undefined;
+  readonly #approvals: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> } | undefined;
 
   constructor(deps: {
     /** Deletes the session's own workspace directory, where the runtime has one. */
@@ -123,7 +124,10 @@ export class SessionService {
     now: () => number;
     enroll?: Enroll;
     workspaceFiles?: WorkspaceFileStaging;
+    /** The session's parked-call records and decisions log, removed with it. */
+    approvals?: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> };
   }) {
+    this.#approvals = deps.approvals;
     this.#store = deps.store;
     this.#log = deps.log;
     this.#controller = deps.controller;
@@ -259,8 +263,9 @@ export class SessionService {
       const record = await this.#store.get(sessionId);
       if (!record) throw sessionNotFound();
       await this.#removeWorkspace?.(sessionId);
-      const keys = [pendingFilesKey(sessionId), deliveryCursorKey(record.channel, sessionId)];
-      await this.#store.remove(record, keys, [eventLogName(sessionId), conversationLogName(sessionId)]);
+      const approvals = (await this.#approvals?.removal(sessionId)) ?? { keys: [], logs: [] };
+      const keys = [pendingFilesKey(sessionId), deliveryCursorKey(record.channel, sessionId), ...approvals.keys];
+      await this.#store.remove(record, keys, [eventLogName(sessionId), conversationLogName(sessionId), ...approvals.logs]);
       this.#log.forget(sessionId);
     });
   }
