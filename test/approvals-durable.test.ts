@@ -4,7 +4,10 @@
  * sharing the store lists and resolves them, exactly once. In-process hosts over one storage
  * driver; the real-process restart is test/approvals-serve.test.ts.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as v from "valibot";
+import { serveNode } from "../adapters/node.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createHost } from "../src/host.ts";
 import type { ConversationMessage, LanguageModelPort, ModelStepRequest, ModelStreamPart } from "../src/model/types.ts";
@@ -387,3 +390,41 @@ describe("parked approvals across hosts sharing one store", () => {
     expect(runs).toEqual([]);
   });
 });
+
+describe("MCP across a restart", () => {
+  it("check reports awaiting_approval after the restart, and the reply once approved", async () => {
+    const storage = createMemoryStorage();
+    const first = severable(storage);
+    const crashedHost = start(first.driver);
+    const crashedServer = await serveNode(crashedHost, { port: 0, silent: true });
+    const ask = await mcpClient(crashedServer.url);
+    const asked = (await ask.callTool({ name: "ask", arguments: { message: `${toolLine("danger", { what: "mcp" })}\n/reply cleaned up`, waitSeconds: 10 } }))
+      .structuredContent as { status: string; sessionId: string; approvals: Array<{ callId: string }> };
+    expect(asked).toMatchObject({ status: "awaiting_approval", approvals: [{ toolName: "danger", input: { what: "mcp" } }] });
+    await ask.close();
+    first.sever();
+    await crashedServer.close(true);
+
+    const host = start(storage);
+    const server = await serveNode(host, { port: 0, silent: true });
+    try {
+      const check = await mcpClient(server.url);
+      const before = (await check.callTool({ name: "check", arguments: { sessionId: asked.sessionId } })).structuredContent;
+      expect(before).toMatchObject({ status: "awaiting_approval", approvals: asked.approvals });
+      const callId = asked.approvals[0]!.callId;
+      expect((await client(host).resolve(asked.sessionId, callId, "approve")).status).toBe(200);
+      const after = (await check.callTool({ name: "check", arguments: { sessionId: asked.sessionId, waitSeconds: 10 } })).structuredContent;
+      expect(after).toMatchObject({ status: "waiting", reply: "cleaned up" });
+      expect(runs).toEqual(["danger:mcp"]);
+      await check.close();
+    } finally {
+      await server.close(true);
+    }
+  });
+});
+
+async function mcpClient(serverUrl: string): Promise<Client> {
+  const mcp = new Client({ name: "approvals-durable", version: "1.0.0" });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${serverUrl.replace(/\/$/, "")}/hello/v1/mcp`)));
+  return mcp;
+}
