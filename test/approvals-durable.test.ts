@@ -360,10 +360,16 @@ describe("parked approvals across hosts sharing one store", () => {
 
   it("a call parked by a host that closed is resumed by the host that resolves it", async () => {
     const storage = createMemoryStorage();
-    const a = client(start(storage));
+    const hostA = start(storage);
+    const a = client(hostA);
     const hostB = start(storage);
     const b = client(hostB);
-    const sessionId = await b.create(toolLine("danger", { what: "orphan" }));
+    // The session starts on A, so A has written its log before B runs the parked turn.
+    const createdOnA = await hostA.request(`${base}/v1/session`, postJson({ message: "/reply hi" }));
+    const { sessionId, continuationToken } = (await createdOnA.json()) as { sessionId: string; continuationToken: string };
+    await a.settled(sessionId);
+    const followUp = await hostB.request(`${base}/v1/session/${sessionId}`, postJson({ continuationToken, message: toolLine("danger", { what: "orphan" }) }));
+    expect(followUp.status).toBe(200);
     const callId = await b.parked(sessionId);
     await hostB.close();
     // No restart: A, already running, takes the turn over when the decision lands.

@@ -31,6 +31,8 @@ export async function resumeParkedTurn(deps: ParkedTurnDeps, record: SessionReco
   const { sessionId } = record;
   const turnId = await findParkedTurn(deps.approvals, sessionId, events);
   if (turnId === undefined) return false;
+  // The stopped process wrote the log since this one last did: its cached length is stale.
+  deps.log.forget(sessionId);
   // Messages admitted behind the parked turn were only queued in the stopped process's memory.
   const others = closingEvents(
     events.filter((event) => event.turnId !== turnId),
