@@ -225,6 +225,7 @@ export function createAgentRuntime(
     ...(runtime?.removeSessionWorkspace ? { removeWorkspace: (sessionId: string) => runtime.removeSessionWorkspace!(sessionId) } : {}),
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
     approvals: approvalStore,
+    takeOverParked: (sessionId) => resumeIfOrphaned(parked, sessionId),
   });
   entry.bind(sessions);
 

@@ -382,6 +382,32 @@ describe("parked approvals across hosts sharing one store", () => {
     expect(await a.status(sessionId)).toBe("idle");
   });
 
+  it("stop on a host that does not run the parked turn (its host closed) ends it there", async () => {
+    const storage = createMemoryStorage();
+    const hostA = start(storage);
+    const a = client(hostA);
+    const hostB = start(storage);
+    const b = client(hostB);
+    const sessionId = await b.create(toolLine("danger", { what: "stopped" }));
+    const callId = await b.parked(sessionId);
+    await hostB.close();
+    const stop = await hostA.request(`${base}/v1/session/${sessionId}/stop`, { method: "POST" });
+    expect(await stop.json()).toEqual({ ok: true, stopped: true });
+    const events = await a.settled(sessionId);
+    // The stop may land before the taken-over turn is back at its parked call: then the call has
+    // no result event (loading the history fills one in), and either way the turn ends interrupted.
+    expect(types(events).slice(-2)).toEqual(["turn.failed", "session.waiting"]);
+    expect(events.at(-2)!.data).toEqual({ message: "turn interrupted" });
+    for (const result of events.filter((e) => e.type === "action.result")) expect(result.data).toMatchObject({ output: "turn interrupted", isError: true });
+    expect(types(events)).not.toContain("action.approval_resolved");
+    expect(await a.list(sessionId)).toEqual([]);
+    expect((await a.resolve(sessionId, callId, "approve")).status).toBe(409);
+    expect(await a.status(sessionId)).toBe("idle");
+    // Nothing left to stop.
+    expect(await (await hostA.request(`${base}/v1/session/${sessionId}/stop`, { method: "POST" })).json()).toEqual({ ok: true, stopped: false });
+    expect(runs).toEqual([]);
+  });
+
   it("removing a session removes its parked calls", async () => {
     const storage = createMemoryStorage();
     const host = start(storage);

@@ -10,10 +10,10 @@ import type { ApprovalStore, ApprovalView, Decision } from "./approval-store.ts"
 
 export class ApprovalService {
   readonly #store: ApprovalStore;
-  readonly #resumeIfOrphaned: (sessionId: string) => Promise<void>;
+  readonly #resumeIfOrphaned: (sessionId: string) => Promise<unknown>;
   readonly #logger: HostLogger;
 
-  constructor(deps: { store: ApprovalStore; resumeIfOrphaned: (sessionId: string) => Promise<void>; logger: HostLogger }) {
+  constructor(deps: { store: ApprovalStore; resumeIfOrphaned: (sessionId: string) => Promise<unknown>; logger: HostLogger }) {
     this.#store = deps.store;
     this.#resumeIfOrphaned = deps.resumeIfOrphaned;
     this.#logger = deps.logger;

@@ -48,13 +48,14 @@ export async function resumeParkedTurn(deps: ParkedTurnDeps, record: SessionReco
 }
 
 /**
- * After a resolution: if no process runs the session's turn (the one that parked it stopped and
- * its turn lease is gone), this process continues the parked turn so the decision takes effect.
+ * After a resolution, or for a stop: if no process runs the session's turn (the one that parked
+ * it stopped and its turn lease is gone), this process continues the parked turn, so the
+ * decision takes effect (or the stop ends it). Resolves true when the turn now runs here.
  */
-export async function resumeIfOrphaned(deps: ParkedTurnDeps, sessionId: string): Promise<void> {
-  if (deps.isBusy(sessionId) || (await deps.store.activeTurn(sessionId)) === undefined) return;
+export async function resumeIfOrphaned(deps: ParkedTurnDeps, sessionId: string): Promise<boolean> {
+  if (deps.isBusy(sessionId) || (await deps.store.activeTurn(sessionId)) === undefined) return false;
   // Held by a live process: that process's turn is waiting and hears of the decision itself.
-  if (deps.leases && !(await deps.leases.take(sessionId))) return;
+  if (deps.leases && !(await deps.leases.take(sessionId))) return false;
   try {
     const record = await deps.store.get(sessionId);
     if (record && !deps.isBusy(sessionId)) await resumeParkedTurn(deps, record, await deps.log.readEvents(sessionId));
@@ -62,6 +63,7 @@ export async function resumeIfOrphaned(deps: ParkedTurnDeps, sessionId: string):
     // Resumed, the turn holds the lease; otherwise (nothing parked) it goes back.
     if (!deps.isBusy(sessionId)) await deps.leases?.release(sessionId);
   }
+  return deps.isBusy(sessionId);
 }
 
 /** The session's open turn that has a call parked (pending or decided and not yet recorded). */

@@ -114,6 +114,7 @@ export class SessionService {
   readonly #workspaceFiles: WorkspaceFileStaging | undefined;
   readonly #removeWorkspace: ((sessionId: string) => Promise<void>) | undefined;
   readonly #approvals: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> } | undefined;
+  readonly #takeOverParked: ((sessionId: string) => Promise<boolean>) | undefined;
 
   constructor(deps: {
     /** Deletes the session's own workspace directory, where the runtime has one. */
@@ -126,8 +127,11 @@ export class SessionService {
     workspaceFiles?: WorkspaceFileStaging;
     /** The session's parked-call records and decisions log, removed with it. */
     approvals?: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> };
+    /** Continues here a turn parked by a process that stopped; true when it now runs here. */
+    takeOverParked?: (sessionId: string) => Promise<boolean>;
   }) {
     this.#approvals = deps.approvals;
+    this.#takeOverParked = deps.takeOverParked;
     this.#store = deps.store;
     this.#log = deps.log;
     this.#controller = deps.controller;
@@ -273,7 +277,9 @@ export class SessionService {
   /** Stopping is an action, like a follow-up: only the owner may, however widely reads are open. */
   async stop(sessionId: string, auth: AuthContext): Promise<boolean> {
     await this.#owned(sessionId, auth);
-    return this.#controller.stop(sessionId);
+    if (await this.#controller.stop(sessionId)) return true;
+    // A turn parked by a process that has stopped is still a running turn: take it over, end it.
+    return (await this.#takeOverParked?.(sessionId)) === true && this.#controller.stop(sessionId);
   }
 
   /** The record, if the viewer may read it (stream, events, cost). */

@@ -381,6 +381,9 @@ export class TurnController {
     if (outcome.status !== "completed") {
       const reason = turn.abort.signal.reason as AbortKind | undefined;
       const message = outcome.status === "failed" ? outcome.message : ABORT_MESSAGES[reason ?? "interrupt"];
+      // A resumed turn can end before it reaches its parked call: nothing is left to resolve.
+      // (Best effort: a store refusing writes is repaired, which closes them, docs/design/faults.md.)
+      await this.#deps.approvals?.closeAll(sessionId).catch(() => {});
       await this.#emit(sessionId, { type: "turn.failed", turnId: turn.turnId, data: { message } });
     }
     const pending = live.coalesced;
