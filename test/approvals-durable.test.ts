@@ -394,17 +394,39 @@ describe("parked approvals across hosts sharing one store", () => {
     const stop = await hostA.request(`${base}/v1/session/${sessionId}/stop`, { method: "POST" });
     expect(await stop.json()).toEqual({ ok: true, stopped: true });
     const events = await a.settled(sessionId);
-    // The stop may land before the taken-over turn is back at its parked call: then the call has
-    // no result event (loading the history fills one in), and either way the turn ends interrupted.
-    expect(types(events).slice(-2)).toEqual(["turn.failed", "session.waiting"]);
+    expect(types(events).slice(-3)).toEqual(["action.result", "turn.failed", "session.waiting"]);
+    expect(events.at(-3)!.data).toMatchObject({ toolCallId: callId, output: "turn interrupted", isError: true });
     expect(events.at(-2)!.data).toEqual({ message: "turn interrupted" });
-    for (const result of events.filter((e) => e.type === "action.result")) expect(result.data).toMatchObject({ output: "turn interrupted", isError: true });
     expect(types(events)).not.toContain("action.approval_resolved");
+    expect(openCalls(await storedConversation(storage, sessionId))).toEqual([]);
     expect(await a.list(sessionId)).toEqual([]);
     expect((await a.resolve(sessionId, callId, "approve")).status).toBe(409);
     expect(await a.status(sessionId)).toBe("idle");
     // Nothing left to stop.
     expect(await (await hostA.request(`${base}/v1/session/${sessionId}/stop`, { method: "POST" })).json()).toEqual({ ok: true, stopped: false });
+    expect(runs).toEqual([]);
+  });
+
+  it("a follow-up on a host that does not run the parked turn (its host closed) preempts it there", async () => {
+    const storage = createMemoryStorage();
+    const hostA = start(storage);
+    const a = client(hostA);
+    const hostB = start(storage);
+    const b = client(hostB);
+    const createdOnB = await hostB.request(`${base}/v1/session`, postJson({ message: toolLine("danger", { what: "preempted" }) }));
+    const { sessionId, continuationToken } = (await createdOnB.json()) as { sessionId: string; continuationToken: string };
+    const callId = await b.parked(sessionId);
+    const parkedTurn = (await b.events(sessionId)).find((e) => e.type === "turn.started")!.turnId;
+    await hostB.close();
+    const followUp = await hostA.request(`${base}/v1/session/${sessionId}`, postJson({ continuationToken, message: "/reply instead" }));
+    expect(followUp.status).toBe(200);
+    const events = await a.settled(sessionId);
+    expect(events.filter((e) => e.type === "turn.failed").map((e) => [e.turnId, e.data])).toEqual([[parkedTurn, { message: "turn interrupted" }]]);
+    expect(events.filter((e) => e.type === "turn.completed")).toHaveLength(1);
+    expect(events.filter((e) => e.type === "message.completed").at(-1)!.data["text"]).toBe("instead");
+    expect(await a.list(sessionId)).toEqual([]);
+    expect((await a.resolve(sessionId, callId, "approve")).status).toBe(409);
+    expect(openCalls(await storedConversation(storage, sessionId))).toEqual([]);
     expect(runs).toEqual([]);
   });
 

@@ -232,6 +232,9 @@ export class SessionService {
     }
     // Checked before admission too, so a stale token never interrupts the running turn.
     if (record.continuationToken !== input.continuationToken) throw stale();
+    // A turn parked by a process that has stopped is preempted (or coalesced behind) here, as if
+    // it ran here, rather than left open under the new turn.
+    if (record.status === "running") await this.#takeOverParked?.(sessionId);
     let token = input.continuationToken;
     await this.#controller.admit(record, input.message, input.admission ?? "preempt", async (turnId, writes) => {
       const rotated = input.rotate === false ? token : newHttpToken();

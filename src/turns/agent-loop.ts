@@ -12,7 +12,7 @@ import { plainMessage } from "../logger.ts";
 import { addUsage, emptyUsage } from "../model/types.ts";
 import type { ConversationMessage, FinishReason, LanguageModelPort, ToolCallPart, ToolResultPart, Usage } from "../model/types.ts";
 import type { ActionRequest, ActionResultData } from "../sessions/events.ts";
-import { type ToolExecutor, toModelOutput } from "./tool-executor.ts";
+import { type ToolExecutor, type ToolOutcome, toModelOutput } from "./tool-executor.ts";
 
 export interface AgentLoopInput {
   model: LanguageModelPort;
@@ -180,13 +180,18 @@ async function runTools(input: AgentLoopInput, calls: ToolCallPart[], recorded?:
       content.push(done);
       continue;
     }
-    throwIfAborted(signal, TURN_INTERRUPTED);
-    const outcome = await input.tools.execute(call, signal).catch((error: unknown) => {
-      // A suspended turn records nothing more: the call stays parked for the next start.
-      if (isTurnSuspended(error)) throw error;
-      // An aborted call (stop, preempt, shutdown while parked) reads as the interruption it is.
-      return { output: signal.aborted ? TURN_INTERRUPTED : plainMessage(errorMessage(error)), isError: true };
-    });
+    // A resumed round is closed even when the turn is stopped before it gets back to its calls:
+    // they read as interrupted and never run, and the stored history stays whole.
+    if (!recorded) throwIfAborted(signal, TURN_INTERRUPTED);
+    const outcome: ToolOutcome =
+      recorded && signal.aborted
+        ? { output: TURN_INTERRUPTED, isError: true }
+        : await input.tools.execute(call, signal).catch((error: unknown) => {
+            // A suspended turn records nothing more: the call stays parked for the next start.
+            if (isTurnSuspended(error)) throw error;
+            // An aborted call (stop, preempt, shutdown while parked) reads as the interruption it is.
+            return { output: signal.aborted ? TURN_INTERRUPTED : plainMessage(errorMessage(error)), isError: true };
+          });
     content.push({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: toModelOutput(outcome) });
     const last = n === prepared.length - 1;
     await recorder.actionResult({ toolCallId: call.toolCallId, toolName: call.toolName, output: outcome.output, isError: outcome.isError }, last ? results : undefined);
