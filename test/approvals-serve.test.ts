@@ -3,7 +3,7 @@
  * on the default sqlite store parks an approval-gated call (scripted model, `/tool`), is killed
  * (SIGKILL) or stopped cleanly (SIGTERM), starts again on the same state root, lists the call,
  * and approving it completes the turn with the tool's result in the stream and a whole model
- * history in storage.
+ * history in storage. And two processes on one state root: parked on one, approved on the other.
  */
 import { join } from "node:path";
 import { expect, test } from "vitest";
@@ -108,4 +108,41 @@ test.each([["SIGKILL"], ["SIGTERM"]] as const)("a call parked before %s is liste
   } finally {
     await storage.close();
   }
+}, 60_000);
+
+test("two serve processes on one state root: a call parked on B is listed and approved on A, and B's turn continues", async () => {
+  const dir = write({
+    "bot/agent.ts": `export default { name: "Gate" };\n`,
+    "bot/tools/danger.ts":
+      `export default { description: "Deletes things", needsApproval: true, execute: (input) => "deleted " + input.what };\n`,
+  });
+  const env = cliEnv(join(dir, ".config"));
+  const args = [dir, "--port", "0", "--mode", "single", "--state-root", join(dir, ".state"), "--no-schedules"];
+  const a = await startServe(args, env);
+  running.push(a);
+  const b = await startServe(args, env);
+  running.push(b);
+
+  const created = await fetch(`${b.url}/v1/session`, post({ message: `/tool danger {"what":"shared"}` }));
+  expect(created.status).toBe(200);
+  const { sessionId } = (await created.json()) as { sessionId: string };
+  const parked = await eventually(async () => {
+    const all = await events(b.url, sessionId);
+    return all.some((e) => e.type === "action.approval_requested") ? all : undefined;
+  }, 10_000, "a parked call on B");
+  const callId = parked.find((e) => e.type === "action.approval_requested")!.data["callId"] as string;
+  expect((await approvals(a.url, sessionId)).map((x) => x.callId)).toEqual([callId]);
+
+  const stream = await fetch(`${b.url}/v1/session/${sessionId}/stream?startIndex=${parked.length}`);
+  const resolved = await fetch(`${a.url}/v1/session/${sessionId}/approvals/${callId}`, post({ decision: "approve" }));
+  expect(resolved.status).toBe(200);
+  expect((await fetch(`${b.url}/v1/session/${sessionId}/approvals/${callId}`, post({ decision: "deny" }))).status).toBe(409);
+  // B runs the turn: it hears of A's decision through the shared store.
+  const tail = await readEvents(stream, (event) => event.type === "session.waiting", 10_000);
+  expect(tail.find((e) => e.type === "action.approval_resolved")!.data).toEqual({ callId, decision: "approve" });
+  expect(tail.find((e) => e.type === "action.result")!.data).toMatchObject({ output: "deleted shared", isError: false });
+  expect(tail.map((e) => e.type)).toContain("turn.completed");
+  expect(await events(a.url, sessionId)).toEqual([...parked, ...tail]);
+  for (const proc of [a, b]) proc.child.kill("SIGTERM");
+  for (const proc of [a, b]) expect((await finished(proc)).code).toBe(0);
 }, 60_000);
