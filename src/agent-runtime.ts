@@ -208,6 +208,7 @@ export function createAgentRuntime(
     approvals: approvalStore,
     store,
     log,
+    conversation,
     leases,
     isBusy: (sessionId) => controller.isBusy(sessionId),
     resume: (record, turnId) => controller.resumeParked(record, turnId),

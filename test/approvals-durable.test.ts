@@ -7,7 +7,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as v from "valibot";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { serveNode } from "../adapters/node.ts";
+import { loadProject } from "../loader/load-project.ts";
+import { createLocalRuntime } from "../loader/runtime.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createHost } from "../src/host.ts";
 import type { ConversationMessage, LanguageModelPort, ModelStepRequest, ModelStreamPart } from "../src/model/types.ts";
@@ -17,6 +22,7 @@ import { defineTool } from "../src/tools/index.ts";
 import type { ToolDefinition } from "../src/tools/index.ts";
 import type { AgentHost, AgentHostOptions } from "../src/types.ts";
 import { type TestEvent, eventually, helloOptions, postJson, project, quietLogger, severable } from "./_harness.ts";
+import { writeProject } from "./_workspace.ts";
 
 const base = "/hello";
 let runs: string[] = [];
@@ -482,3 +488,49 @@ async function mcpClient(serverUrl: string): Promise<Client> {
   await mcp.connect(new StreamableHTTPClientTransport(new URL(`${serverUrl.replace(/\/$/, "")}/hello/v1/mcp`)));
   return mcp;
 }
+
+describe("a call parked inside a subagent", () => {
+  it("after a crash the subagent runs again from its prompt: the old call closes, the new one parks, approving it completes the turn", async () => {
+    const root = writeProject({
+      "package.json": JSON.stringify({ name: "parent", type: "module" }),
+      "bot/agent.ts": `export default { model: "scripted" };\n`,
+      "bot/instructions.md": "You are the parent.\n",
+      "bot/tools/danger.ts": `export default { description: "Deletes things", needsApproval: true, execute: (input) => "deleted " + input.what };\n`,
+      "bot/subagents/helper/agent.ts": `export default { description: "Helps" };\n`,
+      "bot/subagents/helper/instructions.md": "You help.\n",
+    });
+    const stateRoot = mkdtempSync(join(tmpdir(), "agent-serve-approvals-sub-"));
+    try {
+      const loaded = await loadProject(root);
+      expect(loaded.diagnostics).toEqual([]);
+      const storage = createMemoryStorage();
+      const first = severable(storage);
+      const mount = (driver: StorageDriver): AgentHost => {
+        const host = createHost({ agents: [{ slug: "hello", project: loaded, storage: driver, runtime: createLocalRuntime({ stateRoot }) }], logger: quietLogger, drainTimeoutMs: 50 });
+        hosts.push(host);
+        return host;
+      };
+      const crashed = client(mount(first.driver));
+      const prompt = `${toolLine("danger", { what: "inner" })}\n/reply sub done`;
+      const sessionId = await crashed.create(`${toolLine("task", { subagent: "helper", prompt })}\n/reply parent done`);
+      const oldCall = await crashed.parked(sessionId);
+      first.sever();
+
+      const restarted = client(mount(storage));
+      const newCall = await restarted.parked(sessionId, 2);
+      expect(newCall).not.toBe(oldCall);
+      expect((await restarted.list(sessionId)).map((a) => a.callId)).toEqual([newCall]);
+      expect((await restarted.resolve(sessionId, oldCall, "approve")).status).toBe(409);
+      expect((await restarted.resolve(sessionId, newCall, "approve")).status).toBe(200);
+      const events = await restarted.settled(sessionId);
+      expect(events.find((e) => e.type === "subagent.completed")!.data).toMatchObject({ subagent: "helper", isError: false, result: "sub done" });
+      expect(events.filter((e) => e.type === "message.completed").at(-1)!.data["text"]).toBe("parent done");
+      expect(types(events).slice(-2)).toEqual(["turn.completed", "session.waiting"]);
+      expect(await restarted.list(sessionId)).toEqual([]);
+      expect(openCalls(await storedConversation(storage, sessionId))).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(stateRoot, { recursive: true, force: true });
+    }
+  });
+});

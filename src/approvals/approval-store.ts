@@ -172,7 +172,11 @@ export class ApprovalStore {
 
   /** Closes every open call of the session (its turn was failed by recovery). */
   async closeAll(sessionId: string): Promise<void> {
-    const records = await this.open(sessionId);
+    await this.close(sessionId, await this.open(sessionId));
+  }
+
+  /** Closes these calls, in one commit. */
+  async close(sessionId: string, records: ApprovalRecord[]): Promise<void> {
     if (records.length === 0) return;
     await this.#storage.commit({ records: records.map((record) => this.closeWrite(sessionId, record)) });
   }

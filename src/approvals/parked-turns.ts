@@ -9,12 +9,14 @@ import type { SessionEvent } from "../sessions/events.ts";
 import { closingEvents } from "../sessions/recovery.ts";
 import type { SessionRecord, SessionStore } from "../sessions/session-store.ts";
 import type { TurnLeases } from "../sessions/turn-leases.ts";
-import type { ApprovalStore } from "./approval-store.ts";
+import type { ConversationLog } from "../turns/conversation.ts";
+import type { ApprovalRecord, ApprovalStore } from "./approval-store.ts";
 
 export interface ParkedTurnDeps {
   approvals: ApprovalStore;
   store: SessionStore;
   log: EventLog;
+  conversation: ConversationLog;
   leases?: TurnLeases;
   /** Whether this process runs (or is admitting) a turn of the session. */
   isBusy(sessionId: string): boolean;
@@ -29,8 +31,13 @@ export interface ParkedTurnDeps {
  */
 export async function resumeParkedTurn(deps: ParkedTurnDeps, record: SessionRecord, events: SessionEvent[]): Promise<boolean> {
   const { sessionId } = record;
-  const turnId = await findParkedTurn(deps.approvals, sessionId, events);
-  if (turnId === undefined) return false;
+  const parked = await findParkedTurn(deps.approvals, sessionId, events);
+  if (parked === undefined) return false;
+  const { turnId } = parked;
+  // Calls parked inside a subagent (whose own steps are not stored) are asked again when the
+  // subagent runs again from its prompt: the old ones close.
+  const stepCalls = new Set((await deps.conversation.loadParked(sessionId))?.step.content.map((part) => (part.type === "tool-call" ? part.toolCallId : "")));
+  await deps.approvals.close(sessionId, parked.records.filter((call) => !stepCalls.has(call.callId)));
   // The stopped process wrote the log since this one last did: its cached length is stale.
   deps.log.forget(sessionId);
   // Messages admitted behind the parked turn were only queued in the stopped process's memory.
@@ -66,8 +73,12 @@ export async function resumeIfOrphaned(deps: ParkedTurnDeps, sessionId: string):
   return deps.isBusy(sessionId);
 }
 
-/** The session's open turn that has a call parked (pending or decided and not yet recorded). */
-export async function findParkedTurn(approvals: ApprovalStore, sessionId: string, events: readonly SessionEvent[]): Promise<string | undefined> {
+/** The session's open turn that has calls parked (pending, or decided and not yet recorded), and those calls. */
+export async function findParkedTurn(
+  approvals: ApprovalStore,
+  sessionId: string,
+  events: readonly SessionEvent[],
+): Promise<{ turnId: string; records: ApprovalRecord[] } | undefined> {
   const running = new Set<string>();
   for (const event of events) {
     if (event.turnId === undefined) continue;
@@ -75,5 +86,7 @@ export async function findParkedTurn(approvals: ApprovalStore, sessionId: string
     else if (event.type === "turn.completed" || event.type === "turn.failed") running.delete(event.turnId);
   }
   if (running.size === 0) return undefined;
-  return (await approvals.open(sessionId)).find((record) => running.has(record.turnId))?.turnId;
+  const records = (await approvals.open(sessionId)).filter((record) => running.has(record.turnId));
+  const turnId = records[0]?.turnId;
+  return turnId === undefined ? undefined : { turnId, records: records.filter((record) => record.turnId === turnId) };
 }
