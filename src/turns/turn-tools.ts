@@ -112,7 +112,8 @@ export function createTurnTools(
     const { approvals } = options;
     const callId = call.toolCallId;
     const existing = await approvals.get(sessionId, callId);
-    if (existing === undefined || existing.status === "closed") {
+    // Some providers reuse call ids across turns: only this turn's open record is the same call.
+    if (existing === undefined || existing.status === "closed" || existing.turnId !== turn.turnId) {
       const view = { callId, toolName: call.toolName, input, turnId: turn.turnId, requestedAt: new Date(options.now()).toISOString() };
       await turn.emit(
         { type: "action.approval_requested", turnId: turn.turnId, data: { callId, toolName: view.toolName, input } },
