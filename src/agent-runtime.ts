@@ -3,7 +3,9 @@
  * model, its tools, artifacts and hooks, and its auth chain. The HTTP layer only talks to this.
  * @module
  */
-import { ApprovalRegistry } from "./approvals/registry.ts";
+import { ApprovalService } from "./approvals/approval-service.ts";
+import { ApprovalStore } from "./approvals/approval-store.ts";
+import { type ParkedTurnDeps, resumeIfOrphaned, resumeParkedTurn } from "./approvals/parked-turns.ts";
 import { ArtifactStore } from "./artifacts/store.ts";
 import { ChannelHost, HTTP_CHANNEL } from "./channels/channel-host.ts";
 import { EvalService } from "./evals/service.ts";
@@ -65,7 +67,9 @@ export interface AgentRuntime {
   log: EventLog;
   sessions: SessionService;
   controller: TurnController;
-  approvals: ApprovalRegistry;
+  approvals: ApprovalService;
+  /** Parked calls in storage; `suspend` on close leaves them parked for the next start. */
+  approvalStore: ApprovalStore;
   artifacts: ArtifactStore;
   toolServices: ToolContextServices;
   policies: AuthPolicy[];
@@ -121,7 +125,7 @@ export function createAgentRuntime(
   const log = new EventLog(storage, now);
   const store = new SessionStore(storage, now);
   const conversation = new ConversationLog(storage);
-  const approvals = new ApprovalRegistry();
+  const approvalStore = new ApprovalStore(storage, now);
 
   // 2. The session entry, for the services of step 3 that start turns.
   const entry = createSessionEntry();
@@ -161,7 +165,7 @@ export function createAgentRuntime(
   const tools: TurnToolsOptions = {
     tools: project.tools ?? {},
     builtins: builtinTools(project, { artifacts, reminders, store, logger }),
-    approvals,
+    approvals: approvalStore,
     services: toolServices,
     runtime,
     scriptTimeoutMs: SCRIPT_TIMEOUT_MS,
@@ -197,7 +201,19 @@ export function createAgentRuntime(
     runner,
     logger,
     leases,
+    approvals: approvalStore,
   });
+  // Parked turns outlive their process: recovery and resolutions continue them here.
+  const parked: ParkedTurnDeps = {
+    approvals: approvalStore,
+    store,
+    log,
+    conversation,
+    leases,
+    isBusy: (sessionId) => controller.isBusy(sessionId),
+    resume: (record, turnId) => controller.resumeParked(record, turnId),
+  };
+  const approvals = new ApprovalService({ store: approvalStore, resumeIfOrphaned: (sessionId) => resumeIfOrphaned(parked, sessionId), logger });
 
   // 5. Sessions; from here on the session entry reaches them.
   const experiments = new ExperimentService({ definitions: project.agent.experiments, log, store });
@@ -209,6 +225,8 @@ export function createAgentRuntime(
     enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose),
     ...(runtime?.removeSessionWorkspace ? { removeWorkspace: (sessionId: string) => runtime.removeSessionWorkspace!(sessionId) } : {}),
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
+    approvals: approvalStore,
+    takeOverParked: (sessionId) => resumeIfOrphaned(parked, sessionId),
   });
   entry.bind(sessions);
 
@@ -289,6 +307,7 @@ export function createAgentRuntime(
     sessions,
     controller,
     approvals,
+    approvalStore,
     artifacts,
     toolServices,
     // An authored `bot/channels/http.ts` chain wins over the start-up flags (docs/guide/channels.md "Auth").
@@ -299,7 +318,15 @@ export function createAgentRuntime(
     evals,
     channels,
     async recover() {
-      await recoverSessions({ store, log, logger, conversation, leases });
+      await recoverSessions({
+        store,
+        log,
+        logger,
+        conversation,
+        leases,
+        approvals: approvalStore,
+        resumeParked: (record, events) => resumeParkedTurn(parked, record, events),
+      });
       await evals.recover();
       await timed.start();
       await channels.start();
