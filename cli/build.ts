@@ -51,6 +51,8 @@ export interface BuildResult {
   outDir: string;
   files: { entry: string; worker: string; config: string };
   bytes: number;
+  /** The bundle gzip-compressed, as the Workers size limit counts it. */
+  gzipBytes: number;
   projects: Array<{ slug: string; name: string; dir: string }>;
   config: WranglerConfig;
   diagnostics: Array<{ slug: string; diagnostic: Diagnostic }>;
@@ -68,7 +70,7 @@ export async function buildCommand(args: BuildArgs, io: CliIo): Promise<number> 
   const shown = (file: string): string => relative(io.cwd, file) || ".";
   lines.push(
     style.green(`built ${result.projects.map((p) => p.slug).join(", ")} for Cloudflare Workers in ${shown(result.outDir)}`),
-    `  ${shown(result.files.worker)}  ${(result.bytes / 1024).toFixed(0)} KB`,
+    `  ${shown(result.files.worker)}  ${kilobytes(result.bytes)} (${kilobytes(result.gzipBytes)} gzip; Workers allow 3 MB on the Free plan, 10 MB on Paid)`,
     `  ${shown(result.files.config)}  worker ${result.config.name}, crons: ${result.config.triggers.crons.join(", ") || "none"}`,
     `  ${shown(result.files.entry)}`,
     style.dim(`deploy: agent-serve deploy --target cloudflare ${shown(result.outDir) === "." ? "" : `--out ${shown(result.outDir)} `}${args.dir ?? "."}`),
@@ -137,6 +139,7 @@ export async function buildCloudflare(args: BuildArgs, io: CliIo): Promise<Build
     outDir,
     files,
     bytes: bundle.bytes,
+    gzipBytes: bundle.gzipBytes,
     projects: discovery.projects.map(({ slug, dir: projectDir, project }) => ({ slug, name: project.name, dir: projectDir })),
     config,
     diagnostics,
@@ -144,6 +147,10 @@ export async function buildCloudflare(args: BuildArgs, io: CliIo): Promise<Build
 }
 
 // --- internals ---
+
+function kilobytes(bytes: number): string {
+  return `${Math.round(bytes / 1024)} KB`;
+}
 
 /** esbuild's errors, one per line with where they happened. */
 function bundleErrors(error: unknown): string {

@@ -5,6 +5,7 @@
  * docs/guide/cloudflare.md "Deploy".
  * @module
  */
+import { resolve } from "node:path";
 import { buildCloudflare } from "./build.ts";
 import type { BuildArgs } from "./build.ts";
 import { INSTALL_HINT, findWrangler, runWrangler } from "./cloudflare/wrangler.ts";
@@ -18,9 +19,10 @@ export interface DeployArgs extends BuildArgs {
 }
 
 export async function deployCommand(args: DeployArgs, io: CliIo): Promise<number> {
+  // Before building: without wrangler there is nothing to deploy with (a dry run needs none).
+  const wrangler = findWrangler(resolve(io.cwd, args.dir ?? "."), io.env);
+  if (!wrangler && !args.dryRun) throw new CommandError(INSTALL_HINT);
   const built = await buildCloudflare(args, io);
-  const projectDir = built.projects[0]?.dir ?? built.outDir;
-  const wrangler = findWrangler(projectDir, io.env);
   const argv = ["deploy", "--config", built.files.config];
   const shown = `cd ${shellQuote(built.outDir)} && ${shellQuote(wrangler ?? "wrangler")} ${argv.map(shellQuote).join(" ")}`;
   // With --json the result is the only thing on stdout; wrangler's own output goes to stderr.

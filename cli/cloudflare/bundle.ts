@@ -7,6 +7,7 @@
  * @module
  */
 import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import type { Metafile, Plugin } from "esbuild";
@@ -25,6 +26,8 @@ export interface BundleOptions {
 export interface BundleResult {
   /** Bytes written. */
   bytes: number;
+  /** Bytes gzip-compressed: what the Workers size limit counts. */
+  gzipBytes: number;
   /** `node:*` modules the bundle imports, each with one module that imports it. */
   nodeImports: Array<{ module: string; importer: string }>;
   metafile: Metafile;
@@ -56,6 +59,7 @@ export async function bundleWorker(options: BundleOptions): Promise<BundleResult
   }
   return {
     bytes: output?.bytes ?? 0,
+    gzipBytes: gzipSync(readFileSync(options.outfile)).byteLength,
     nodeImports: [...nodeImports].map(([module, importer]) => ({ module, importer })).sort((a, b) => a.module.localeCompare(b.module)),
     metafile: result.metafile,
   };
