@@ -1,5 +1,5 @@
 /**
- * What of a project does not run on Workers (docs/guide/cloudflare.md "What runs on Workers"):
+ * What of a project does not run on Workers (docs/guide/cloudflare.md "What the build warns about"):
  * there is no local harness there (no shell, file tools, workspaces, subprocesses), so agent-
  * execution tools, harness tools, skills and seeds delivered into workspaces, subagents' `task`
  * and stdio MCP connections are warned about at build time. Server tools, approvals, artifacts,
