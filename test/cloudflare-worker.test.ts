@@ -181,7 +181,7 @@ describe("agent-serve/cloudflare in workerd", () => {
     const slot = new Date();
     slot.setUTCHours(3, 0, 0, 0);
     if (slot.getTime() <= Date.now()) slot.setUTCDate(slot.getUTCDate() + 1);
-    const worker = await mf.getWorker();
+    const worker = (await mf.getWorker()) as unknown as { scheduled(options: { cron: string; scheduledTime: Date }): Promise<unknown> };
     for (let i = 0; i < 2; i++) await worker.scheduled({ cron: "0 3 * * *", scheduledTime: new Date(slot.getTime() + 1_000) });
     const listed = await json<{ sessions: Array<{ sessionId: string; title: string | null }> }>("/cloud/v1/sessions");
     const nightly = listed.body.sessions.filter((session) => session.title === "nightly");

@@ -14,7 +14,7 @@ import { alarmTimers } from "./alarm-timers.ts";
 import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from "./host-options.ts";
 import type { CloudflareEnv, DurableObjectStateLike } from "./platform.ts";
 import { loadEarlierOwners, scopeRecovery } from "./recovery-scope.ts";
-import { answerStorageRequest, STORAGE_HEADER } from "./storage-wire.ts";
+import { STORAGE_HEADER, storageEndpoint } from "./storage-wire.ts";
 
 /** The name of the one coordinator object. */
 export const COORDINATOR_NAME = "coordinator";
@@ -29,6 +29,10 @@ export function coordinatorClass(options: CloudflareWorkerOptions) {
     readonly #drivers = new Map<string, StorageDriver>();
     readonly #timers: ReturnType<typeof alarmTimers>;
     #host: Promise<AgentHost> | undefined;
+    readonly #storage = storageEndpoint(
+      (namespace) => this.#driver(namespace),
+      (namespace, key) => leaseHolder(this.#ctx.storage, key, namespace),
+    );
 
     constructor(ctx: DurableObjectStateLike, env: CloudflareEnv) {
       this.#ctx = ctx;
@@ -39,7 +43,7 @@ export function coordinatorClass(options: CloudflareWorkerOptions) {
     async fetch(request: Request): Promise<Response> {
       switch (request.headers.get(STORAGE_HEADER) as CoordinatorCall | null) {
         case "ops":
-          return answerStorageRequest(request, (namespace) => this.#driver(namespace), (namespace, key) => leaseHolder(this.#ctx.storage, key, namespace));
+          return this.#storage(request);
         case "wake":
           this.#timers.wakeAt(Number(await request.text()));
           return new Response(null, { status: 204 });

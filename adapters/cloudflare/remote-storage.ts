@@ -29,7 +29,9 @@ export function createRemoteStorage(transport: StorageTransport, namespace: stri
   let sending: Promise<void> | undefined;
   /** Resolves once every follow asked for so far is subscribed on the far side. */
   let subscribed: Promise<void> = Promise.resolve();
-  const follows = new Set<AbortController>();
+  /** The open follows' unsubscribe functions. */
+  const follows = new Set<() => void>();
+  let followCount = 0;
   let closed = false;
 
   const pump = async (): Promise<void> => {
@@ -74,13 +76,13 @@ export function createRemoteStorage(transport: StorageTransport, namespace: stri
     follow(log, listener) {
       assertKey(log);
       const abort = new AbortController();
-      follows.add(abort);
+      const id = `f${++followCount}`;
       let ready!: () => void;
       const isReady = new Promise<void>((resolve) => (ready = resolve));
       subscribed = subscribed.then(() => isReady);
       void (async () => {
         try {
-          const response = await transport({ namespace, follow: log }, abort.signal);
+          const response = await transport({ namespace, follow: log, followId: id }, abort.signal);
           const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
           abort.signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });
           let buffer = "";
@@ -100,10 +102,17 @@ export function createRemoteStorage(transport: StorageTransport, namespace: stri
           // Unsubscribed, or the coordinator went away: a follower re-reads from the log.
         } finally {
           ready();
-          follows.delete(abort);
         }
       })();
-      return () => abort.abort();
+      const unsubscribe = (): void => {
+        if (abort.signal.aborted) return;
+        follows.delete(unsubscribe);
+        abort.abort();
+        // Ends it on the far side too: a cancelled response body may go unnoticed there.
+        if (!closed) call({ op: "unfollow", id }).catch(() => {});
+      };
+      follows.add(unsubscribe);
+      return unsubscribe;
     },
     entries: (prefix) => guard(() => assertPrefix(prefix), () => call({ op: "entries", prefix })),
     get: (key) => guard(() => assertKey(key), () => call<string | null | undefined>({ op: "get", key }).then((value) => value ?? undefined)),
@@ -147,9 +156,9 @@ export function createRemoteStorage(transport: StorageTransport, namespace: stri
     releaseLease: (key, owner) => guard(() => assertKey(key), () => call<unknown>({ op: "releaseLease", key, owner }).then(() => {})),
     leaseHolder: (key) => guard(() => assertKey(key), () => call<string | null | undefined>({ op: "leaseHolder", key }).then((owner) => owner ?? undefined)),
     async close() {
+      for (const unsubscribe of [...follows]) unsubscribe();
       await sending;
       closed = true;
-      for (const abort of follows) abort.abort();
     },
   };
 }

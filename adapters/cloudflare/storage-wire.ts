@@ -18,13 +18,16 @@ export type WireOp =
   | { op: "readPage"; key: string; from: number; to?: number; limit: number }
   | { op: "acquireLease"; key: string; owner: string; ttlMs: number }
   | { op: "releaseLease"; key: string; owner: string }
-  | { op: "leaseHolder"; key: string };
+  | { op: "leaseHolder"; key: string }
+  | { op: "unfollow"; id: string };
 
 export interface WireRequest {
   namespace: string;
   ops?: WireOp[];
   /** A log to follow instead: the answer streams `{ready}` once subscribed, then `{first, lines}`. */
   follow?: string;
+  /** The follow's id, for the `unfollow` op that ends it (a cancelled stream may go unnoticed). */
+  followId?: string;
 }
 
 export type WireResult = { ok: true; value?: unknown } | { ok: false; error: WireError };
@@ -38,26 +41,34 @@ export interface WireError {
   actualIndex?: number;
 }
 
-/** Answers one protocol request against the namespace's driver. */
-export async function answerStorageRequest(
-  request: Request,
+/**
+ * The coordinator's end of the protocol: answers requests against the namespace's driver and keeps
+ * the open follows, so `unfollow` can end one (workerd may not tell a stream its reader left).
+ */
+export function storageEndpoint(
   driverFor: (namespace: string) => StorageDriver,
   leaseHolder: (namespace: string, key: string) => string | undefined,
-): Promise<Response> {
-  const body = (await request.json()) as WireRequest;
-  const driver = driverFor(body.namespace);
-  if (body.follow !== undefined) return followResponse(driver, body.follow);
-  const results: WireResult[] = [];
-  // In order, one after the other: the caller relies on call order (appends, reads after writes).
-  for (const op of body.ops ?? []) {
-    try {
-      const value = op.op === "leaseHolder" ? leaseHolder(body.namespace, op.key) : await apply(driver, op);
-      results.push({ ok: true, value });
-    } catch (error) {
-      results.push({ ok: false, error: toWireError(error) });
+): (request: Request) => Promise<Response> {
+  const follows = new Map<string, () => void>();
+  return async (request) => {
+    const body = (await request.json()) as WireRequest;
+    const driver = driverFor(body.namespace);
+    if (body.follow !== undefined) return followResponse(driver, body.follow, body.followId, follows);
+    const results: WireResult[] = [];
+    // In order, one after the other: the caller relies on call order (appends, reads after writes).
+    for (const op of body.ops ?? []) {
+      try {
+        let value: unknown;
+        if (op.op === "leaseHolder") value = leaseHolder(body.namespace, op.key);
+        else if (op.op === "unfollow") follows.get(op.id)?.();
+        else value = await apply(driver, op);
+        results.push({ ok: true, value });
+      } catch (error) {
+        results.push({ ok: false, error: toWireError(error) });
+      }
     }
-  }
-  return Response.json(results);
+    return Response.json(results);
+  };
 }
 
 /** The error a caller sees for a wire error: the same classes a local driver throws. */
@@ -97,7 +108,8 @@ async function apply(driver: StorageDriver, op: WireOp): Promise<unknown> {
     case "releaseLease":
       return driver.releaseLease(op.key, op.owner);
     case "leaseHolder":
-      throw new Error("[agent-serve] [storage] leaseHolder is answered by the coordinator");
+    case "unfollow":
+      throw new Error(`[agent-serve] [storage] ${op.op} is answered by the endpoint`);
   }
 }
 
@@ -114,23 +126,36 @@ function toWireError(error: unknown): WireError {
 }
 
 /** Subscribes before answering (so nothing committed after this request is missed), then streams. */
-function followResponse(driver: StorageDriver, log: string): Response {
+function followResponse(driver: StorageDriver, log: string, id: string | undefined, follows: Map<string, () => void>): Response {
   const encoder = new TextEncoder();
-  let stop: (() => void) | undefined;
+  let end: (() => void) | undefined;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      let open = true;
       const send = (value: unknown): void => {
         try {
           controller.enqueue(encoder.encode(`${JSON.stringify(value)}\n`));
         } catch {
-          stop?.();
+          end?.();
         }
       };
-      stop = driver.follow(log, (first, lines) => send({ first, lines }));
+      const stop = driver.follow(log, (first, lines) => send({ first, lines }));
+      end = () => {
+        if (!open) return;
+        open = false;
+        stop();
+        if (id !== undefined) follows.delete(id);
+        try {
+          controller.close();
+        } catch {
+          // Already cancelled by the reader.
+        }
+      };
+      if (id !== undefined) follows.set(id, end);
       send({ ready: true });
     },
     cancel() {
-      stop?.();
+      end?.();
     },
   });
   return new Response(body, { headers: { "content-type": "application/x-ndjson" } });

@@ -6,6 +6,7 @@
  * @module
  */
 import { isSessionId, newSessionId } from "../../src/ids.ts";
+import { endWhenClientLeaves } from "./client-gone.ts";
 import { COORDINATOR_NAME, coordinatorClass } from "./coordinator.ts";
 import type { CloudflareWorkerOptions } from "./host-options.ts";
 import type { CloudflareEnv, ExecutionContextLike, ScheduledControllerLike } from "./platform.ts";
@@ -36,10 +37,10 @@ export function createCloudflareWorker(options: CloudflareWorkerOptions): Cloudf
       const inbound = new Request(request);
       for (const name of INTERNAL_HEADERS) inbound.headers.delete(name);
       const target = routeOf(inbound, mode);
-      if (target.kind === "coordinator") return coordinatorStub(env).fetch(inbound);
+      if (target.kind === "coordinator") return endWhenClientLeaves(request, await coordinatorStub(env).fetch(inbound));
       inbound.headers.set(SESSION_HEADER, target.sessionId);
       if (target.kind === "create") inbound.headers.set(NEW_SESSION_HEADER, target.sessionId);
-      return env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(target.sessionId)).fetch(inbound);
+      return endWhenClientLeaves(request, await env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(target.sessionId)).fetch(inbound));
     },
     async scheduled(controller, env, ctx) {
       const tick = coordinatorStub(env)
