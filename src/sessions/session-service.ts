@@ -113,6 +113,7 @@ export class SessionService {
   readonly #enroll: Enroll | undefined;
   readonly #workspaceFiles: WorkspaceFileStaging | undefined;
   readonly #removeWorkspace: ((sessionId: string) => Promise<void>) | undefined;
+  readonly #newSessionId: () => string;
 
   constructor(deps: {
     /** Deletes the session's own workspace directory, where the runtime has one. */
@@ -123,6 +124,8 @@ export class SessionService {
     now: () => number;
     enroll?: Enroll;
     workspaceFiles?: WorkspaceFileStaging;
+    /** Picks a new session's id (docs/design/cloudflare.md: a Durable Object names its session). */
+    newSessionId?: () => string;
   }) {
     this.#store = deps.store;
     this.#log = deps.log;
@@ -131,12 +134,13 @@ export class SessionService {
     this.#enroll = deps.enroll;
     this.#workspaceFiles = deps.workspaceFiles;
     this.#removeWorkspace = deps.removeWorkspace;
+    this.#newSessionId = deps.newSessionId ?? newSessionId;
   }
 
   async create(input: CreateSessionInput): Promise<SessionRecord> {
     const at = new Date(this.#now()).toISOString();
     const channel = input.channel ?? "http";
-    const sessionId = newSessionId();
+    const sessionId = this.#newSessionId();
     const ab = this.#enroll?.(sessionId, input.purpose) ?? [];
     const record: SessionRecord = {
       sessionId,
