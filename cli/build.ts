@@ -41,8 +41,6 @@ export interface BuildArgs {
   /** @default true */
   playground?: boolean;
   json?: boolean;
-  /** Where `agent-serve/<subpath>` resolves, by subpath: lets tests stand in for a module. */
-  selfModules?: Record<string, string>;
 }
 
 export interface BuildResult {
@@ -115,7 +113,7 @@ export async function buildCloudflare(args: BuildArgs, io: CliIo): Promise<Build
   await writeFile(files.entry, workerEntry({ mode, projects: entryProjects, outDir, docs, playground }));
   let bundle;
   try {
-    bundle = await bundleWorker({ entry: files.entry, outfile: files.worker, ...(args.selfModules ? { selfModules: args.selfModules } : {}) });
+    bundle = await bundleWorker({ entry: files.entry, outfile: files.worker });
   } catch (error) {
     throw new CommandError(`bundling ${files.entry} failed:\n${bundleErrors(error)}`);
   }

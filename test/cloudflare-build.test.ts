@@ -2,9 +2,8 @@
  * `agent-serve build --target cloudflare`: the generated entry statically imports every
  * definition and embeds the text files, the bundle imports nothing from `node:*`, the
  * `wrangler.jsonc` has the Durable Objects, migrations and the schedules' cron triggers, and the
- * bundle starts in workerd (Miniflare) and serves the project loaded from its snapshot. The
- * Durable Object runtime is stood in for here (test/fixtures/cloudflare-stand-in.ts); the
- * end-to-end test runs the real one.
+ * bundle starts in workerd (Miniflare) and serves the project loaded from its snapshot. Sessions,
+ * approvals, schedules and restarts of the built worker are in cloudflare-e2e.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,10 +19,10 @@ import { tempProjects } from "./_temp-projects.ts";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));
 const FIXTURE = join(repo, "test/fixtures/cloudflare-project");
-const STAND_IN = { "./cloudflare": join(repo, "test/fixtures/cloudflare-stand-in.ts") };
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-cfbuild-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const project = tempProjects("cfbuild");
+const BEARER = "cf-build-token";
 
 function capture(): { io: Parameters<typeof main>[0] & { argv: string[] }; out: () => string; err: () => string } {
   let out = "";
@@ -42,8 +41,8 @@ describe("build --target cloudflare", () => {
 
   beforeAll(async () => {
     const { io } = capture();
-    built = await buildCloudflare({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, selfModules: STAND_IN }, io);
-    mf = new Miniflare(miniflareOptions(outDir));
+    built = await buildCloudflare({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false }, io);
+    mf = new Miniflare({ ...miniflareOptions(outDir), bindings: { AGENT_SERVE_BEARER_TOKEN: BEARER } });
     await mf.ready;
   });
   afterAll(() => mf?.dispose());
@@ -68,7 +67,7 @@ describe("build --target cloudflare", () => {
     const bundle = readFileSync(built.files.worker, "utf8");
     expect(bundle).not.toMatch(/\bfrom\s*["']node:/);
     expect(bundle).not.toMatch(/\bimport\s*\(?\s*["']node:/);
-    const res = await mf.dispatchFetch("http://localhost/cloudflare-project/v1/info", { headers: { "cf-connecting-ip": "127.0.0.1" } });
+    const res = await mf.dispatchFetch("http://localhost/cloudflare-project/v1/info", { headers: { authorization: `Bearer ${BEARER}` } });
     expect(res.status).toBe(200);
     const info = (await res.json()) as { name: string; tools: Array<{ name: string }> };
     expect(info.name).toBe("cf-notes");
@@ -78,13 +77,13 @@ describe("build --target cloudflare", () => {
   test("a server tool from the snapshot runs inside workerd, with the host's valibot", async () => {
     const res = await mf.dispatchFetch("http://localhost/cloudflare-project/v1/tools/add", {
       method: "POST",
-      headers: { "content-type": "application/json", "cf-connecting-ip": "127.0.0.1" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${BEARER}` },
       body: JSON.stringify({ input: { a: 2, b: 40 } }),
     });
     expect(await res.json()).toMatchObject({ ok: true, result: { sum: 42 } });
     const bad = await mf.dispatchFetch("http://localhost/cloudflare-project/v1/tools/add", {
       method: "POST",
-      headers: { "content-type": "application/json", "cf-connecting-ip": "127.0.0.1" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${BEARER}` },
       body: JSON.stringify({ input: { a: "two" } }),
     });
     expect(bad.status).toBe(400);
@@ -131,7 +130,7 @@ describe("build refusals and warnings", () => {
     });
     const out = join(scratch, "harness");
     const { io, out: stdout } = capture();
-    const code = await buildCommand({ target: "cloudflare", dir, out, docs: false, playground: false, json: true, selfModules: STAND_IN }, io);
+    const code = await buildCommand({ target: "cloudflare", dir, out, docs: false, playground: false, json: true }, io);
     expect(code).toBe(0);
     const result = JSON.parse(stdout()) as BuildResult;
     expect(result).toMatchObject({ ok: true, outDir: out, files: { worker: join(out, "worker.mjs"), config: join(out, "wrangler.jsonc"), entry: join(out, "entry.mjs") } });

@@ -14,7 +14,6 @@ import { main } from "../cli/main.ts";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));
 const FIXTURE = join(repo, "test/fixtures/cloudflare-project");
-const STAND_IN = { "./cloudflare": join(repo, "test/fixtures/cloudflare-stand-in.ts") };
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-cfdeploy-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -81,9 +80,8 @@ beforeEach(() => {
 
 describe("deploy --target cloudflare", () => {
   test("--dry-run builds and prints exactly the wrangler command, running nothing", async () => {
-    const { io, out } = cli();
-    const code = await deployCommand({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, playground: false, dryRun: true, selfModules: STAND_IN }, io);
-    expect(code).toBe(0);
+    const { run, out } = cli();
+    expect(await run("deploy", FIXTURE, "--target", "cloudflare", "--out", outDir, "--no-docs", "--no-playground", "--dry-run")).toBe(0);
     const config = join(outDir, "wrangler.jsonc");
     expect(out()).toContain(`would run: cd ${outDir} && ${join(bin, "wrangler")} deploy --config ${config}\n`);
     expect(existsSync(join(outDir, "worker.mjs"))).toBe(true);
@@ -92,7 +90,7 @@ describe("deploy --target cloudflare", () => {
 
   test("--dry-run --json says what would run, and whether wrangler was found", async () => {
     const { io, out } = cli({ path: join(scratch, "nowhere") });
-    const code = await deployCommand({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, playground: false, dryRun: true, json: true, selfModules: STAND_IN }, io);
+    const code = await deployCommand({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, playground: false, dryRun: true, json: true }, io);
     expect(code).toBe(0);
     expect(JSON.parse(out())).toEqual({
       ok: true,
@@ -108,7 +106,7 @@ describe("deploy --target cloudflare", () => {
 
   test("runs wrangler deploy in the build folder and passes its output through", async () => {
     const { io, out } = cli();
-    const code = await deployCommand({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, playground: false, selfModules: STAND_IN }, io);
+    const code = await deployCommand({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, playground: false }, io);
     expect(code).toBe(0);
     expect(runs()).toEqual([{ argv: ["deploy", "--config", join(outDir, "wrangler.jsonc")], cwd: outDir }]);
     expect(out()).toContain("Uploaded fake worker");
@@ -116,7 +114,7 @@ describe("deploy --target cloudflare", () => {
 
   test("a failing wrangler fails the deploy", async () => {
     const { io, err } = cli({ exit: 3 });
-    const code = await deployCommand({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, playground: false, selfModules: STAND_IN }, io);
+    const code = await deployCommand({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, playground: false }, io);
     expect(code).toBe(1);
     expect(err()).toMatch(/wrangler deploy exited with code 3/);
   });
@@ -135,7 +133,7 @@ describe("secrets --target cloudflare", () => {
     // The secrets commands work on a built folder (wrangler.jsonc names the worker).
     if (!existsSync(join(outDir, "wrangler.jsonc"))) {
       const { io } = cli();
-      await deployCommand({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, playground: false, dryRun: true, selfModules: STAND_IN }, io);
+      await deployCommand({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, playground: false, dryRun: true }, io);
     }
   });
 

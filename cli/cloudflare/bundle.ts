@@ -16,11 +16,6 @@ import { FROM_SOURCE, SOURCE_CONDITION, packageFile } from "../../loader/package
 export interface BundleOptions {
   entry: string;
   outfile: string;
-  /**
-   * Where `agent-serve/<subpath>` resolves, by subpath (`"./cloudflare"`); the rest resolve
-   * through this package's exports. For tests that stand in for a module.
-   */
-  selfModules?: Record<string, string>;
 }
 
 export interface BundleResult {
@@ -45,7 +40,7 @@ export async function bundleWorker(options: BundleOptions): Promise<BundleResult
     resolveExtensions: [".ts", ".mts", ".js", ".mjs", ".json"],
     // workerd provides these; a `node:*` import needs the nodejs_compat flag (reported below).
     external: ["cloudflare:*", "node:*"],
-    plugins: [selfPlugin(options.selfModules ?? {})],
+    plugins: [selfPlugin()],
     metafile: true,
     logLevel: "silent",
     legalComments: "none",
@@ -71,14 +66,14 @@ const SELF = "agent-serve";
 const SELF_SPECIFIER = /^(agent-serve|@cursor\/bdk|@grok\/agent-sdk)(\/.*)?$/;
 const HOST_DEPS = /^(valibot|zod|@valibot\/to-json-schema)(\/.*)?$/;
 
-function selfPlugin(overrides: Record<string, string>): Plugin {
+function selfPlugin(): Plugin {
   const root = fileURLToPath(packageFile(""));
   return {
     name: "agent-serve",
     setup(pluginBuild) {
       pluginBuild.onResolve({ filter: SELF_SPECIFIER }, (args) => {
         const subpath = `.${args.path.replace(SELF_SPECIFIER, "$2")}`;
-        const path = overrides[subpath] ?? exportedFile(subpath);
+        const path = exportedFile(subpath);
         if (path === undefined) {
           const alias = args.path.startsWith(SELF) ? "" : ` (imported as "${args.path}")`;
           return { errors: [{ text: `agent-serve has no module "${subpath}"${alias}` }] };
