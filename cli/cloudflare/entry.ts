@@ -1,7 +1,7 @@
 /**
  * The worker entry a Cloudflare build writes (docs/guide/cloudflare.md "Build"): it statically
  * imports every definition module the loader imported, embeds the text files it read, loads each
- * project from that snapshot when the worker starts, and exports what `agent-serve/cloudflare`
+ * project from that snapshot on first use, and exports what `agent-serve/cloudflare`
  * makes of them: the `fetch`/`scheduled` handlers and the two Durable Object classes.
  * @module
  */
@@ -51,7 +51,9 @@ export function workerEntry(options: EntryOptions): string {
     `import { loadProjectSnapshot } from ${JSON.stringify(importPath(options.outDir, SNAPSHOT_LOADER))};`,
     ...imports,
     "",
-    "const projects = [",
+    "// Loaded on first use in each Durable Object, inside a handler: module evaluation in workerd may",
+    "// not use timers, random values or I/O, and an extension's setup could.",
+    "const projects = async () => [",
     ...projects,
     "];",
     `const docs = ${JSON.stringify(options.docs)};`,
