@@ -65,13 +65,18 @@ export async function buildCommand(args: BuildArgs, io: CliIo): Promise<number> 
   const style = createStyle(io.stdout, io.env);
   const paint = { error: style.red, warning: style.yellow, info: style.dim } as const;
   const lines = result.diagnostics.map(({ slug, diagnostic }) => paint[diagnostic.severity](formatDiagnostic(diagnostic, slug)));
-  const shown = (file: string): string => relative(io.cwd, file) || ".";
+  // Relative to where the command ran, unless that climbs out of it.
+  const shown = (file: string): string => {
+    const path = relative(io.cwd, file) || ".";
+    return path.startsWith("..") ? file : path;
+  };
   lines.push(
     style.green(`built ${result.projects.map((p) => p.slug).join(", ")} for Cloudflare Workers in ${shown(result.outDir)}`),
     `  ${shown(result.files.worker)}  ${kilobytes(result.bytes)} (${kilobytes(result.gzipBytes)} gzip; Workers allow 3 MB on the Free plan, 10 MB on Paid)`,
     `  ${shown(result.files.config)}  worker ${result.config.name}, crons: ${result.config.triggers.crons.join(", ") || "none"}`,
     `  ${shown(result.files.entry)}`,
-    style.dim(`deploy: agent-serve deploy --target cloudflare ${shown(result.outDir) === "." ? "" : `--out ${shown(result.outDir)} `}${args.dir ?? "."}`),
+    style.dim(`deploy: agent-serve deploy --target cloudflare ${args.out === undefined ? "" : `--out ${shown(result.outDir)} `}${args.dir ?? "."}`),
+    style.dim(`callers need a token: agent-serve secrets set AGENT_SERVE_BEARER_TOKEN --target cloudflare ${args.out === undefined ? "" : `--out ${shown(result.outDir)} `}${args.dir === undefined ? "" : `--dir ${args.dir}`}`.trimEnd()),
   );
   io.stdout.write(`${lines.join("\n")}\n`);
   return EXIT_OK;

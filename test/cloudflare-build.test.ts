@@ -5,14 +5,15 @@
  * bundle starts in workerd (Miniflare) and serves the project loaded from its snapshot. Sessions,
  * approvals, schedules and restarts of the built worker are in cloudflare-e2e.test.ts.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildCloudflare, buildCommand } from "../cli/build.ts";
 import type { BuildResult } from "../cli/build.ts";
+import { workerName } from "../cli/cloudflare/wrangler-config.ts";
 import { main } from "../cli/main.ts";
 import { miniflareOptions, readWranglerConfig } from "./_cloudflare.ts";
 import { tempProjects } from "./_temp-projects.ts";
@@ -139,6 +140,26 @@ describe("build refusals and warnings", () => {
     // A day of the month together with a day of the week: Workers may read that differently, so
     // one per-minute trigger wakes the worker and the host decides.
     expect(readWranglerConfig(out).triggers.crons).toEqual(["* * * * *"]);
+  });
+
+  test("a folder of projects builds into one worker serving each under its slug; --mode single refuses it", async () => {
+    const parent = mkdtempSync(join(scratch, "folder-"));
+    for (const name of ["alpha", "beta"]) {
+      mkdirSync(join(parent, name, "bot"), { recursive: true });
+      writeFileSync(join(parent, name, "bot", "instructions.md"), `You are ${name}.\n`);
+    }
+    const out = join(scratch, "folder-out");
+    const { io, out: stdout } = capture();
+    expect(await main({ ...io, argv: ["build", parent, "--target", "cloudflare", "--out", out, "--no-docs", "--no-playground", "--json"] })).toBe(0);
+    const result = JSON.parse(stdout()) as BuildResult;
+    expect(result.projects.map((p) => p.slug)).toEqual(["alpha", "beta"]);
+    expect(result.config.name).toBe(workerName(basename(parent)));
+    const entry = readFileSync(result.files.entry, "utf8");
+    expect(entry).toContain(`{ slug: "alpha", project: await loadProjectSnapshot({`);
+    expect(entry).toContain(JSON.stringify("You are beta.\n"));
+    const single = capture();
+    expect(await main({ ...single.io, argv: ["build", parent, "--target", "cloudflare", "--out", join(scratch, "single-out"), "--mode", "single"] })).toBe(1);
+    expect(single.err()).toMatch(/single_mode_multiple_projects/);
   });
 
   test("--target is required and only cloudflare is known", async () => {
