@@ -2,7 +2,8 @@
  * `agent-serve/cloudflare` in workerd (miniflare): the fixture worker (an agent defined in code,
  * bundled as a generated entry would be) serves sessions from their Durable Objects. Through
  * `dispatchFetch`: create, stream to `session.waiting`, follow up, server tools (model-driven and
- * direct), an approval parked and approved, a schedule fired by the cron trigger, MCP and info;
+ * direct), an approval parked and approved, artifacts, an eval run, a schedule fired by the cron
+ * trigger, MCP and info;
  * then workerd restarts on the same persisted storage and every stream replays identically.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -175,6 +176,24 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect(approved.status).toBe(200);
     const rest = await stream(session.sessionId, waiting, parked.length);
     expect(data(rest.find((event) => event.type === "action.result"))).toMatchObject({ toolName: "deploy", output: "deployed prod", isError: false });
+  });
+
+  it("keeps the artifacts a turn tags, and runs an eval", async () => {
+    const session = await create('/tool tag_artifact {"kind":"note","key":"n1","title":"Note one","data":{"x":1}}');
+    const events = await stream(session.sessionId, waiting);
+    expect(events.map((event) => event.type)).toContain("artifact.tagged");
+    const listed = await json<{ artifacts: Array<{ key: string; title: string; sessionId: string }> }>(`/cloud/v1/artifacts?sessionId=${session.sessionId}`);
+    expect(listed.body.artifacts).toEqual([expect.objectContaining({ key: "n1", title: "Note one", sessionId: session.sessionId })]);
+
+    const started = await json<{ runId: string }>("/cloud/v1/dev/evals/runs", { body: { filterIds: ["greet"] } });
+    expect(started.status).toBe(202);
+    const deadline = Date.now() + 10_000;
+    let run: { status: string; passed: number; failed: number } = { status: "running", passed: 0, failed: 0 };
+    while (run.status === "running" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      run = (await json<typeof run>(`/cloud/v1/dev/evals/runs/${started.body.runId}`)).body;
+    }
+    expect(run).toMatchObject({ status: "completed", passed: 1, failed: 0 });
   });
 
   it("fires a schedule from the cron trigger once per slot", async () => {
