@@ -208,12 +208,25 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect(replyOf(await stream(nightly[0]!.sessionId, waiting))).toBe("nightly report");
   });
 
-  it("restarts on the same storage: every stream replays identically and sessions continue", async () => {
+  it("restarts on the same storage: every stream replays identically, sessions continue, a cut turn is closed", async () => {
+    // A turn still running when workerd goes away.
+    const cut = await create("/sleep 30000\n/reply never");
+    await stream(cut.sessionId, (event) => event.type === "step.started");
     const before = await dumpAll();
+    delete before[cut.sessionId];
     expect(Object.keys(before).length).toBeGreaterThanOrEqual(4);
     await mf.dispose();
     mf = await startWorker(bundle, persist);
-    expect(await dumpAll()).toEqual(before);
+    const restarted = await dumpAll();
+    expect(Object.keys(restarted)).toContain(cut.sessionId);
+    delete restarted[cut.sessionId];
+    expect(restarted).toEqual(before);
+
+    // Its session object starts afresh, finds the turn its earlier instance ran, and closes it.
+    const closed = await stream(cut.sessionId, waiting);
+    expect(data(closed.find((event) => event.type === "turn.failed"))).toEqual({ message: "host restarted" });
+    const listed = await json<{ sessions: Array<{ sessionId: string; status: string }> }>("/cloud/v1/sessions");
+    expect(listed.body.sessions).toContainEqual(expect.objectContaining({ sessionId: cut.sessionId, status: "idle" }));
     const replay = await stream(chat.sessionId, (event) => event.index === before[chat.sessionId]!.trim().split("\n").length - 1);
     expect(replay.map((event) => JSON.stringify(event)).join("\n")).toBe(before[chat.sessionId]!.trim());
 
