@@ -208,6 +208,26 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect(replyOf(await stream(nightly[0]!.sessionId, waiting))).toBe("nightly report");
   });
 
+  it("resolves through the session's route a call parked by a turn the coordinator runs", async () => {
+    const slot = new Date();
+    slot.setUTCHours(3, 30, 0, 0);
+    if (slot.getTime() <= Date.now()) slot.setUTCDate(slot.getUTCDate() + 1);
+    const worker = (await mf.getWorker()) as unknown as { scheduled(options: { cron: string; scheduledTime: Date }): Promise<unknown> };
+    await worker.scheduled({ cron: "30 3 * * *", scheduledTime: new Date(slot.getTime() + 1_000) });
+    const listed = await json<{ sessions: Array<{ sessionId: string; title: string | null }> }>("/cloud/v1/sessions");
+    const gated = listed.body.sessions.find((session) => session.title === "gated")!;
+    const parked = await stream(gated.sessionId, (event) => event.type === "action.approval_requested");
+    const { callId } = data(parked.at(-1)) as { callId: string };
+    const pending = await json<{ approvals: Array<{ callId: string }> }>(`/cloud/v1/session/${gated.sessionId}/approvals`);
+    expect(pending.body.approvals).toEqual([expect.objectContaining({ callId })]);
+    const approved = await json(`/cloud/v1/session/${gated.sessionId}/approvals/${callId}`, { body: { decision: "approve" } });
+    expect(approved.status).toBe(200);
+    const rest = await stream(gated.sessionId, waiting, parked.length);
+    expect(data(rest.find((event) => event.type === "action.result"))).toMatchObject({ output: "deployed staging" });
+    const unknown = await json(`/cloud/v1/session/${gated.sessionId}/approvals/call_nope`, { body: { decision: "approve" } });
+    expect(unknown).toMatchObject({ status: 404, body: { ok: false, error: "approval_not_found" } });
+  });
+
   it("restarts on the same storage: every stream replays identically, sessions continue, a cut turn is closed", async () => {
     // A turn still running when workerd goes away.
     const cut = await create("/sleep 30000\n/reply never");
