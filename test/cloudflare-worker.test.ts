@@ -208,6 +208,16 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect(replyOf(await stream(nightly[0]!.sessionId, waiting))).toBe("nightly report");
   });
 
+  it("fires a reminder a turn sets from the coordinator's alarm", async () => {
+    const session = await create('/tool reminders_create {"purpose":"ping","prompt":"/reply reminded","delay":"2s"}');
+    const events = await stream(session.sessionId, (event) => event.type === "message.completed" && data(event).text === "reminded", 0, 20_000);
+    expect(data(events.find((event) => event.type === "action.result"))).toMatchObject({ toolName: "reminders_create", isError: false });
+    expect(events.filter((event) => event.type === "message.received").map((event) => data(event).text)).toEqual([
+      expect.stringContaining("reminders_create"),
+      expect.stringContaining("/reply reminded"),
+    ]);
+  }, 30_000);
+
   it("resolves through the session's route a call parked by a turn the coordinator runs", async () => {
     const slot = new Date();
     slot.setUTCHours(3, 30, 0, 0);
