@@ -2,7 +2,8 @@
  * `agent-serve/cloudflare` in workerd (miniflare): the fixture worker (an agent defined in code,
  * bundled as a generated entry would be) serves sessions from their Durable Objects. Through
  * `dispatchFetch`: create, stream to `session.waiting`, follow up, server tools (model-driven and
- * direct), an approval parked and approved, a schedule fired by the cron trigger, MCP and info;
+ * direct), an approval parked and approved, artifacts, an eval run, a schedule fired by the cron
+ * trigger, MCP and info;
  * then workerd restarts on the same persisted storage and every stream replays identically.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -177,6 +178,24 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect(data(rest.find((event) => event.type === "action.result"))).toMatchObject({ toolName: "deploy", output: "deployed prod", isError: false });
   });
 
+  it("keeps the artifacts a turn tags, and runs an eval", async () => {
+    const session = await create('/tool tag_artifact {"kind":"note","key":"n1","title":"Note one","data":{"x":1}}');
+    const events = await stream(session.sessionId, waiting);
+    expect(events.map((event) => event.type)).toContain("artifact.tagged");
+    const listed = await json<{ artifacts: Array<{ key: string; title: string; sessionId: string }> }>(`/cloud/v1/artifacts?sessionId=${session.sessionId}`);
+    expect(listed.body.artifacts).toEqual([expect.objectContaining({ key: "n1", title: "Note one", sessionId: session.sessionId })]);
+
+    const started = await json<{ runId: string }>("/cloud/v1/dev/evals/runs", { body: { filterIds: ["greet"] } });
+    expect(started.status).toBe(202);
+    const deadline = Date.now() + 10_000;
+    let run: { status: string; passed: number; failed: number } = { status: "running", passed: 0, failed: 0 };
+    while (run.status === "running" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      run = (await json<typeof run>(`/cloud/v1/dev/evals/runs/${started.body.runId}`)).body;
+    }
+    expect(run).toMatchObject({ status: "completed", passed: 1, failed: 0 });
+  });
+
   it("fires a schedule from the cron trigger once per slot", async () => {
     const slot = new Date();
     slot.setUTCHours(3, 0, 0, 0);
@@ -189,12 +208,55 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect(replyOf(await stream(nightly[0]!.sessionId, waiting))).toBe("nightly report");
   });
 
-  it("restarts on the same storage: every stream replays identically and sessions continue", async () => {
+  it("fires a reminder a turn sets from the coordinator's alarm", async () => {
+    const session = await create('/tool reminders_create {"purpose":"ping","prompt":"/reply reminded","delay":"2s"}');
+    const events = await stream(session.sessionId, (event) => event.type === "message.completed" && data(event).text === "reminded", 0, 20_000);
+    expect(data(events.find((event) => event.type === "action.result"))).toMatchObject({ toolName: "reminders_create", isError: false });
+    expect(events.filter((event) => event.type === "message.received").map((event) => data(event).text)).toEqual([
+      expect.stringContaining("reminders_create"),
+      expect.stringContaining("/reply reminded"),
+    ]);
+  }, 30_000);
+
+  it("resolves through the session's route a call parked by a turn the coordinator runs", async () => {
+    const slot = new Date();
+    slot.setUTCHours(3, 30, 0, 0);
+    if (slot.getTime() <= Date.now()) slot.setUTCDate(slot.getUTCDate() + 1);
+    const worker = (await mf.getWorker()) as unknown as { scheduled(options: { cron: string; scheduledTime: Date }): Promise<unknown> };
+    await worker.scheduled({ cron: "30 3 * * *", scheduledTime: new Date(slot.getTime() + 1_000) });
+    const listed = await json<{ sessions: Array<{ sessionId: string; title: string | null }> }>("/cloud/v1/sessions");
+    const gated = listed.body.sessions.find((session) => session.title === "gated")!;
+    const parked = await stream(gated.sessionId, (event) => event.type === "action.approval_requested");
+    const { callId } = data(parked.at(-1)) as { callId: string };
+    const pending = await json<{ approvals: Array<{ callId: string }> }>(`/cloud/v1/session/${gated.sessionId}/approvals`);
+    expect(pending.body.approvals).toEqual([expect.objectContaining({ callId })]);
+    const approved = await json(`/cloud/v1/session/${gated.sessionId}/approvals/${callId}`, { body: { decision: "approve" } });
+    expect(approved.status).toBe(200);
+    const rest = await stream(gated.sessionId, waiting, parked.length);
+    expect(data(rest.find((event) => event.type === "action.result"))).toMatchObject({ output: "deployed staging" });
+    const unknown = await json(`/cloud/v1/session/${gated.sessionId}/approvals/call_nope`, { body: { decision: "approve" } });
+    expect(unknown).toMatchObject({ status: 404, body: { ok: false, error: "approval_not_found" } });
+  });
+
+  it("restarts on the same storage: every stream replays identically, sessions continue, a cut turn is closed", async () => {
+    // A turn still running when workerd goes away.
+    const cut = await create("/sleep 30000\n/reply never");
+    await stream(cut.sessionId, (event) => event.type === "step.started");
     const before = await dumpAll();
+    delete before[cut.sessionId];
     expect(Object.keys(before).length).toBeGreaterThanOrEqual(4);
     await mf.dispose();
     mf = await startWorker(bundle, persist);
-    expect(await dumpAll()).toEqual(before);
+    const restarted = await dumpAll();
+    expect(Object.keys(restarted)).toContain(cut.sessionId);
+    delete restarted[cut.sessionId];
+    expect(restarted).toEqual(before);
+
+    // Its session object starts afresh, finds the turn its earlier instance ran, and closes it.
+    const closed = await stream(cut.sessionId, waiting);
+    expect(data(closed.find((event) => event.type === "turn.failed"))).toEqual({ message: "host restarted" });
+    const listed = await json<{ sessions: Array<{ sessionId: string; status: string }> }>("/cloud/v1/sessions");
+    expect(listed.body.sessions).toContainEqual(expect.objectContaining({ sessionId: cut.sessionId, status: "idle" }));
     const replay = await stream(chat.sessionId, (event) => event.index === before[chat.sessionId]!.trim().split("\n").length - 1);
     expect(replay.map((event) => JSON.stringify(event)).join("\n")).toBe(before[chat.sessionId]!.trim());
 

@@ -13,11 +13,15 @@ import type { DurableObjectStorageLike } from "./platform.ts";
 export function alarmTimers(storage: DurableObjectStorageLike, onError: (error: unknown) => void): TimerPort & { wakeAt(at: number): void; next(): number | undefined } {
   const armed = new Map<string, number>();
   let closed = false;
+  // One alarm change at a time: two arms reading the same old alarm must not set the later time.
+  let changes: Promise<void> = Promise.resolve();
   const schedule = (at: number): void => {
-    void (async () => {
-      const current = await storage.getAlarm();
-      if (current === null || at < current) await storage.setAlarm(Math.max(at, Date.now()));
-    })().catch(onError);
+    changes = changes
+      .then(async () => {
+        const current = await storage.getAlarm();
+        if (current === null || at < current) await storage.setAlarm(Math.max(at, Date.now()));
+      })
+      .catch(onError);
   };
   return {
     arm(key, at) {

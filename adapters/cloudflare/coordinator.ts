@@ -75,7 +75,7 @@ export function coordinatorClass(options: CloudflareWorkerOptions) {
 
     /** The host, built on first use; its start-up recovers turns nobody runs any more and arms timed work. */
     #started(): Promise<AgentHost> {
-      return (this.#host ??= (async () => {
+      const started = (this.#host ??= (async () => {
         const projects = await loadProjects(options);
         const earlier = await loadEarlierOwners(this.#ctx.storage);
         const host = createHost({
@@ -92,6 +92,11 @@ export function coordinatorClass(options: CloudflareWorkerOptions) {
         await host.ready();
         return host;
       })());
+      // A failed start (a project that throws) is tried again by the next request.
+      started.catch(() => {
+        if (this.#host === started) this.#host = undefined;
+      });
+      return started;
     }
   };
 }

@@ -156,7 +156,8 @@ export function createRemoteStorage(transport: StorageTransport, namespace: stri
     releaseLease: (key, owner) => guard(() => assertKey(key), () => call<unknown>({ op: "releaseLease", key, owner }).then(() => {})),
     leaseHolder: (key) => guard(() => assertKey(key), () => call<string | null | undefined>({ op: "leaseHolder", key }).then((owner) => owner ?? undefined)),
     async close() {
-      for (const unsubscribe of [...follows]) unsubscribe();
+      // Each unsubscribe removes itself; a Set visits the rest regardless.
+      for (const unsubscribe of follows) unsubscribe();
       await sending;
       closed = true;
     },

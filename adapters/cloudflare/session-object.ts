@@ -10,6 +10,7 @@ import { newSessionId } from "../../src/ids.ts";
 import type { AgentHost } from "../../src/types.ts";
 import { forwardedTimers } from "./alarm-timers.ts";
 import { COORDINATOR_NAME } from "./coordinator.ts";
+import { answeredNothing, mayLiveElsewhere } from "./elsewhere.ts";
 import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from "./host-options.ts";
 import type { CloudflareEnv, DurableObjectStateLike, DurableObjectStubLike } from "./platform.ts";
 import { loadEarlierOwners, scopeRecovery } from "./recovery-scope.ts";
@@ -47,8 +48,10 @@ export function sessionClass(options: CloudflareWorkerOptions) {
       if (created === sessionId) this.#newSessionId = created;
       forwarded.headers.delete(NEW_SESSION_HEADER);
       forwarded.headers.delete(SESSION_HEADER);
+      const elsewhere = mayLiveElsewhere(forwarded) ? forwarded.clone() : undefined;
       const response = await host.fetch(forwarded, { env: this.#env, waitUntil: (promise) => this.#ctx.waitUntil(promise) });
       await this.#keepAwake();
+      if (elsewhere && (await answeredNothing(response))) return coordinatorStub(this.#env).fetch(elsewhere);
       return response;
     }
 

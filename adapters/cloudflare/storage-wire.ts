@@ -19,7 +19,8 @@ export type WireOp =
   | { op: "acquireLease"; key: string; owner: string; ttlMs: number }
   | { op: "releaseLease"; key: string; owner: string }
   | { op: "leaseHolder"; key: string }
-  | { op: "unfollow"; id: string };
+  | { op: "unfollow"; id: string }
+  | { op: "openFollows" };
 
 export interface WireRequest {
   namespace: string;
@@ -61,6 +62,7 @@ export function storageEndpoint(
         let value: unknown;
         if (op.op === "leaseHolder") value = leaseHolder(body.namespace, op.key);
         else if (op.op === "unfollow") follows.get(op.id)?.();
+        else if (op.op === "openFollows") value = follows.size;
         else value = await apply(driver, op);
         results.push({ ok: true, value });
       } catch (error) {
@@ -109,6 +111,7 @@ async function apply(driver: StorageDriver, op: WireOp): Promise<unknown> {
       return driver.releaseLease(op.key, op.owner);
     case "leaseHolder":
     case "unfollow":
+    case "openFollows":
       throw new Error(`[agent-serve] [storage] ${op.op} is answered by the endpoint`);
   }
 }
