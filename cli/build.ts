@@ -53,6 +53,8 @@ export interface BuildResult {
   gzipBytes: number;
   projects: Array<{ slug: string; name: string; dir: string }>;
   config: WranglerConfig;
+  /** Secrets the projects name (`hosting.secretNames` of the agents and their extensions), sorted. */
+  secretNames: string[];
   diagnostics: Array<{ slug: string; diagnostic: Diagnostic }>;
 }
 
@@ -76,7 +78,7 @@ export async function buildCommand(args: BuildArgs, io: CliIo): Promise<number> 
     `  ${shown(result.files.config)}  worker ${result.config.name}, crons: ${result.config.triggers.crons.join(", ") || "none"}`,
     `  ${shown(result.files.entry)}`,
     style.dim(`deploy: agent-serve deploy --target cloudflare ${args.out === undefined ? "" : `--out ${shown(result.outDir)} `}${args.dir ?? "."}`),
-    style.dim(`callers need a token: agent-serve secrets set AGENT_SERVE_BEARER_TOKEN --target cloudflare ${args.out === undefined ? "" : `--out ${shown(result.outDir)} `}${args.dir === undefined ? "" : `--dir ${args.dir}`}`.trimEnd()),
+    style.dim(`secrets: agent-serve secrets set ${["AGENT_SERVE_BEARER_TOKEN", ...result.secretNames].join(" ")} --target cloudflare ${args.out === undefined ? "" : `--out ${shown(result.outDir)} `}${args.dir === undefined ? "" : `--dir ${args.dir}`}`.trimEnd()),
   );
   io.stdout.write(`${lines.join("\n")}\n`);
   return EXIT_OK;
@@ -145,6 +147,14 @@ export async function buildCloudflare(args: BuildArgs, io: CliIo): Promise<Build
     gzipBytes: bundle.gzipBytes,
     projects: discovery.projects.map(({ slug, dir: projectDir, project }) => ({ slug, name: project.name, dir: projectDir })),
     config,
+    secretNames: [
+      ...new Set(
+        discovery.projects.flatMap(({ project }) => [
+          ...(project.agent.hosting?.secretNames ?? []),
+          ...Object.values(project.extensions ?? {}).flatMap((extension) => extension.secretNames),
+        ]),
+      ),
+    ].sort(),
     diagnostics,
   };
 }

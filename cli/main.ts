@@ -171,7 +171,7 @@ export async function main(options: MainOptions): Promise<number> {
       command = async () => (await import("./eval.ts")).evalCommand(args, io);
     });
   withBuildOptions(cli.command("build [dir]", "Build a worker to deploy: --target cloudflare writes entry.mjs, worker.mjs and wrangler.jsonc"))
-    .option("--json", "Print {ok, outDir, files, bytes, projects, config, diagnostics} as JSON")
+    .option("--json", "Print {ok, outDir, files, bytes, gzipBytes, projects, config, secretNames, diagnostics} as JSON")
     .action((dir: unknown, flags: Flags) => {
       const args = buildArgs(dir, flags, argv);
       command = async () => (await import("./build.ts")).buildCommand(args, io);

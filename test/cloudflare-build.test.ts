@@ -124,7 +124,7 @@ describe("build refusals and warnings", () => {
 
   test("what needs the local harness is warned about; --json reports it with the files", async () => {
     const dir = project({
-      "bot/agent.ts": `import { defineAgent } from "agent-serve";\nexport default defineAgent({ tools: ["shell", "read"] });\n`,
+      "bot/agent.ts": `import { defineAgent } from "agent-serve";\nexport default defineAgent({ tools: ["shell", "read"], hosting: { secretNames: ["GITHUB_TOKEN", "OPENAI_API_KEY"] } });\n`,
       "bot/tools/script.ts": `import { defineTool } from "agent-serve/tools";\nexport default defineTool({ description: "Runs a script", execution: "agent", script: "echo hi" });\n`,
       "bot/skills/notes.md": "---\ndescription: Notes\n---\nTake notes.\n",
       "bot/schedules/odd.md": `---\ncron: "0 9 1 * 1"\n---\nBoth days.\n`,
@@ -135,6 +135,7 @@ describe("build refusals and warnings", () => {
     expect(code).toBe(0);
     const result = JSON.parse(stdout()) as BuildResult;
     expect(result).toMatchObject({ ok: true, outDir: out, files: { worker: join(out, "worker.mjs"), config: join(out, "wrangler.jsonc"), entry: join(out, "entry.mjs") } });
+    expect(result.secretNames).toEqual(["GITHUB_TOKEN", "OPENAI_API_KEY"]);
     const codes = result.diagnostics.map((d) => d.diagnostic.code);
     expect(codes).toEqual(expect.arrayContaining(["workers_agent_tools", "workers_harness_tools", "workers_skills", "cron_every_minute"]));
     // A day of the month together with a day of the week: Workers may read that differently, so
