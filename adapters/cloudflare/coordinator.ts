@@ -20,7 +20,7 @@ import { STORAGE_HEADER, storageEndpoint } from "./storage-wire.ts";
 export const COORDINATOR_NAME = "coordinator";
 
 /** What a request to the coordinator is, besides ordinary HTTP: set only by this adapter. */
-export type CoordinatorCall = "ops" | "wake" | "tick";
+export type CoordinatorCall = "ops" | "tick";
 
 export function coordinatorClass(options: CloudflareWorkerOptions) {
   return class AgentCoordinator {
@@ -44,9 +44,6 @@ export function coordinatorClass(options: CloudflareWorkerOptions) {
       switch (request.headers.get(STORAGE_HEADER) as CoordinatorCall | null) {
         case "ops":
           return this.#storage(request);
-        case "wake":
-          this.#timers.wakeAt(Number(await request.text()));
-          return new Response(null, { status: 204 });
         case "tick": {
           const at = Number(await request.text());
           const host = await this.#started();
