@@ -5,7 +5,7 @@
  * `cloudflare:*`), so it bundles for workerd with or without `nodejs_compat`.
  * @example
  * import { createCloudflareWorker } from "agent-serve/cloudflare";
- * import agent from "./bot/agent.ts";
+ * import { project } from "./project.ts"; // a ProjectDefinition built in code
  * const app = createCloudflareWorker({ mode: "single", projects: [{ slug: "bot", project }] });
  * export default app.worker;
  * export const AgentSession = app.AgentSession;
