@@ -16,6 +16,13 @@ export { createCloudflareWorker } from "./cloudflare/worker.ts";
 export type { CloudflareApp, CloudflareWorker } from "./cloudflare/worker.ts";
 export type { CloudflareProject, CloudflareWorkerOptions } from "./cloudflare/host-options.ts";
 export { WORKERS_LIMITS } from "./cloudflare/host-options.ts";
-export type { CloudflareEnv, DurableObjectStateLike, ExecutionContextLike, ScheduledControllerLike } from "./cloudflare/platform.ts";
+export type {
+  CloudflareEnv,
+  DurableObjectClass,
+  DurableObjectLike,
+  DurableObjectStateLike,
+  ExecutionContextLike,
+  ScheduledControllerLike,
+} from "./cloudflare/platform.ts";
 export { createDurableObjectStorage } from "../drivers/durable-object/index.ts";
 export type { DurableObjectSqlStorage, DurableObjectStorageOptions } from "../drivers/durable-object/index.ts";

@@ -12,7 +12,7 @@ import { alarmTimers } from "./alarm-timers.ts";
 import { COORDINATOR_NAME } from "./coordinator.ts";
 import { answeredNothing, mayLiveElsewhere } from "./elsewhere.ts";
 import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from "./host-options.ts";
-import type { CloudflareEnv, DurableObjectStateLike, DurableObjectStubLike } from "./platform.ts";
+import type { CloudflareEnv, DurableObjectStateLike, DurableObjectStubLike, DurableObjectClass } from "./platform.ts";
 import { loadEarlierOwners, scopeRecovery } from "./recovery-scope.ts";
 import { createRemoteStorage, type RemoteStorage } from "./remote-storage.ts";
 import { STORAGE_HEADER } from "./storage-wire.ts";
@@ -26,7 +26,7 @@ const SESSION_KEY = "agent-serve:session-id";
 /** While a turn may be running, the object wakes this often: it stays in memory, and a new instance recovers. */
 const KEEP_ALIVE_MS = 10_000;
 
-export function sessionClass(options: CloudflareWorkerOptions) {
+export function sessionClass(options: CloudflareWorkerOptions): DurableObjectClass {
   return class AgentSession {
     readonly #ctx: DurableObjectStateLike;
     readonly #env: CloudflareEnv;
