@@ -5,7 +5,7 @@
  * `cloudflare:*`), so it bundles for workerd with or without `nodejs_compat`.
  * @example
  * import { createCloudflareWorker } from "agent-serve/cloudflare";
- * import agent from "./bot/agent.ts";
+ * import { project } from "./project.ts"; // a ProjectDefinition built in code
  * const app = createCloudflareWorker({ mode: "single", projects: [{ slug: "bot", project }] });
  * export default app.worker;
  * export const AgentSession = app.AgentSession;
@@ -16,6 +16,13 @@ export { createCloudflareWorker } from "./cloudflare/worker.ts";
 export type { CloudflareApp, CloudflareWorker } from "./cloudflare/worker.ts";
 export type { CloudflareProject, CloudflareWorkerOptions } from "./cloudflare/host-options.ts";
 export { WORKERS_LIMITS } from "./cloudflare/host-options.ts";
-export type { CloudflareEnv, DurableObjectStateLike, ExecutionContextLike, ScheduledControllerLike } from "./cloudflare/platform.ts";
+export type {
+  CloudflareEnv,
+  DurableObjectClass,
+  DurableObjectLike,
+  DurableObjectStateLike,
+  ExecutionContextLike,
+  ScheduledControllerLike,
+} from "./cloudflare/platform.ts";
 export { createDurableObjectStorage } from "../drivers/durable-object/index.ts";
 export type { DurableObjectSqlStorage, DurableObjectStorageOptions } from "../drivers/durable-object/index.ts";

@@ -196,6 +196,14 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect(run).toMatchObject({ status: "completed", passed: 1, failed: 0 });
   });
 
+  it("serves a custom channel's route, which starts a session and waits for its reply", async () => {
+    const answered = await json<{ sessionId: string; result?: string; status?: string }>("/cloud/v1/channels/tickets/tickets", { body: { title: "/reply ticket answered" } });
+    expect(answered.status).toBe(200);
+    expect(answered.body).toMatchObject({ sessionId: expect.stringMatching(/^ses_/), status: "finished", result: "ticket answered" });
+    const invalid = await json("/cloud/v1/channels/tickets/tickets", { body: { title: "" } });
+    expect(invalid).toMatchObject({ status: 400, body: { ok: false } });
+  });
+
   it("fires a schedule from the cron trigger once per slot", async () => {
     const slot = new Date();
     slot.setUTCHours(3, 0, 0, 0);
@@ -208,7 +216,7 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect(replyOf(await stream(nightly[0]!.sessionId, waiting))).toBe("nightly report");
   });
 
-  it("fires a reminder a turn sets from the coordinator's alarm", async () => {
+  it("fires a reminder a turn sets from its session object's alarm", async () => {
     const session = await create('/tool reminders_create {"purpose":"ping","prompt":"/reply reminded","delay":"2s"}');
     const events = await stream(session.sessionId, (event) => event.type === "message.completed" && data(event).text === "reminded", 0, 20_000);
     expect(data(events.find((event) => event.type === "action.result"))).toMatchObject({ toolName: "reminders_create", isError: false });

@@ -1,15 +1,14 @@
 /**
- * The timer port on Workers (docs/design/cloudflare.md "Timed work"): the coordinator keeps the
- * armed times and one Durable Object alarm at the earliest of them; the alarm calls `host.tick()`.
- * Hosts in session objects forward their arms to the coordinator ("wake at"), so a reminder a
- * turn sets fires on time. Lost arms lose nothing: due times live in storage and the
- * coordinator's host re-arms them when it starts, and every cron trigger ticks as well.
+ * The timer port on Workers (docs/design/cloudflare.md "Timed work"): each object keeps the times
+ * its host armed and one Durable Object alarm at the earliest of them; the alarm calls
+ * `host.tick()`. An alarm outlives the object's eviction, and a host re-arms everything due from
+ * storage when it starts, so no arm is lost.
  * @module
  */
 import type { TimerPort } from "../../src/timers/types.ts";
 import type { DurableObjectStorageLike } from "./platform.ts";
 
-/** The coordinator's port: one alarm at the earliest armed time. */
+/** The port: one alarm at the earliest armed time; `wakeAt` also moves it earlier. */
 export function alarmTimers(storage: DurableObjectStorageLike, onError: (error: unknown) => void): TimerPort & { wakeAt(at: number): void; next(): number | undefined } {
   const armed = new Map<string, number>();
   let closed = false;
@@ -35,7 +34,7 @@ export function alarmTimers(storage: DurableObjectStorageLike, onError: (error: 
     close() {
       closed = true;
     },
-    /** An arm forwarded from a session object. */
+    /** Wakes the object at `at` at the latest (an earlier alarm stays). */
     wakeAt(at) {
       if (!closed) schedule(at);
     },
@@ -48,31 +47,6 @@ export function alarmTimers(storage: DurableObjectStorageLike, onError: (error: 
         else if (earliest === undefined || at < earliest) earliest = at;
       }
       return earliest;
-    },
-  };
-}
-
-/** A session object's port: arms go to the coordinator as one "wake at the earliest" per burst. */
-export function forwardedTimers(wakeAt: (at: number) => Promise<void>, onError: (error: unknown) => void): TimerPort {
-  let pending: number | undefined;
-  let closed = false;
-  return {
-    arm(_key, at) {
-      if (closed) return;
-      if (pending !== undefined) {
-        pending = Math.min(pending, at);
-        return;
-      }
-      pending = at;
-      queueMicrotask(() => {
-        const earliest = pending!;
-        pending = undefined;
-        wakeAt(earliest).catch(onError);
-      });
-    },
-    disarm() {},
-    close() {
-      closed = true;
     },
   };
 }

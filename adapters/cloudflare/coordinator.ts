@@ -12,7 +12,7 @@ import type { StorageDriver } from "../../src/storage/types.ts";
 import type { AgentHost } from "../../src/types.ts";
 import { alarmTimers } from "./alarm-timers.ts";
 import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from "./host-options.ts";
-import type { CloudflareEnv, DurableObjectStateLike } from "./platform.ts";
+import type { CloudflareEnv, DurableObjectStateLike, DurableObjectClass } from "./platform.ts";
 import { loadEarlierOwners, scopeRecovery } from "./recovery-scope.ts";
 import { STORAGE_HEADER, storageEndpoint } from "./storage-wire.ts";
 
@@ -20,9 +20,9 @@ import { STORAGE_HEADER, storageEndpoint } from "./storage-wire.ts";
 export const COORDINATOR_NAME = "coordinator";
 
 /** What a request to the coordinator is, besides ordinary HTTP: set only by this adapter. */
-export type CoordinatorCall = "ops" | "wake" | "tick";
+export type CoordinatorCall = "ops" | "tick";
 
-export function coordinatorClass(options: CloudflareWorkerOptions) {
+export function coordinatorClass(options: CloudflareWorkerOptions): DurableObjectClass {
   return class AgentCoordinator {
     readonly #ctx: DurableObjectStateLike;
     readonly #env: CloudflareEnv;
@@ -44,9 +44,6 @@ export function coordinatorClass(options: CloudflareWorkerOptions) {
       switch (request.headers.get(STORAGE_HEADER) as CoordinatorCall | null) {
         case "ops":
           return this.#storage(request);
-        case "wake":
-          this.#timers.wakeAt(Number(await request.text()));
-          return new Response(null, { status: 204 });
         case "tick": {
           const at = Number(await request.text());
           const host = await this.#started();

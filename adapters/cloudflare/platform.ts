@@ -47,3 +47,12 @@ export interface CloudflareEnv {
   AGENT_COORDINATOR: DurableObjectNamespaceLike;
   [name: string]: unknown;
 }
+
+/** A Durable Object as the runtime calls it. */
+export interface DurableObjectLike {
+  fetch(request: Request): Promise<Response>;
+  alarm(): Promise<void>;
+}
+
+/** A Durable Object class: what the worker module exports under the binding's class name. */
+export type DurableObjectClass = new (ctx: DurableObjectStateLike, env: CloudflareEnv) => DurableObjectLike;

@@ -5,14 +5,17 @@
  * are running. This view of the storage narrows what recovery sees to turns that are certainly
  * dead: the turn lease is free (expired), or held by an earlier instance of this very object (a
  * Durable Object runs once at a time, so that instance is gone). A session object sees only its
- * own session and no eval runs (the coordinator runs those). The owners an object's hosts take
- * turn leases as are remembered in its own storage for this.
+ * own session and no eval runs (the coordinator runs those), and resumes channel delivery for its
+ * own session only. The owners an object's hosts take turn leases as are remembered in its own
+ * storage for this.
  * @module
  */
 import type { StorageDriver } from "../../src/storage/types.ts";
 import type { DurableObjectStorageLike } from "./platform.ts";
 
 const OWNERS_KEY = "agent-serve:turn-lease-owners";
+/** The prefix channel delivery lists its cursors under (`src/channels/delivery.ts`). */
+const DELIVERY_CURSORS = /^channels\/[^/]+\/delivered\/$/;
 /** Earlier instances remembered: far more than an object restarts within a lease's lifetime. */
 const OWNERS_KEPT = 32;
 
@@ -44,7 +47,10 @@ export function scopeRecovery(driver: StorageDriver, storage: DurableObjectStora
   return {
     ...driver,
     async list(prefix) {
-      if (prefix === "eval-runs/" && scope.onlySession !== undefined) return [];
+      const only = scope.onlySession;
+      if (prefix === "eval-runs/" && only !== undefined) return [];
+      // Channel delivery resumes at start for every session with a cursor: here only for its own.
+      if (only !== undefined && DELIVERY_CURSORS.test(prefix)) return (await driver.list(prefix)).filter((key) => key === `${prefix}${only}`);
       if (prefix !== "active/") return driver.list(prefix);
       const candidates =
         scope.onlySession === undefined

@@ -8,11 +8,11 @@
 import { createHost } from "../../src/host.ts";
 import { newSessionId } from "../../src/ids.ts";
 import type { AgentHost } from "../../src/types.ts";
-import { forwardedTimers } from "./alarm-timers.ts";
+import { alarmTimers } from "./alarm-timers.ts";
 import { COORDINATOR_NAME } from "./coordinator.ts";
 import { answeredNothing, mayLiveElsewhere } from "./elsewhere.ts";
 import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from "./host-options.ts";
-import type { CloudflareEnv, DurableObjectStateLike, DurableObjectStubLike } from "./platform.ts";
+import type { CloudflareEnv, DurableObjectStateLike, DurableObjectStubLike, DurableObjectClass } from "./platform.ts";
 import { loadEarlierOwners, scopeRecovery } from "./recovery-scope.ts";
 import { createRemoteStorage, type RemoteStorage } from "./remote-storage.ts";
 import { STORAGE_HEADER } from "./storage-wire.ts";
@@ -26,17 +26,19 @@ const SESSION_KEY = "agent-serve:session-id";
 /** While a turn may be running, the object wakes this often: it stays in memory, and a new instance recovers. */
 const KEEP_ALIVE_MS = 10_000;
 
-export function sessionClass(options: CloudflareWorkerOptions) {
+export function sessionClass(options: CloudflareWorkerOptions): DurableObjectClass {
   return class AgentSession {
     readonly #ctx: DurableObjectStateLike;
     readonly #env: CloudflareEnv;
     #host: Promise<{ host: AgentHost; stores: RemoteStorage[] }> | undefined;
     /** The id the next created session takes; consumed once. */
     #newSessionId: string | undefined;
+    readonly #timers: ReturnType<typeof alarmTimers>;
 
     constructor(ctx: DurableObjectStateLike, env: CloudflareEnv) {
       this.#ctx = ctx;
       this.#env = env;
+      this.#timers = alarmTimers(ctx.storage, (error) => console.error("[agent-serve] [cloudflare] alarm", error));
     }
 
     async fetch(request: Request): Promise<Response> {
@@ -55,18 +57,23 @@ export function sessionClass(options: CloudflareWorkerOptions) {
       return response;
     }
 
-    /** Wakes while the session has an open turn: a fresh instance's start-up recovers a dead one. */
+    /**
+     * Fires the reminders due (a turn here armed them), and wakes again while the session has an
+     * open turn: a fresh instance's start-up recovers a dead one.
+     */
     async alarm(): Promise<void> {
       const sessionId = await this.#ctx.storage.get<string>(SESSION_KEY);
       if (sessionId === undefined) return;
-      const { stores } = await this.#started(sessionId);
+      const { host, stores } = await this.#started(sessionId);
+      await host.tick();
+      const next = this.#timers.next();
+      if (next !== undefined) this.#timers.wakeAt(next);
       const open = await Promise.all(stores.map((store) => store.get(`active/${sessionId}`)));
-      if (open.some((owner) => owner !== undefined)) await this.#keepAwake();
+      if (open.some((owner) => owner !== undefined)) this.#timers.wakeAt(Date.now() + KEEP_ALIVE_MS);
     }
 
     async #keepAwake(): Promise<void> {
-      const current = await this.#ctx.storage.getAlarm();
-      if (current === null) await this.#ctx.storage.setAlarm(Date.now() + KEEP_ALIVE_MS);
+      this.#timers.wakeAt(Date.now() + KEEP_ALIVE_MS);
     }
 
     #started(sessionId: string): Promise<{ host: AgentHost; stores: RemoteStorage[] }> {
@@ -89,7 +96,6 @@ export function sessionClass(options: CloudflareWorkerOptions) {
             slug,
           ),
         );
-        const onError = (error: unknown): void => console.error("[agent-serve] [cloudflare] wake-up", error);
         const host = createHost({
           ...sharedHostOptions(options, this.#env),
           agents: projects.map(({ slug, project }, i) => ({
@@ -97,12 +103,10 @@ export function sessionClass(options: CloudflareWorkerOptions) {
             project,
             storage: scopeRecovery(stores[i]!, this.#ctx.storage, earlier, { leaseHolder: (key) => stores[i]!.leaseHolder(key), onlySession: sessionId }),
           })),
-          // The coordinator fires timed work; arms made here (a reminder a turn sets) wake it.
+          // The coordinator fires schedules. Reminders fire from the alarm of the object whose
+          // host knows them: this one for those its turns arm (the alarm outlives an eviction).
           schedules: false,
-          timers: forwardedTimers(
-            async (at) => void (await coordinator.fetch(new Request("https://coordinator.agent-serve.internal/wake", { method: "POST", headers: { [STORAGE_HEADER]: "wake" }, body: String(at) }))),
-            onError,
-          ),
+          timers: this.#timers,
           newSessionId: () => {
             // A session started from inside a turn here (a tool's send) gets an ordinary id.
             const id = this.#newSessionId ?? newSessionId();

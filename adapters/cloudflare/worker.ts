@@ -9,7 +9,7 @@ import { isSessionId, newSessionId } from "../../src/ids.ts";
 import { endWhenClientLeaves } from "./client-gone.ts";
 import { COORDINATOR_NAME, coordinatorClass } from "./coordinator.ts";
 import type { CloudflareWorkerOptions } from "./host-options.ts";
-import type { CloudflareEnv, ExecutionContextLike, ScheduledControllerLike } from "./platform.ts";
+import type { CloudflareEnv, DurableObjectClass, ExecutionContextLike, ScheduledControllerLike } from "./platform.ts";
 import { coordinatorStub, NEW_SESSION_HEADER, SESSION_HEADER, sessionClass } from "./session-object.ts";
 import { STORAGE_HEADER } from "./storage-wire.ts";
 
@@ -22,9 +22,9 @@ export interface CloudflareApp {
   /** `export default app.worker`. */
   worker: CloudflareWorker;
   /** The session object class, bound as `AGENT_SESSION`. */
-  AgentSession: ReturnType<typeof sessionClass>;
+  AgentSession: DurableObjectClass;
   /** The coordinator class, bound as `AGENT_COORDINATOR`. */
-  AgentCoordinator: ReturnType<typeof coordinatorClass>;
+  AgentCoordinator: DurableObjectClass;
 }
 
 /** Headers only this adapter may set; stripped from every request that comes from outside. */
