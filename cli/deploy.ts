@@ -6,6 +6,7 @@
  * @module
  */
 import { resolve } from "node:path";
+import { formatDiagnostic } from "../adapters/_project.ts";
 import { buildCloudflare } from "./build.ts";
 import type { BuildArgs } from "./build.ts";
 import { INSTALL_HINT, findWrangler, runWrangler } from "./cloudflare/wrangler.ts";
@@ -28,7 +29,7 @@ export async function deployCommand(args: DeployArgs, io: CliIo): Promise<number
   // With --json the result is the only thing on stdout; wrangler's own output goes to stderr.
   const out = args.json ? io.stderr : io.stdout;
   for (const { slug, diagnostic } of built.diagnostics) {
-    if (diagnostic.severity !== "info") io.stderr.write(`${diagnostic.severity} [${diagnostic.code}]${slug ? ` ${slug}:` : ""} ${diagnostic.message}\n`);
+    if (diagnostic.severity !== "info") io.stderr.write(`${formatDiagnostic(diagnostic, slug)}\n`);
   }
   const report = (extra: Record<string, unknown>): void => {
     if (args.json) io.stdout.write(`${JSON.stringify({ ok: true, target: "cloudflare", outDir: built.outDir, worker: built.config.name, command: [wrangler ?? "wrangler", ...argv], cwd: built.outDir, ...extra })}\n`);

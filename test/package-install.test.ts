@@ -201,7 +201,7 @@ createHost({ agents: 42 });
     expect(bundle).toMatch(/^\/\/ node_modules\/agent-serve\/dist\/adapters\/cloudflare\/worker\.js$/m);
     expect(bundle).not.toMatch(/^\/\/ .*agent-serve\/(src|adapters|loader)\/.*\.ts$/m);
     expect(bundle).not.toMatch(/\bfrom\s*["']node:/);
-  });
+  }, 120_000);
 
   test("`bun <bin> run` and `deno run -A <bin> run` work from the installed package", async () => {
     const bin = join(app, "node_modules", "agent-serve", "bin", "agent-serve.mjs");
