@@ -41,8 +41,11 @@ const transport =
     }) as unknown as Promise<Response>;
 
 testStorageDriver("durable-object (workerd, through the coordinator's protocol)", async () => {
-  const driver = createRemoteStorage(transport(`f${++fixtures}`), "hello");
-  return { driver, cleanup: () => driver.close() };
+  const name = `f${++fixtures}`;
+  const driver = createRemoteStorage(transport(name), "hello");
+  // Another session object's driver on the same coordinator.
+  const fixture = { driver, reopen: () => createRemoteStorage(transport(name), "hello"), cleanup: () => driver.close() };
+  return fixture;
 });
 
 describe("the coordinator's side of follow", () => {
