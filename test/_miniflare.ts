@@ -36,7 +36,7 @@ export async function bundleFixtureWorker(): Promise<BundledWorker> {
 export const BEARER = "cf-test-secret";
 
 /** Starts workerd on the bundle with its Durable Objects stored under `persistDir`. */
-export async function startWorker(bundle: BundledWorker, persistDir: string): Promise<Miniflare> {
+export async function startWorker(bundle: BundledWorker, persistDir: string, bindings: Record<string, string> = { AGENT_SERVE_BEARER_TOKEN: BEARER }): Promise<Miniflare> {
   const mf = new Miniflare({
     modules: true,
     script: bundle.script,
@@ -50,7 +50,7 @@ export async function startWorker(bundle: BundledWorker, persistDir: string): Pr
       AGENT_COORDINATOR: { className: "AgentCoordinator", useSQLite: true },
     },
     durableObjectsPersist: persistDir,
-    bindings: { AGENT_SERVE_BEARER_TOKEN: BEARER },
+    bindings,
   });
   await mf.ready;
   return mf;

@@ -41,8 +41,55 @@ const transport =
     }) as unknown as Promise<Response>;
 
 testStorageDriver("durable-object (workerd, through the coordinator's protocol)", async () => {
-  const driver = createRemoteStorage(transport(`f${++fixtures}`), "hello");
-  return { driver, cleanup: () => driver.close() };
+  const name = `f${++fixtures}`;
+  const driver = createRemoteStorage(transport(name), "hello");
+  // Another session object's driver on the same coordinator.
+  const fixture = { driver, reopen: () => createRemoteStorage(transport(name), "hello"), cleanup: () => driver.close() };
+  return fixture;
+});
+
+describe("follow across the protocol", () => {
+  it("subscribes again when a follow stream ends on its own, and hands on every line once, in order", async () => {
+    const name = `f${++fixtures}`;
+    let follows = 0;
+    // The first follow stream ends after its ready line and one batch, as when the coordinator restarts.
+    const cutting: StorageTransport = async (wire, signal) => {
+      const response = await transport(name)(wire, signal);
+      if (wire.follow === undefined || follows++ > 0) return response;
+      const reader = response.body!.getReader();
+      let lines = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { value, done } = await reader.read();
+          if (done) return controller.close();
+          controller.enqueue(value);
+          lines += new TextDecoder().decode(value).split("\n").length - 1;
+          if (lines >= 2) {
+            controller.close();
+            await reader.cancel();
+          }
+        },
+      });
+      return new Response(body);
+    };
+    const follower = createRemoteStorage(cutting, "hello");
+    const writer = createRemoteStorage(transport(name), "hello");
+    await writer.append("log", ["before"]);
+    const seen: Array<[number, string]> = [];
+    const stop = follower.follow("log", (first, lines) => lines.forEach((line, i) => seen.push([first + i, line])));
+    await follower.length("log");
+    await writer.append("log", ["a0"]);
+    await pollUntil(async () => seen.length === 1, 5_000, "the first followed line");
+    await writer.append("log", ["a1", "a2"]);
+    await writer.append("log", ["a3"]);
+    await pollUntil(async () => seen.length >= 4, 10_000, "the lines after the stream ended");
+    await writer.append("log", ["a4"]);
+    await pollUntil(async () => seen.length >= 5, 5_000, "a line on the new stream");
+    expect(seen).toEqual([[1, "a0"], [2, "a1"], [3, "a2"], [4, "a3"], [5, "a4"]]);
+    expect(follows).toBe(2);
+    stop();
+    await Promise.all([follower.close(), writer.close()]);
+  });
 });
 
 describe("the coordinator's side of follow", () => {

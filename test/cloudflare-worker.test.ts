@@ -127,6 +127,16 @@ describe("agent-serve/cloudflare in workerd", () => {
 
     const listed = await json<{ sessions: Array<{ sessionId: string; turnCount: number; status: string }> }>("/cloud/v1/sessions");
     expect(listed.body.sessions).toContainEqual(expect.objectContaining({ sessionId: chat.sessionId, turnCount: 2, status: "idle" }));
+
+    // The same stream as Server-Sent Events, resumed after the first turn with Last-Event-ID.
+    const sse = await call(`/cloud/v1/session/${chat.sessionId}/stream`, { headers: { accept: "text/event-stream", "last-event-id": String(first.length - 1) } });
+    expect(sse.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = sse.body!.getReader();
+    let text = "";
+    while (!text.includes("session.waiting")) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(text).toContain(`id: ${first.length}\n`);
+    expect(text).not.toContain(`id: ${first.length - 1}\n`);
   });
 
   it("refuses bad input with the error envelope and changes nothing", async () => {

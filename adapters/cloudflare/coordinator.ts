@@ -75,6 +75,9 @@ export function coordinatorClass(options: CloudflareWorkerOptions): DurableObjec
       const started = (this.#host ??= (async () => {
         const projects = await loadProjects(options);
         const earlier = await loadEarlierOwners(this.#ctx.storage);
+        // An earlier instance of this object is gone: its turn leases would only delay recovery.
+        for (const { slug } of projects) this.#driver(slug); // creates the tables
+        for (const owner of earlier) this.#ctx.storage.sql.exec("DELETE FROM leases WHERE owner = ?", owner).toArray();
         const host = createHost({
           ...sharedHostOptions(options, this.#env),
           agents: projects.map(({ slug, project }) => ({

@@ -68,3 +68,18 @@ export function scopeRecovery(driver: StorageDriver, storage: DurableObjectStora
     },
   };
 }
+
+/**
+ * Frees the turn leases earlier instances of this object held: they are dead, and their leases
+ * would otherwise keep the session shut (and recovery waiting) until they expire.
+ */
+export async function releaseEarlierLeases(
+  earlier: Set<string>,
+  leases: Array<{ key: string; holder(key: string): Promise<string | undefined>; release(key: string, owner: string): Promise<void> }>,
+): Promise<void> {
+  for (const { key, holder, release } of leases) {
+    const owner = await holder(key);
+    if (owner !== undefined && earlier.has(owner)) await release(key, owner);
+  }
+}
+

@@ -6,6 +6,7 @@
  * @module
  */
 import { assertBatch, assertKey, assertLines, assertPrefix, type StorageDriver } from "../../src/storage/types.ts";
+import { followRemote } from "./remote-follow.ts";
 import { fromWireError, type WireOp, type WireRequest, type WireResult } from "./storage-wire.ts";
 
 /** Sends one protocol request and resolves with the response (a stub's `fetch`, or a test's). */
@@ -69,7 +70,7 @@ export function createRemoteStorage(transport: StorageTransport, namespace: stri
     return run();
   };
 
-  return {
+  const driver: RemoteStorage = {
     name: "durable-object",
     capabilities: { durable: true, follow: "shared", sharedLeases: true },
     commit: (batch) => guard(() => assertBatch(batch), () => call({ op: "commit", batch })),
@@ -80,30 +81,16 @@ export function createRemoteStorage(transport: StorageTransport, namespace: stri
       let ready!: () => void;
       const isReady = new Promise<void>((resolve) => (ready = resolve));
       subscribed = subscribed.then(() => isReady);
-      void (async () => {
-        try {
-          const response = await transport({ namespace, follow: log, followId: id }, abort.signal);
-          const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-          abort.signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });
-          let buffer = "";
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            buffer += value;
-            let newline: number;
-            while ((newline = buffer.indexOf("\n")) >= 0) {
-              const message = JSON.parse(buffer.slice(0, newline)) as { ready?: true; first?: number; lines?: string[] };
-              buffer = buffer.slice(newline + 1);
-              if (message.ready) ready();
-              else if (!abort.signal.aborted) listener(message.first!, message.lines!);
-            }
-          }
-        } catch {
-          // Unsubscribed, or the coordinator went away: a follower re-reads from the log.
-        } finally {
-          ready();
-        }
-      })();
+      void followRemote({
+        transport,
+        namespace,
+        log,
+        id,
+        listener,
+        signal: abort.signal,
+        readFrom: (from) => driver.read(log, from),
+        onSubscribed: ready,
+      });
       const unsubscribe = (): void => {
         if (abort.signal.aborted) return;
         follows.delete(unsubscribe);
@@ -162,4 +149,5 @@ export function createRemoteStorage(transport: StorageTransport, namespace: stri
       closed = true;
     },
   };
+  return driver;
 }

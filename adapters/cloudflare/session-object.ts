@@ -13,7 +13,7 @@ import { COORDINATOR_NAME } from "./coordinator.ts";
 import { answeredNothing, mayLiveElsewhere } from "./elsewhere.ts";
 import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from "./host-options.ts";
 import type { CloudflareEnv, DurableObjectStateLike, DurableObjectStubLike, DurableObjectClass } from "./platform.ts";
-import { loadEarlierOwners, scopeRecovery } from "./recovery-scope.ts";
+import { loadEarlierOwners, releaseEarlierLeases, scopeRecovery } from "./recovery-scope.ts";
 import { createRemoteStorage, type RemoteStorage } from "./remote-storage.ts";
 import { STORAGE_HEADER } from "./storage-wire.ts";
 
@@ -95,6 +95,11 @@ export function sessionClass(options: CloudflareWorkerOptions): DurableObjectCla
               ),
             slug,
           ),
+        );
+        // Before the host starts, so its recovery finds the dead instance's turn open to close.
+        await releaseEarlierLeases(
+          earlier,
+          stores.map((store) => ({ key: `turns/${sessionId}`, holder: (key) => store.leaseHolder(key), release: (key, owner) => store.releaseLease(key, owner) })),
         );
         const host = createHost({
           ...sharedHostOptions(options, this.#env),

@@ -25,7 +25,7 @@ export type WireOp =
 export interface WireRequest {
   namespace: string;
   ops?: WireOp[];
-  /** A log to follow instead: the answer streams `{ready}` once subscribed, then `{first, lines}`. */
+  /** A log to follow instead: the answer streams `{ready, length}` once subscribed, then `{first, lines}`. */
   follow?: string;
   /** The follow's id, for the `unfollow` op that ends it (a cancelled stream may go unnoticed). */
   followId?: string;
@@ -155,7 +155,12 @@ function followResponse(driver: StorageDriver, log: string, id: string | undefin
         }
       };
       if (id !== undefined) follows.set(id, end);
-      send({ ready: true });
+      // The length now, with the follow in place: a follower that subscribes again reads from
+      // where it was. (Nothing commits in between: the object runs one piece of code at a time.)
+      void driver.length(log).then(
+        (length) => send({ ready: true, length }),
+        () => send({ ready: true }),
+      );
     },
     cancel() {
       end?.();

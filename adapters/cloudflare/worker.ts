@@ -5,6 +5,7 @@
  * here, everything else to the coordinator; the cron trigger ticks the coordinator's host.
  * @module
  */
+import { toErrorResponse } from "../../src/errors.ts";
 import { isSessionId, newSessionId } from "../../src/ids.ts";
 import { endWhenClientLeaves } from "./client-gone.ts";
 import { COORDINATOR_NAME, coordinatorClass } from "./coordinator.ts";
@@ -37,10 +38,16 @@ export function createCloudflareWorker(options: CloudflareWorkerOptions): Cloudf
       const inbound = new Request(request);
       for (const name of INTERNAL_HEADERS) inbound.headers.delete(name);
       const target = routeOf(inbound, mode);
-      if (target.kind === "coordinator") return endWhenClientLeaves(request, await coordinatorStub(env).fetch(inbound));
-      inbound.headers.set(SESSION_HEADER, target.sessionId);
-      if (target.kind === "create") inbound.headers.set(NEW_SESSION_HEADER, target.sessionId);
-      return endWhenClientLeaves(request, await env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(target.sessionId)).fetch(inbound));
+      try {
+        if (target.kind === "coordinator") return endWhenClientLeaves(request, await coordinatorStub(env).fetch(inbound));
+        inbound.headers.set(SESSION_HEADER, target.sessionId);
+        if (target.kind === "create") inbound.headers.set(NEW_SESSION_HEADER, target.sessionId);
+        return endWhenClientLeaves(request, await env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(target.sessionId)).fetch(inbound));
+      } catch (error) {
+        // An object that could not start its host (a project that throws, a broken binding).
+        console.error("[agent-serve] [cloudflare] request failed", error);
+        return toErrorResponse(error);
+      }
     },
     async scheduled(controller, env, ctx) {
       const tick = coordinatorStub(env)
