@@ -8,6 +8,7 @@
 import { cac } from "cac";
 import { hostOptions, nonNegativeInteger, port, positiveInteger, projectDir, targetArgs, withHostOptions, withTargetOptions } from "./flags.ts";
 import type { Flags } from "./flags.ts";
+import { buildArgs, deployArgs, secretsArgs, withBuildOptions } from "./build-args.ts";
 import { evalArgs } from "./eval-args.ts";
 import { HelpRequested, helpCommand, helpText } from "./help.ts";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, errorMessage } from "./io.ts";
@@ -168,6 +169,31 @@ export async function main(options: MainOptions): Promise<number> {
     .action((dir: unknown, flags: Flags) => {
       const args = evalArgs(dir, flags, argv);
       command = async () => (await import("./eval.ts")).evalCommand(args, io);
+    });
+  withBuildOptions(cli.command("build [dir]", "Build a worker to deploy: --target cloudflare writes entry.mjs, worker.mjs and wrangler.jsonc"))
+    .option("--json", "Print {ok, outDir, files, bytes, gzipBytes, projects, config, secretNames, diagnostics} as JSON")
+    .action((dir: unknown, flags: Flags) => {
+      const args = buildArgs(dir, flags, argv);
+      command = async () => (await import("./build.ts")).buildCommand(args, io);
+    });
+  withBuildOptions(cli.command("deploy [dir]", "Build, then deploy with your own wrangler (wrangler deploy); --dry-run prints the command"))
+    .option("--dry-run", "Build and print the wrangler command without running it")
+    .option("--json", "Print {ok, outDir, worker, command, cwd, ...} as JSON (wrangler's output goes to stderr)")
+    .action((dir: unknown, flags: Flags) => {
+      const args = deployArgs(dir, flags, argv);
+      command = async () => (await import("./deploy.ts")).deployCommand(args, io);
+    });
+  cli
+    .command("secrets <action> [...names]", "A built worker's secrets: `secrets set NAME...` (values from a hidden prompt or stdin lines), `secrets list`")
+    .option("--target <target>", "Where the worker runs: cloudflare (through your wrangler)")
+    .option("--dir <dir>", "The project directory (default: .)")
+    .option("--out <dir>", "The build folder holding wrangler.jsonc (default: <dir>/.agent-serve/cloudflare)")
+    .option("--from-argv", "Accept NAME=VALUE arguments (the value is then visible in shell history)")
+    .option("--dry-run", "Print the wrangler commands (names only) without running them")
+    .option("--json", "Print {ok, set} or {ok, names} as JSON")
+    .action((action: string, names: unknown[], flags: Flags) => {
+      const args = secretsArgs(action, names, flags, argv);
+      command = async () => (await import("./secrets.ts")).secretsCommand(args, io);
     });
   cli
     .command("init [dir]", "Scaffold an agent project")

@@ -3,10 +3,9 @@
  * warning naming it, so nothing is skipped silently (docs/guide/agent-projects.md).
  * @module
  */
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Diagnostic } from "../src/project/types.ts";
 import { didYouMean } from "../src/project/unknown-keys.ts";
+import type { ProjectSource } from "./project-source.ts";
 
 /** Folders below `bot/` the host loads (`lib/` holds helper code and is not loaded as definitions). */
 const KNOWN_FOLDERS = ["tools", "hooks", "skills", "subagents", "channels", "schedules", "mcp-connections", "sandbox", "extensions", "lib"];
@@ -18,10 +17,10 @@ const UNSUPPORTED: Record<string, string> = {
   reminders: "reminders are created at run time here (host.reminders, builtinTools.reminders), not from files",
 };
 
-export function layoutDiagnostics(root: string, rootName: string): Diagnostic[] {
+export async function layoutDiagnostics(source: ProjectSource, rootName: string): Promise<Diagnostic[]> {
   let entries;
   try {
-    entries = readdirSync(join(root, rootName), { withFileTypes: true });
+    entries = await source.list(rootName);
   } catch {
     return [];
   }
@@ -29,7 +28,7 @@ export function layoutDiagnostics(root: string, rootName: string): Diagnostic[] 
   for (const entry of entries) {
     const name = entry.name;
     if (name.startsWith(".") || name === "node_modules" || /\.d\.m?ts$/.test(name)) continue;
-    if (entry.isDirectory()) {
+    if (entry.kind === "directory") {
       if (KNOWN_FOLDERS.includes(name)) continue;
       const file = `${rootName}/${name}/`;
       if (Object.hasOwn(UNSUPPORTED, name)) {

@@ -14,6 +14,8 @@ import { slugProblem } from "./slug.ts";
 export interface DiscoverOptions {
   /** Route layout; single mode serves exactly one project, unslugged. @default "multi" */
   mode?: "multi" | "single";
+  /** How each project folder is loaded. @default loadProject */
+  load?: (dir: string) => Promise<ProjectDefinition>;
 }
 
 export interface DiscoveredProject {
@@ -52,7 +54,7 @@ export async function discoverProjects(dir: string, options: DiscoverOptions = {
   const projects: DiscoveredProject[] = [];
   for (const projectDir of dirs) {
     const slug = basename(projectDir);
-    const project = await loadProject(projectDir);
+    const project = await (options.load ?? loadProject)(projectDir);
     const problem = mode === "multi" ? slugProblem(slug) : undefined;
     if (problem) project.diagnostics.push({ severity: "error", code: "invalid_slug", message: problem });
     projects.push({ slug, dir: projectDir, project });

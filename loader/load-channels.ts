@@ -4,27 +4,24 @@
  * diagnostics naming the file (and the route); only valid channels are mounted.
  * @module
  */
-import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { ChannelDefinition } from "../src/channels/types.ts";
 import { errorMessage } from "../src/errors.ts";
 import { validateChannels } from "../src/channels/validate.ts";
 import type { Diagnostic } from "../src/project/types.ts";
-import { importProjectModule } from "./import-module.ts";
+import type { ProjectSource } from "./project-source.ts";
 
 const EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 
 /** The channels under `<root>/<rootName>/channels/`, or undefined when the folder does not exist. */
-export async function loadChannels(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, ChannelDefinition> | undefined> {
+export async function loadChannels(source: ProjectSource, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, ChannelDefinition> | undefined> {
   const folder = `${rootName}/channels`;
-  if (!existsSync(join(root, folder))) return undefined;
+  if (!source.exists(folder)) return undefined;
   const defs: Record<string, unknown> = {};
   const files: Record<string, string> = {};
   let names: string[];
   try {
-    names = (await readdir(join(root, folder), { withFileTypes: true }))
-      .filter((entry) => entry.isFile() && isDefinitionFile(entry.name))
+    names = (await source.list(folder))
+      .filter((entry) => entry.kind === "file" && isDefinitionFile(entry.name))
       .map((entry) => entry.name)
       .sort();
   } catch (error) {
@@ -40,7 +37,7 @@ export async function loadChannels(root: string, rootName: string, diagnostics: 
     }
     files[id] = file;
     try {
-      defs[id] = (await importProjectModule(join(root, file))).default;
+      defs[id] = (await source.importModule(file)).default;
     } catch (error) {
       diagnostics.push({ severity: "error", code: "channel_import_failed", message: `cannot load ${file}: ${errorMessage(error)}`, file });
     }

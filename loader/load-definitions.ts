@@ -4,17 +4,15 @@
  * diagnostics with the file; only valid definitions reach the `ProjectDefinition`.
  * @module
  */
-import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import { TAG_ARTIFACT_TOOL, validateArtifactsDefinition } from "../src/artifacts/tag-tool.ts";
 import type { ArtifactsDefinition } from "../src/artifacts/types.ts";
 import type { HookDefinition } from "../src/hooks/types.ts";
 import type { Diagnostic } from "../src/project/types.ts";
 import type { ToolDefinition } from "../src/tools/types.ts";
 import { validateHooks, validateTools } from "../src/tools/validate-tools.ts";
-import { importProjectModule } from "./import-module.ts";
 import { errorMessage } from "../src/errors.ts";
+import { joinPath } from "./project-source.ts";
+import type { ProjectSource } from "./project-source.ts";
 
 const EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 
@@ -28,13 +26,13 @@ export interface Definitions {
  * Loads the definitions under `<root>/<rootName>/`. Diagnostics are pushed onto `diagnostics`
  * with project-relative files.
  */
-export async function loadDefinitions(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<Definitions> {
+export async function loadDefinitions(source: ProjectSource, rootName: string, diagnostics: Diagnostic[]): Promise<Definitions> {
   const definitions: Definitions = {};
-  const tools = await loadFolder(root, `${rootName}/tools`, false, "tool", diagnostics);
+  const tools = await loadFolder(source, `${rootName}/tools`, false, "tool", diagnostics);
   if (tools) definitions.tools = keepValid(tools, validateTools(tools.defs, { files: tools.files }), diagnostics) as Record<string, ToolDefinition>;
-  const hooks = await loadFolder(root, `${rootName}/hooks`, true, "hook", diagnostics);
+  const hooks = await loadFolder(source, `${rootName}/hooks`, true, "hook", diagnostics);
   if (hooks) definitions.hooks = keepValid(hooks, validateHooks(hooks.defs, { files: hooks.files }), diagnostics) as Record<string, HookDefinition>;
-  const artifacts = await loadArtifacts(root, rootName, diagnostics);
+  const artifacts = await loadArtifacts(source, rootName, diagnostics);
   if (artifacts) definitions.artifacts = artifacts;
   const shadowing = definitions.tools?.[TAG_ARTIFACT_TOOL];
   if (shadowing && artifacts?.agentTool === true) {
@@ -59,17 +57,17 @@ interface Loaded {
 
 /** Imports every definition file of a folder; `undefined` when the folder does not exist. */
 async function loadFolder(
-  root: string,
+  source: ProjectSource,
   folder: string,
   nested: boolean,
   what: "tool" | "hook",
   diagnostics: Diagnostic[],
 ): Promise<Loaded | undefined> {
-  if (!existsSync(join(root, folder))) return undefined;
+  if (!source.exists(folder)) return undefined;
   const loaded: Loaded = { defs: Object.create(null) as Record<string, unknown>, files: Object.create(null) as Record<string, string> };
   let relatives: string[];
   try {
-    relatives = await definitionFiles(join(root, folder), nested);
+    relatives = await definitionFiles(source, folder, nested);
   } catch (error) {
     diagnostics.push({ severity: "error", code: `${what}s_unreadable`, message: `cannot read ${folder}/: ${errorMessage(error)}`, file: `${folder}/` });
     return loaded;
@@ -84,7 +82,7 @@ async function loadFolder(
     }
     loaded.files[name] = file;
     try {
-      loaded.defs[name] = (await importProjectModule(join(root, file))).default;
+      loaded.defs[name] = (await source.importModule(file)).default;
     } catch (error) {
       diagnostics.push({ severity: "error", code: `${what}_import_failed`, message: `cannot load ${file}: ${errorMessage(error)}`, file });
     }
@@ -103,13 +101,13 @@ function keepValid(loaded: Loaded, found: Diagnostic[], diagnostics: Diagnostic[
   return valid;
 }
 
-async function loadArtifacts(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<ArtifactsDefinition | undefined> {
-  const fileName = EXTENSIONS.map((ext) => `artifacts${ext}`).find((name) => existsSync(join(root, rootName, name)));
+async function loadArtifacts(source: ProjectSource, rootName: string, diagnostics: Diagnostic[]): Promise<ArtifactsDefinition | undefined> {
+  const fileName = EXTENSIONS.map((ext) => `artifacts${ext}`).find((name) => source.exists(`${rootName}/${name}`));
   if (fileName === undefined) return undefined;
   const file = `${rootName}/${fileName}`;
   let def: unknown;
   try {
-    def = (await importProjectModule(join(root, file))).default;
+    def = (await source.importModule(file)).default;
   } catch (error) {
     diagnostics.push({ severity: "error", code: "artifacts_import_failed", message: `cannot load ${file}: ${errorMessage(error)}`, file });
     return undefined;
@@ -128,13 +126,13 @@ async function loadArtifacts(root: string, rootName: string, diagnostics: Diagno
  * Definition files below `dir` (relative, `/`-separated, sorted). Names starting with `_` or `.`,
  * declaration files and colocated tests are helpers, not definitions.
  */
-async function definitionFiles(dir: string, nested: boolean, prefix = ""): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
+async function definitionFiles(source: ProjectSource, dir: string, nested: boolean, prefix = ""): Promise<string[]> {
+  const entries = await source.list(dir);
   const files: string[] = [];
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (entry.name.startsWith("_") || entry.name.startsWith(".") || entry.name === "node_modules") continue;
-    if (entry.isDirectory()) {
-      if (nested) files.push(...(await definitionFiles(join(dir, entry.name), true, `${prefix}${entry.name}/`)));
+    if (entry.kind === "directory") {
+      if (nested) files.push(...(await definitionFiles(source, joinPath(dir, entry.name), true, `${prefix}${entry.name}/`)));
     } else if (isDefinitionFile(entry.name)) {
       files.push(`${prefix}${entry.name}`);
     }

@@ -4,15 +4,12 @@
  * failures, invalid definitions and duplicate ids become error diagnostics and are left out.
  * @module
  */
-import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import { EVAL_FILE, buildCatalog, evalIdFromPath, exportedEvals } from "../src/evals/catalog.ts";
 import type { EvalConfig, EvalDefinition } from "../src/evals/types.ts";
 import { validateEval, validateEvalConfig } from "../src/evals/validate.ts";
 import type { Diagnostic } from "../src/project/types.ts";
-import { importProjectModule } from "./import-module.ts";
 import { errorMessage } from "../src/errors.ts";
+import type { ProjectSource } from "./project-source.ts";
 
 const FOLDER = "evals";
 const CONFIG_FILES = ["evals.config.ts", "evals.config.mts", "evals.config.js", "evals.config.mjs"];
@@ -23,15 +20,15 @@ export interface LoadedEvals {
 }
 
 /** The valid evals and config under `<root>/evals/`; nothing when the folder does not exist. */
-export async function loadEvals(root: string, diagnostics: Diagnostic[]): Promise<LoadedEvals> {
-  if (!existsSync(join(root, FOLDER))) return {};
+export async function loadEvals(source: ProjectSource, diagnostics: Diagnostic[]): Promise<LoadedEvals> {
+  if (!source.exists(FOLDER)) return {};
   const loaded: LoadedEvals = {};
-  const config = await loadConfig(root, diagnostics);
+  const config = await loadConfig(source, diagnostics);
   if (config) loaded.evalConfig = config;
   let relatives: string[];
   try {
     // Code-unit order: `dup.eval.ts` loads before `dup/index.eval.ts`, so the flat file keeps the id.
-    relatives = (await evalFiles(join(root, FOLDER))).sort();
+    relatives = (await evalFiles(source, FOLDER)).sort();
   } catch (error) {
     diagnostics.push({ severity: "error", code: "evals_unreadable", message: `cannot read ${FOLDER}/: ${errorMessage(error)}`, file: `${FOLDER}/` });
     return loaded;
@@ -42,7 +39,7 @@ export async function loadEvals(root: string, diagnostics: Diagnostic[]): Promis
     const file = `${FOLDER}/${relative}`;
     let exported: unknown;
     try {
-      exported = (await importProjectModule(join(root, file))).default;
+      exported = (await source.importModule(file)).default;
     } catch (error) {
       diagnostics.push({ severity: "error", code: "eval_import_failed", message: `cannot load ${file}: ${errorMessage(error)}`, file });
       continue;
@@ -77,13 +74,13 @@ export async function loadEvals(root: string, diagnostics: Diagnostic[]): Promis
 
 // --- internals ---
 
-async function loadConfig(root: string, diagnostics: Diagnostic[]): Promise<EvalConfig | undefined> {
-  const name = CONFIG_FILES.find((candidate) => existsSync(join(root, FOLDER, candidate)));
+async function loadConfig(source: ProjectSource, diagnostics: Diagnostic[]): Promise<EvalConfig | undefined> {
+  const name = CONFIG_FILES.find((candidate) => source.exists(`${FOLDER}/${candidate}`));
   if (name === undefined) return undefined;
   const file = `${FOLDER}/${name}`;
   let config: unknown;
   try {
-    config = (await importProjectModule(join(root, file))).default;
+    config = (await source.importModule(file)).default;
   } catch (error) {
     diagnostics.push({ severity: "error", code: "eval_config_import_failed", message: `cannot load ${file}: ${errorMessage(error)}`, file });
     return undefined;
@@ -94,12 +91,12 @@ async function loadConfig(root: string, diagnostics: Diagnostic[]): Promise<Eval
 }
 
 /** `*.eval.*` files below `dir`, relative; names starting with `_` or `.` are skipped. */
-async function evalFiles(dir: string, prefix = ""): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
+async function evalFiles(source: ProjectSource, dir: string, prefix = ""): Promise<string[]> {
+  const entries = await source.list(dir);
   const files: string[] = [];
   for (const entry of entries) {
     if (entry.name.startsWith("_") || entry.name.startsWith(".") || entry.name === "node_modules") continue;
-    if (entry.isDirectory()) files.push(...(await evalFiles(join(dir, entry.name), `${prefix}${entry.name}/`)));
+    if (entry.kind === "directory") files.push(...(await evalFiles(source, `${dir}/${entry.name}`, `${prefix}${entry.name}/`)));
     else if (EVAL_FILE.test(entry.name) && !/\.d\.m?ts$/.test(entry.name)) files.push(`${prefix}${entry.name}`);
   }
   return files;

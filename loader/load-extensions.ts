@@ -5,9 +5,6 @@
  * (docs/design/agent-sdk-compatibility.md).
  * @module
  */
-import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { ChannelDefinition } from "../src/channels/types.ts";
 import { validateChannels } from "../src/channels/validate.ts";
 import type { ExtensionContributions, ExtensionInfo, ExtensionMount } from "../src/extensions/types.ts";
@@ -21,7 +18,7 @@ import { isStandardSchema } from "../src/tools/schema.ts";
 import type { ToolDefinition } from "../src/tools/types.ts";
 import { validateHooks, validateTools } from "../src/tools/validate-tools.ts";
 import { checkConnection } from "./harness/load-connections.ts";
-import { importProjectModule } from "./import-module.ts";
+import type { ProjectSource } from "./project-source.ts";
 
 const EXTENSION_KEYS = [
   "name", "description", "tools", "skills", "instructions", "connections", "hooks", "channels", "schedules", "subagents", "artifacts", "seeds", "hosting",
@@ -30,10 +27,10 @@ const EXTENSION_KEYS = [
 const NAMESPACE = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;
 
 /** Loads and mounts every extension of the project; diagnostics go to `project.diagnostics`. */
-export async function loadExtensions(root: string, rootName: string, project: ProjectDefinition): Promise<void> {
+export async function loadExtensions(source: ProjectSource, rootName: string, project: ProjectDefinition): Promise<void> {
   const folder = `${rootName}/extensions`;
-  if (!existsSync(join(root, folder))) return;
-  const names = (await readdir(join(root, folder))).filter((name) => /\.m?[jt]s$/.test(name) && !/\.d\.m?ts$/.test(name) && !name.startsWith("_")).sort();
+  if (!source.exists(folder)) return;
+  const names = (await source.list(folder)).map((entry) => entry.name).filter((name) => /\.m?[jt]s$/.test(name) && !/\.d\.m?ts$/.test(name) && !name.startsWith("_")).sort();
   for (const fileName of names) {
     const ns = fileName.replace(/\.m?[jt]s$/, "");
     const file = `${folder}/${fileName}`;
@@ -45,7 +42,7 @@ export async function loadExtensions(root: string, rootName: string, project: Pr
     }
     let exported: unknown;
     try {
-      exported = (await importProjectModule(join(root, file))).default;
+      exported = (await source.importModule(file)).default;
     } catch (err) {
       error("extension_import_failed", `cannot load ${file}: ${err instanceof Error ? err.message : String(err)}`);
       continue;

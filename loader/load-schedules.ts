@@ -4,31 +4,28 @@
  * schedules become error diagnostics and are left out.
  * @module
  */
-import { existsSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { Diagnostic } from "../src/project/types.ts";
 import { parseScheduleMarkdown } from "../src/schedules/markdown.ts";
 import type { ScheduleDefinition } from "../src/schedules/types.ts";
 import { validateSchedule } from "../src/schedules/validate.ts";
-import { importProjectModule } from "./import-module.ts";
 import { errorMessage } from "../src/errors.ts";
+import type { ProjectSource } from "./project-source.ts";
 
 const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 
 /** The valid schedules under `<root>/<rootName>/schedules`, or undefined when the folder does not exist. */
 export async function loadSchedules(
-  root: string,
+  source: ProjectSource,
   rootName: string,
   diagnostics: Diagnostic[],
 ): Promise<Record<string, ScheduleDefinition> | undefined> {
   const folder = `${rootName}/schedules`;
-  if (!existsSync(join(root, folder))) return undefined;
+  if (!source.exists(folder)) return undefined;
   const schedules: Record<string, ScheduleDefinition> = {};
   let names: string[];
   try {
-    names = (await readdir(join(root, folder), { withFileTypes: true }))
-      .filter((entry) => entry.isFile() && isScheduleFile(entry.name))
+    names = (await source.list(folder))
+      .filter((entry) => entry.kind === "file" && isScheduleFile(entry.name))
       .map((entry) => entry.name)
       .sort();
   } catch (error) {
@@ -46,7 +43,7 @@ export async function loadSchedules(
       continue;
     }
     seen.set(id, file);
-    const definition = name.endsWith(".md") ? await loadMarkdown(root, file, id, diagnostics) : await loadModule(root, file, id, diagnostics);
+    const definition = name.endsWith(".md") ? await loadMarkdown(source, file, id, diagnostics) : await loadModule(source, file, id, diagnostics);
     if (definition === undefined) continue;
     const found = validateSchedule(id, definition, file);
     diagnostics.push(...found);
@@ -57,15 +54,15 @@ export async function loadSchedules(
 
 // --- internals ---
 
-async function loadMarkdown(root: string, file: string, id: string, diagnostics: Diagnostic[]): Promise<unknown> {
-  const parsed = parseScheduleMarkdown(await readFile(join(root, file), "utf8"));
+async function loadMarkdown(source: ProjectSource, file: string, id: string, diagnostics: Diagnostic[]): Promise<unknown> {
+  const parsed = parseScheduleMarkdown(await source.readText(file));
   for (const problem of parsed.problems) diagnostics.push({ ...problem, message: `schedule ${id}: ${problem.message}`, file });
   return parsed.problems.some((p) => p.severity === "error") ? undefined : parsed.definition;
 }
 
-async function loadModule(root: string, file: string, id: string, diagnostics: Diagnostic[]): Promise<unknown> {
+async function loadModule(source: ProjectSource, file: string, id: string, diagnostics: Diagnostic[]): Promise<unknown> {
   try {
-    return (await importProjectModule(join(root, file))).default;
+    return (await source.importModule(file)).default;
   } catch (error) {
     diagnostics.push({ severity: "error", code: "schedule_import_failed", message: `schedule ${id}: cannot load ${file}: ${errorMessage(error)}`, file });
     return undefined;

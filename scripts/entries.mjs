@@ -25,6 +25,7 @@ export const ENTRIES = {
   "./node": "adapters/node.ts",
   "./bun": "adapters/bun.ts",
   "./deno": "adapters/deno.ts",
+  "./cloudflare": "adapters/cloudflare.ts",
 };
 
 /**

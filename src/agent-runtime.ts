@@ -223,6 +223,7 @@ export function createAgentRuntime(
     controller,
     now,
     enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose),
+    ...(options.newSessionId ? { newSessionId: options.newSessionId } : {}),
     ...(runtime?.removeSessionWorkspace ? { removeWorkspace: (sessionId: string) => runtime.removeSessionWorkspace!(sessionId) } : {}),
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
     approvals: approvalStore,

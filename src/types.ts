@@ -157,6 +157,11 @@ export interface AgentHostOptions {
    * @default the built-in clock (a single unref'd setTimeout)
    */
   timers?: TimerPort;
+  /**
+   * Picks the id of each new session. The Workers adapter names a session after the Durable
+   * Object that will hold it (docs/design/cloudflare.md). @default `ses_` and 20 random characters
+   */
+  newSessionId?: () => string;
   /** Custom channels. */
   channels?: {
     /** Delays between attempts of a throwing `events` handler (tests shorten them). @default [1000, 2000, 4000, 8000, 16000] */

@@ -193,6 +193,16 @@ createHost({ agents: 42 });
     expect(installed).not.toContain("src");
   });
 
+  test("`agent-serve build --target cloudflare` bundles the installed dist/ for workerd", async () => {
+    const { stdout } = await inApp("npx", ["--no-install", "agent-serve", "build", "echo", "--target", "cloudflare", "--out", "cf", "--no-docs", "--no-playground", "--json"], 120_000);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true, config: { main: "worker.mjs", durable_objects: { bindings: [{ name: "AGENT_SESSION" }, { name: "AGENT_COORDINATOR" }] } } });
+    const bundle = await readFile(join(app, "cf", "worker.mjs"), "utf8");
+    // esbuild names each input in a comment: the host's modules come from the compiled package.
+    expect(bundle).toMatch(/^\/\/ node_modules\/agent-serve\/dist\/adapters\/cloudflare\/worker\.js$/m);
+    expect(bundle).not.toMatch(/^\/\/ .*agent-serve\/(src|adapters|loader)\/.*\.ts$/m);
+    expect(bundle).not.toMatch(/\bfrom\s*["']node:/);
+  }, 120_000);
+
   test("`bun <bin> run` and `deno run -A <bin> run` work from the installed package", async () => {
     const bin = join(app, "node_modules", "agent-serve", "bin", "agent-serve.mjs");
     const onBun = await inApp(join(BIN_DIR, "bun"), [bin, "run", "echo", "--message", "on bun"]);

@@ -63,6 +63,7 @@ const expected: Record<string, string[]> = {
   "./node": ["createHost", "createProjectHost", "loadProject", "nodeRuntime", "readPlaygroundSite", "serve", "serveNode", "serveProject"],
   "./bun": ["bunRuntime", "createHost", "createProjectHost", "loadProject", "serve", "serveProject"],
   "./deno": ["createHost", "createProjectHost", "denoRuntime", "loadProject", "serve", "serveProject"],
+  "./cloudflare": ["WORKERS_LIMITS", "createCloudflareWorker", "createDurableObjectStorage"],
 };
 
 describe("package exports", () => {
@@ -107,6 +108,21 @@ describe("package exports", () => {
     for (const file of files) {
       const text = await readFile(new URL(file, srcDir), "utf8");
       if (/(from\s+|import\(\s*)["'](node:|fs["'/]|path["']|bun["':]|cloudflare:)/.test(text)) offenders.push(file);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it("keeps the Workers adapter and its storage driver free of node:* and cloudflare:* imports", async () => {
+    const root = new URL("../", import.meta.url);
+    const files = ["adapters/cloudflare.ts", "drivers/sqlite/schema.ts"];
+    for (const dir of ["adapters/cloudflare/", "drivers/durable-object/"]) {
+      files.push(...(await readdir(new URL(dir, root))).filter((file) => file.endsWith(".ts")).map((file) => `${dir}${file}`));
+    }
+    expect(files.length).toBeGreaterThan(8);
+    const offenders: string[] = [];
+    for (const file of files) {
+      const text = await readFile(new URL(file, root), "utf8");
+      if (/(from\s+|import\(\s*)["'](node:|cloudflare:)/.test(text)) offenders.push(file);
     }
     expect(offenders).toEqual([]);
   });

@@ -70,14 +70,7 @@ export class Statements {
 export function applyGroup(db: SqliteDatabase, statements: Statements, ops: WriteOp[]): OpResult[] {
   begin(db);
   try {
-    const results = ops.map((op): OpResult => {
-      try {
-        return { ok: true, value: apply(statements, op) };
-      } catch (error) {
-        if (LogConflictError.isError(error) || RecordConflictError.isError(error)) return { ok: false, error };
-        throw error;
-      }
-    });
+    const results = applyEach(statements, ops);
     db.exec("COMMIT");
     return results;
   } catch (error) {
@@ -90,11 +83,27 @@ export function applyGroup(db: SqliteDatabase, statements: Statements, ops: Writ
   }
 }
 
+/**
+ * Applies `ops` in order inside a transaction the caller holds (the Durable Object driver runs it
+ * in `transactionSync`): an op whose check fails gets its error and writes nothing.
+ */
+export function applyEach(statements: Statements, ops: WriteOp[]): OpResult[] {
+  return ops.map((op): OpResult => {
+    try {
+      return { ok: true, value: apply(statements, op) };
+    } catch (error) {
+      if (LogConflictError.isError(error) || RecordConflictError.isError(error)) return { ok: false, error };
+      throw error;
+    }
+  });
+}
+
 // --- internals ---
 
 /** How long a write waits for another process's transaction before it fails. */
 const BUSY_WAIT_MS = 10_000;
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
+// Made on first use: a runtime without SharedArrayBuffer (workerd) can still import this module.
+let sleeper: Int32Array | undefined;
 
 /**
  * `BEGIN IMMEDIATE`, waiting for another process's write transaction in 1 ms steps. SQLite's own
@@ -110,7 +119,7 @@ function begin(db: SqliteDatabase): void {
     } catch (error) {
       const code = (error as { errcode?: unknown }).errcode;
       if (typeof code !== "number" || (code & 0xff) !== 5 || Date.now() > deadline) throw error;
-      Atomics.wait(sleeper, 0, 0, 1);
+      Atomics.wait((sleeper ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, 1);
     }
   }
 }

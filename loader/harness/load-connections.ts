@@ -3,13 +3,10 @@
  * `({command, args, env})`. The file name is the server name the `mcp` tool uses.
  * @module
  */
-import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { ConnectionDefinition } from "../../src/harness/types.ts";
 import type { Diagnostic } from "../../src/project/types.ts";
 import { unknownKeyDiagnostics } from "../../src/project/unknown-keys.ts";
-import { importProjectModule } from "../import-module.ts";
+import type { ProjectSource } from "../project-source.ts";
 import { errorMessage } from "../../src/errors.ts";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -18,13 +15,12 @@ const MODULE = /\.(m?[jt]s)$/;
 /** The members of `defineConnection` (HTTP and stdio forms). */
 const CONNECTION_KEYS = ["url", "headers", "command", "args", "env", "cwd", "description"];
 
-export async function loadConnections(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, ConnectionDefinition> | undefined> {
+export async function loadConnections(source: ProjectSource, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, ConnectionDefinition> | undefined> {
   const folder = `${rootName}/mcp-connections`;
-  const dir = join(root, folder);
-  if (!existsSync(dir)) return undefined;
+  if (!source.exists(folder)) return undefined;
   const connections: Record<string, ConnectionDefinition> = {};
-  const files = (await readdir(dir, { withFileTypes: true }))
-    .filter((e) => e.isFile() && MODULE.test(e.name) && !e.name.startsWith("_") && !e.name.startsWith(".") && !/\.d\.m?ts$|\.(test|spec)\./.test(e.name))
+  const files = (await source.list(folder))
+    .filter((e) => e.kind === "file" && MODULE.test(e.name) && !e.name.startsWith("_") && !e.name.startsWith(".") && !/\.d\.m?ts$|\.(test|spec)\./.test(e.name))
     .map((e) => e.name)
     .sort();
   for (const fileName of files) {
@@ -43,7 +39,7 @@ export async function loadConnections(root: string, rootName: string, diagnostic
     }
     let value: unknown;
     try {
-      value = (await importProjectModule(join(dir, fileName))).default;
+      value = (await source.importModule(file)).default;
     } catch (cause) {
       error("connection_import_failed", `cannot load ${file}: ${errorMessage(cause)}`);
       continue;

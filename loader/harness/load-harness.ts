@@ -4,13 +4,11 @@
  * local options, cloud rules). Problems become diagnostics.
  * @module
  */
-import { existsSync, statSync } from "node:fs";
-import { join } from "node:path";
 import type { ConnectionDefinition, ProjectSkill, SubagentDefinition, WorkspaceSeed } from "../../src/harness/types.ts";
 import { validateHarnessConfig } from "../../src/harness/validate.ts";
 import type { Diagnostic, ProjectDefinition } from "../../src/project/types.ts";
-import { probeSandbox } from "../workspace/sandbox.ts";
-import { walkFiles } from "../workspace/walk.ts";
+import type { LoadOptions } from "../load-from-source.ts";
+import type { ProjectSource } from "../project-source.ts";
 import { loadConnections } from "./load-connections.ts";
 import { loadSkills } from "./load-skills.ts";
 import { loadSubagents } from "./load-subagents.ts";
@@ -23,7 +21,7 @@ export interface HarnessDefinitions {
   workspaceSeed?: WorkspaceSeed;
 }
 
-export async function loadHarness(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<HarnessDefinitions> {
+export async function loadHarness(source: ProjectSource, rootName: string, diagnostics: Diagnostic[]): Promise<HarnessDefinitions> {
   const out: HarnessDefinitions = {};
   const guard = async <T>(what: string, load: () => Promise<T | undefined>): Promise<T | undefined> => {
     try {
@@ -33,28 +31,25 @@ export async function loadHarness(root: string, rootName: string, diagnostics: D
       return undefined;
     }
   };
-  const skills = await guard("skills", () => loadSkills(root, rootName, diagnostics));
+  const skills = await guard("skills", () => loadSkills(source, rootName, diagnostics));
   if (skills) out.skills = skills;
-  const subagents = await guard("subagents", () => loadSubagents(root, rootName, diagnostics));
+  const subagents = await guard("subagents", () => loadSubagents(source, rootName, diagnostics));
   if (subagents) out.subagents = subagents;
-  const connections = await guard("mcp-connections", () => loadConnections(root, rootName, diagnostics));
+  const connections = await guard("mcp-connections", () => loadConnections(source, rootName, diagnostics));
   if (connections) out.connections = connections;
-  const seedDir = join(root, rootName, "sandbox", "workspace");
-  if (existsSync(seedDir) && statSync(seedDir).isDirectory()) {
-    let files = 0;
-    await walkFiles(seedDir, "", { maxEntries: 1_000_000 }, () => {
-      files++;
-      return true;
-    });
-    out.workspaceSeed = { dir: seedDir, files };
+  // Seed files are copied into local workspaces; a source without a filesystem has none to copy.
+  const seedDir = `${rootName}/sandbox/workspace`;
+  if (source.localFolder && source.isDirectory(seedDir)) {
+    const { dir, files } = await source.localFolder(seedDir);
+    out.workspaceSeed = { dir, files };
   }
   return out;
 }
 
 /** Load-time checks of the loaded project's harness configuration, sandbox availability included. */
-export async function checkHarness(project: ProjectDefinition, agentFile: string): Promise<Diagnostic[]> {
+export async function checkHarness(project: ProjectDefinition, agentFile: string, probeSandbox?: LoadOptions["probeSandbox"]): Promise<Diagnostic[]> {
   const diagnostics = validateHarnessConfig(project, agentFile);
-  if (project.agent.local?.sandbox === true && project.agent.runtime !== "cloud") {
+  if (probeSandbox && project.agent.local?.sandbox === true && project.agent.runtime !== "cloud") {
     const probe = await probeSandbox();
     if (!probe.ok) {
       diagnostics.push({

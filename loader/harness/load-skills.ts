@@ -4,14 +4,11 @@
  * and `<name>.ts` (`export default defineSkill({description, markdown, files})`).
  * @module
  */
-import { existsSync } from "node:fs";
-import { readFile, readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
 import type { ProjectSkill } from "../../src/harness/types.ts";
 import { unknownKeyDiagnostics } from "../../src/project/unknown-keys.ts";
 import type { Diagnostic } from "../../src/project/types.ts";
-import { importProjectModule } from "../import-module.ts";
-import { walkFiles } from "../workspace/walk.ts";
+import { joinPath } from "../project-source.ts";
+import type { ProjectSource } from "../project-source.ts";
 import { firstLine, parseFrontmatter } from "./frontmatter.ts";
 import { errorMessage } from "../../src/errors.ts";
 
@@ -19,18 +16,18 @@ import { errorMessage } from "../../src/errors.ts";
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const MODULE = /\.(m?[jt]s)$/;
 
-export async function loadSkills(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, ProjectSkill> | undefined> {
+export async function loadSkills(source: ProjectSource, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, ProjectSkill> | undefined> {
   const folder = `${rootName}/skills`;
-  const dir = join(root, folder);
-  if (!existsSync(dir)) return undefined;
+  if (!source.exists(folder)) return undefined;
   const skills: Record<string, ProjectSkill> = {};
   const sources: Record<string, string> = {};
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const entries = (await source.list(folder)).sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const entry of entries) {
     if (entry.name.startsWith("_") || entry.name.startsWith(".")) continue;
-    const file = `${folder}/${entry.name}${entry.isDirectory() ? "/" : ""}`;
-    const name = entry.isDirectory() ? entry.name : entry.name.replace(/\.md$/, "").replace(MODULE, "");
-    const isSkillFile = entry.isDirectory() || entry.name.endsWith(".md") || (MODULE.test(entry.name) && !/\.d\.m?ts$|\.(test|spec)\./.test(entry.name));
+    const isDirectory = entry.kind === "directory";
+    const file = `${folder}/${entry.name}${isDirectory ? "/" : ""}`;
+    const name = isDirectory ? entry.name : entry.name.replace(/\.md$/, "").replace(MODULE, "");
+    const isSkillFile = isDirectory || entry.name.endsWith(".md") || (MODULE.test(entry.name) && !/\.d\.m?ts$|\.(test|spec)\./.test(entry.name));
     if (!isSkillFile) continue;
     const error = (code: string, message: string): void => {
       diagnostics.push({ severity: "error", code, message, file });
@@ -45,10 +42,10 @@ export async function loadSkills(root: string, rootName: string, diagnostics: Di
     }
     let skill: ProjectSkill | string;
     try {
-      if (entry.isDirectory()) skill = await folderSkill(join(dir, entry.name), file);
-      else if (entry.name.endsWith(".md")) skill = markdownSkill(await readFile(join(dir, entry.name), "utf8"), file);
+      if (isDirectory) skill = await folderSkill(source, `${folder}/${entry.name}`, file);
+      else if (entry.name.endsWith(".md")) skill = markdownSkill(await source.readText(`${folder}/${entry.name}`), file);
       else {
-        const exported: unknown = (await importProjectModule(join(dir, entry.name))).default;
+        const exported: unknown = (await source.importModule(`${folder}/${entry.name}`)).default;
         skill = moduleSkill(exported, file);
         if (typeof skill !== "string") {
           // SAFETY: moduleSkill accepted it as an object.
@@ -77,18 +74,35 @@ function markdownSkill(text: string, file: string): ProjectSkill | string {
   return { description, markdown: body.trim(), source: file };
 }
 
-async function folderSkill(dir: string, file: string): Promise<ProjectSkill | string> {
-  const main = join(dir, "SKILL.md");
-  if (!existsSync(main)) return `${file} has no SKILL.md`;
-  const { fields } = parseFrontmatter(await readFile(main, "utf8"));
+/**
+ * The folder form. On disk the local harness copies the folder whole; from a snapshot (a worker,
+ * no filesystem) the skill carries its files as text instead, like the module form.
+ */
+async function folderSkill(source: ProjectSource, dir: string, file: string): Promise<ProjectSkill | string> {
+  const main = `${dir}/SKILL.md`;
+  if (!source.exists(main)) return `${file} has no SKILL.md`;
+  const text = await source.readText(main);
+  const { fields } = parseFrontmatter(text);
   if (!fields.description) return `${file}SKILL.md needs a description in its frontmatter (---\\ndescription: ...\\n---)`;
-  const parts: string[] = [];
-  await walkFiles(dir, "", { maxEntries: 10_000 }, async (relative, absolute) => {
-    const info = await stat(absolute);
-    parts.push(`${relative}:${info.size}:${info.mtimeMs}`);
-    return true;
-  });
-  return { description: fields.description, dir, digest: parts.join("|"), source: file };
+  if (source.localFolder) {
+    const folder = await source.localFolder(dir);
+    return { description: fields.description, dir: folder.dir, digest: folder.digest, source: file };
+  }
+  const files: Record<string, string> = {};
+  for (const path of await filesBelow(source, dir, "")) if (path !== "SKILL.md") files[path] = await source.readText(`${dir}/${path}`);
+  return { description: fields.description, markdown: text, ...(Object.keys(files).length > 0 ? { files } : {}), source: file };
+}
+
+/** Every file below `dir`, relative to it, sorted. */
+async function filesBelow(source: ProjectSource, dir: string, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await source.list(dir)) {
+    const relative = joinPath(prefix, entry.name);
+    if (entry.name === ".git" || entry.name === "node_modules") continue;
+    if (entry.kind === "directory") found.push(...(await filesBelow(source, `${dir}/${entry.name}`, relative)));
+    else if (entry.kind === "file") found.push(relative);
+  }
+  return found.sort();
 }
 
 function moduleSkill(value: unknown, file: string): ProjectSkill | string {

@@ -4,26 +4,22 @@
  * and workspace; capability folders of its own are ignored with a warning.
  * @module
  */
-import { existsSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { SubagentDefinition } from "../../src/harness/types.ts";
 import { validateModelId } from "../../src/model/resolve.ts";
 import type { AgentConfig, Diagnostic } from "../../src/project/types.ts";
 import { unknownKeyDiagnostics } from "../../src/project/unknown-keys.ts";
-import { importProjectModule } from "../import-module.ts";
+import type { ProjectSource } from "../project-source.ts";
 import { errorMessage } from "../../src/errors.ts";
 
 const SUBAGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const AGENT_FILES = ["agent.ts", "agent.mts", "agent.js", "agent.mjs"];
 const CAPABILITY_DIRS = ["tools", "skills", "subagents", "channels", "schedules", "hooks", "mcp-connections", "sandbox"];
 
-export async function loadSubagents(root: string, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, SubagentDefinition> | undefined> {
+export async function loadSubagents(source: ProjectSource, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, SubagentDefinition> | undefined> {
   const folder = `${rootName}/subagents`;
-  const dir = join(root, folder);
-  if (!existsSync(dir)) return undefined;
+  if (!source.exists(folder)) return undefined;
   const subagents: Record<string, SubagentDefinition> = {};
-  const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith(".") && !e.name.startsWith("_"));
+  const entries = (await source.list(folder)).filter((e) => e.kind === "directory" && !e.name.startsWith(".") && !e.name.startsWith("_"));
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const id = entry.name;
     const base = `${folder}/${id}`;
@@ -34,7 +30,7 @@ export async function loadSubagents(root: string, rootName: string, diagnostics:
       push("error", "invalid_subagent_id", `subagent id ${JSON.stringify(id)} must be letters, digits, "_" or "-" (at most 64)`);
       continue;
     }
-    const agentFile = AGENT_FILES.find((name) => existsSync(join(dir, id, name)));
+    const agentFile = AGENT_FILES.find((name) => source.exists(`${base}/${name}`));
     if (agentFile === undefined) {
       push("error", "missing_subagent_agent", `subagent ${id} has no agent.ts: export default defineAgent({ description })`);
       continue;
@@ -42,7 +38,7 @@ export async function loadSubagents(root: string, rootName: string, diagnostics:
     const file = `${base}/${agentFile}`;
     let config: unknown;
     try {
-      config = (await importProjectModule(join(dir, id, agentFile))).default;
+      config = (await source.importModule(file)).default;
     } catch (error) {
       push("error", "subagent_import_failed", `cannot load ${file}: ${errorMessage(error)}`, file);
       continue;
@@ -71,11 +67,11 @@ export async function loadSubagents(root: string, rootName: string, diagnostics:
       continue;
     }
     for (const capability of CAPABILITY_DIRS) {
-      if (existsSync(join(dir, id, capability))) {
+      if (source.exists(`${base}/${capability}`)) {
         push("warning", "subagent_capability_ignored", `subagent ${id}: ${capability}/ is ignored; subagents use the parent's ${capability}`, `${base}/${capability}/`);
       }
     }
-    const fileText = await readFile(join(dir, id, "instructions.md"), "utf8").catch(() => "");
+    const fileText = await source.readText(`${base}/instructions.md`).catch(() => "");
     const inline = typeof agent.instructions === "string" ? agent.instructions.trim() : "";
     subagents[id] = {
       description: agent.description.trim(),

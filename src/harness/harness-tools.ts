@@ -50,7 +50,7 @@ export function harnessTools(input: HarnessToolsInput): BuiltinTool[] {
         async execute(raw, scope) {
           const parsed = parseHarnessInput(name, raw);
           if ("error" in parsed) return { output: parsed.error, isError: true };
-          return harness.execute(name, parsed.input, { cwd: input.cwd, signal: scope.signal ?? neverAborted, sandbox: input.sandbox });
+          return harness.execute(name, parsed.input, { cwd: input.cwd, signal: scope.signal ?? neverAborted(), sandbox: input.sandbox });
         },
       });
     }
@@ -63,7 +63,9 @@ export function harnessTools(input: HarnessToolsInput): BuiltinTool[] {
 
 // --- internals ---
 
-const neverAborted = new AbortController().signal;
+/** Made on first use: workerd refuses an AbortController made while a module loads. */
+let idleSignal: AbortSignal | undefined;
+const neverAborted = (): AbortSignal => (idleSignal ??= new AbortController().signal);
 
 function taskTool(input: HarnessToolsInput, subagents: NonNullable<HarnessToolsInput["subagents"]>): BuiltinTool {
   const known = new Set(subagents.list.map((s) => s.id));
@@ -85,7 +87,7 @@ function taskTool(input: HarnessToolsInput, subagents: NonNullable<HarnessToolsI
       if (!known.has(subagent)) return { output: `task: no subagent ${JSON.stringify(subagent)}; known: ${[...known].join(", ")}`, isError: true };
       const emit = (draft: EventDraft<"subagent.called" | "subagent.completed">): Promise<unknown> => input.emit({ ...draft, turnId: input.turnId });
       await emit({ type: "subagent.called", data: { subagent, prompt } });
-      const signal = scope.signal ?? neverAborted;
+      const signal = scope.signal ?? neverAborted();
       try {
         const { text, usage, model } = await subagents.run(subagent, prompt, signal);
         await emit({ type: "subagent.completed", data: { subagent, isError: false, result: text, usage, model } });
@@ -124,7 +126,7 @@ function mcpTool(input: HarnessToolsInput, servers: string[]): BuiltinTool {
       const toolArgs = args?.arguments ?? {};
       if (tool !== undefined && typeof tool !== "string") return { output: "mcp: tool must be a string", isError: true };
       if (typeof toolArgs !== "object" || toolArgs === null || Array.isArray(toolArgs)) return { output: "mcp: arguments must be an object", isError: true };
-      const options = { signal: scope.signal ?? neverAborted, ...(input.projectRoot === undefined ? {} : { base: input.projectRoot }) };
+      const options = { signal: scope.signal ?? neverAborted(), ...(input.projectRoot === undefined ? {} : { base: input.projectRoot }) };
       try {
         if (tool === undefined) {
           const listed = await mcp.listTools(toConfig(connection), options);

@@ -115,6 +115,7 @@ export class SessionService {
   readonly #removeWorkspace: ((sessionId: string) => Promise<void>) | undefined;
   readonly #approvals: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> } | undefined;
   readonly #takeOverParked: ((sessionId: string) => Promise<boolean>) | undefined;
+  readonly #newSessionId: () => string;
 
   constructor(deps: {
     /** Deletes the session's own workspace directory, where the runtime has one. */
@@ -129,6 +130,8 @@ export class SessionService {
     approvals?: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> };
     /** Continues here a turn parked by a process that stopped; true when it now runs here. */
     takeOverParked?: (sessionId: string) => Promise<boolean>;
+    /** Picks a new session's id (docs/design/cloudflare.md: a Durable Object names its session). */
+    newSessionId?: () => string;
   }) {
     this.#approvals = deps.approvals;
     this.#takeOverParked = deps.takeOverParked;
@@ -139,12 +142,13 @@ export class SessionService {
     this.#enroll = deps.enroll;
     this.#workspaceFiles = deps.workspaceFiles;
     this.#removeWorkspace = deps.removeWorkspace;
+    this.#newSessionId = deps.newSessionId ?? newSessionId;
   }
 
   async create(input: CreateSessionInput): Promise<SessionRecord> {
     const at = new Date(this.#now()).toISOString();
     const channel = input.channel ?? "http";
-    const sessionId = newSessionId();
+    const sessionId = this.#newSessionId();
     const ab = this.#enroll?.(sessionId, input.purpose) ?? [];
     const record: SessionRecord = {
       sessionId,
