@@ -41,7 +41,7 @@ export function createDevCarryOver(): DevCarryOver {
       },
     },
     async end() {
-      for (const listener of [...listeners]) listener();
+      for (const listener of listeners) listener();
       listeners.clear();
       await storages.close();
     },
