@@ -1,7 +1,9 @@
 /**
  * Session events as chunks of the AI SDK's UI message stream (the protocol `useChat` reads; see
  * `docs/guide/http-api.md`, "AI SDK chat"). One assistant message per request: it starts with
- * the request's turn and finishes when the session waits again.
+ * the request's turn and finishes when the session waits again, or when the turn parks a tool
+ * call for approval: the call becomes the protocol's tool approval request, and the client's
+ * answer comes back in the next request, whose stream continues the same message.
  * @module
  */
 import type { UIMessageChunk } from "ai";
@@ -15,9 +17,11 @@ export interface ChunkState {
   /** Whether a step is open (between start-step and finish-step). */
   step: boolean;
   parts: number;
+  /** Calls the user denied: the protocol marks them denied, so their error result is not sent. */
+  denied: Set<string>;
 }
 
-export const newChunkState = (): ChunkState => ({ step: false, parts: 0 });
+export const newChunkState = (): ChunkState => ({ step: false, parts: 0, denied: new Set() });
 
 /** The chunks one event becomes, and whether the message is finished. */
 export function toUiMessageChunks(event: SessionEvent, state: ChunkState): { chunks: UIMessageChunk[]; done: boolean } {
@@ -61,7 +65,20 @@ export function toUiMessageChunks(event: SessionEvent, state: ChunkState): { chu
         chunks.push({ type: "tool-input-available", toolCallId: action.toolCallId, toolName: action.toolName, input: action.input ?? {} });
       }
       break;
+    case "action.approval_requested":
+      // The turn waits for the answer, which only the next request can bring: the message ends here.
+      closeReasoning();
+      closeText();
+      chunks.push({ type: "tool-approval-request", approvalId: event.data.callId, toolCallId: event.data.callId }, { type: "finish" });
+      return { chunks, done: true };
+    case "action.approval_resolved":
+      if (event.data.decision === "deny") {
+        state.denied.add(event.data.callId);
+        chunks.push({ type: "tool-output-denied", toolCallId: event.data.callId });
+      }
+      break;
     case "action.result":
+      if (state.denied.has(String(event.data.toolCallId))) break;
       chunks.push(
         event.data.isError === true
           ? { type: "tool-output-error", toolCallId: String(event.data.toolCallId), errorText: errorText(event.data.output) }
