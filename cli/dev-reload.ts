@@ -64,6 +64,7 @@ export interface HostSwitch {
 export function createHostSwitch(initial: AgentHost, carryOver: DevCarryOver): HostSwitch {
   let current = initial;
   let gate: Promise<void> | undefined;
+  let closing = false;
   return {
     async fetch(request, context) {
       while (gate) await gate;
@@ -76,7 +77,9 @@ export function createHostSwitch(initial: AgentHost, carryOver: DevCarryOver): H
       // old host keeps serving meanwhile (an approval it parks can still be decided).
       const deadline = Date.now() + TURNS_WAIT_MS;
       if (current.runningTurns() > 0) onWait?.(current.runningTurns());
-      while (current.runningTurns() > 0 && Date.now() < deadline) await sleep(TURNS_POLL_MS);
+      while (current.runningTurns() > 0 && Date.now() < deadline && !closing) await sleep(TURNS_POLL_MS);
+      // Shut down while waiting: the new host never served, and the stores are closing under it.
+      if (closing) return next.close();
       let open = (): void => {};
       gate = new Promise<void>((resolve) => (open = resolve));
       try {
@@ -91,6 +94,7 @@ export function createHostSwitch(initial: AgentHost, carryOver: DevCarryOver): H
       }
     },
     async close() {
+      closing = true;
       while (gate) await gate;
       await current.close();
       await carryOver.end();

@@ -4,6 +4,7 @@
  * route cannot be served without being documented, nor documented without being served.
  * @module
  */
+import { createError } from "../errors.ts";
 import { isDocsPath } from "./docs-site.ts";
 import { SCM_WEBHOOKS_PATH } from "./scm-webhooks.ts";
 
@@ -111,7 +112,7 @@ export function servedHostRoutes<H>(
     const route: HostRoute = hostRoutes[id];
     const handle = handlers[id];
     if (route.scope !== scope || handle === undefined) continue;
-    if (!route.modes.includes(mode)) throw new Error(`[agent-serve] [host] the host route ${id} is not documented for ${mode} mode`);
+    if (!route.modes.includes(mode)) throw createError("host", `the host route ${id} is not documented for ${mode} mode`);
     served.push({ id, route, handle });
   }
   return served;
