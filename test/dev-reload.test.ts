@@ -16,6 +16,8 @@ import { scratchDir, writeFiles } from "./_cli-io.ts";
 import { type TestEvent, postJson, readEvents } from "./_harness.ts";
 
 const running = killAfterEach();
+/** Turns run in a child process on a shared machine: give them time. */
+const POLL = { timeout: 15_000 };
 const { dir: scratch, env } = scratchDir("dev-reload");
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -125,11 +127,11 @@ describe("dev reload", () => {
       source.addEventListener("open", () => opens++);
       source.addEventListener("message", (event) => sse.push({ id: event.lastEventId, type: (JSON.parse(event.data as string) as TestEvent).type }));
       const completedTexts = (): unknown[] => lines.filter((e) => e.type === "message.completed").map((e) => e.data["text"]);
-      await expect.poll(completedTexts).toEqual(["before"]);
+      await expect.poll(completedTexts, POLL).toEqual(["before"]);
 
       // A turn is running when the tool changes: the reload waits for it, and it finishes.
-      await send("/sleep 1500\n/reply slow");
-      await expect.poll(() => lines.some((e) => e.type === "turn.started" && e.index > 3)).toBe(true);
+      await send("/sleep 4000\n/reply slow");
+      await expect.poll(() => lines.some((e) => e.type === "turn.started" && e.index > 3), POLL).toBe(true);
       writeFileSync(join(project, "bot/tools/say.ts"), tool("two"));
       await waitForOutput(proc, /reload waits for 1 running turn to finish/);
       await waitForOutput(proc, /reloaded after changes to .*bot\/tools\/say\.ts/);
@@ -138,22 +140,22 @@ describe("dev reload", () => {
 
       // After the reload, the same open streams carry the next turn, which runs the new tool.
       await send("/tool say {}");
-      await expect.poll(() => lines.filter((e) => e.type === "session.waiting").length).toBe(3);
+      await expect.poll(() => lines.filter((e) => e.type === "session.waiting").length, POLL).toBe(3);
       expect(JSON.stringify(lines.find((e) => e.type === "action.result"))).toContain(`"output":"two!"`);
 
       // A broken edit: the last good version serves, and the streams still stay open.
       writeFileSync(join(project, "bot/tools/say.ts"), `export default defineTool({ description: ;\n`);
       await waitForOutput(proc, /reloaded after changes to .*; bot-two still on the last good version/);
       await send("/reply still here");
-      await expect.poll(() => completedTexts().at(-1)).toBe("still here");
-      await expect.poll(() => lines.at(-1)?.type).toBe("session.waiting");
+      await expect.poll(() => completedTexts().at(-1), POLL).toBe("still here");
+      await expect.poll(() => lines.at(-1)?.type, POLL).toBe("session.waiting");
 
       // Gapless and without duplicates, on one connection each.
       expect(lines.map((e) => e.index)).toEqual(lines.map((_, i) => i));
       expect(ndjsonEnded).toBe(false);
-      await expect.poll(() => sse.filter((e) => e.type === "message.completed").length).toBe(completedTexts().length);
+      await expect.poll(() => sse.filter((e) => e.type === "message.completed").length, POLL).toBe(completedTexts().length);
       expect(opens).toBe(1);
-      await expect.poll(() => sse.length).toBe(lines.length);
+      await expect.poll(() => sse.length, POLL).toBe(lines.length);
       expect(sse.map((e) => Number(e.id))).toEqual(lines.map((e) => e.index));
 
       proc.child.kill("SIGTERM");
@@ -163,5 +165,5 @@ describe("dev reload", () => {
       ndjson.abort();
       rmSync(root, { recursive: true, force: true });
     }
-  });
+  }, 90_000);
 });
