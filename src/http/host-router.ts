@@ -40,6 +40,7 @@ type HostRouteHandler = (request: Request, ip: string | undefined, path: string,
  */
 export function createHostHandler(agents: readonly AgentRuntime[], services: HostServices, options: HostHandlerOptions): HostHandler {
   const { mode } = options;
+  if (mode === "single" && agents.length !== 1) throw new Error("[agent-serve] [host] single mode serves exactly one agent");
   const docs = options.docs ? createDocsHandler(options.docs) : undefined;
   const site = typeof options.playground === "object" ? options.playground : undefined;
   const mounts = new Map<string, Mount>(
@@ -48,7 +49,6 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
       { app: createAgentApp(agent, routesOf(agent, services), services), playground: site ? createPlaygroundHandler(site, agent.basePath) : undefined },
     ]),
   );
-  if (mode === "single" && agents.length !== 1) throw new Error("[agent-serve] [host] single mode serves exactly one agent");
   const scm = createScmWebhooks(
     agents.flatMap((agent) => {
       const mount = mounts.get(agent.slug);
