@@ -175,6 +175,20 @@ describe("AI SDK chat route", () => {
     expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 
+  it("a new message instead of an answer interrupts the parked call; the reply holds only the new turn", async () => {
+    const chat = approvalChat("chat-move-on");
+    await chat.sendMessage({ text: toolLine("refund", { amount: 11 }) });
+    expect(refundPart(chat)?.state).toBe("approval-requested");
+    await chat.sendMessage({ text: "/reply Moved on." });
+    await expect.poll(() => chat.status).toBe("ready");
+    expect(chat.error).toBeUndefined();
+    expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    const reply = chat.messages.at(-1)!;
+    expect(textOf(reply)).toBe("Moved on.");
+    expect(reply.parts.some((part) => part.type.startsWith("tool-"))).toBe(false);
+    expect(refunds).not.toContain(11);
+  });
+
   it("an answer to a call that is not parked gets 404, a second answer 409, and neither changes anything", async () => {
     const chat = approvalChat("chat-bad-answer");
     await chat.sendMessage({ text: toolLine("refund", { amount: 9 }) });

@@ -19,12 +19,21 @@ export interface ChunkState {
   parts: number;
   /** Calls the user denied: the protocol marks them denied, so their error result is not sent. */
   denied: Set<string>;
+  /**
+   * The turns this message shows: those that start in the stream, and a parked turn the request
+   * continues. The last events of a turn the request interrupted belong to an earlier message.
+   */
+  turns: Set<string>;
 }
 
-export const newChunkState = (): ChunkState => ({ step: false, parts: 0, denied: new Set() });
+export const newChunkState = (continued: Iterable<string> = []): ChunkState => ({ step: false, parts: 0, denied: new Set(), turns: new Set(continued) });
 
 /** The chunks one event becomes, and whether the message is finished. */
 export function toUiMessageChunks(event: SessionEvent, state: ChunkState): { chunks: UIMessageChunk[]; done: boolean } {
+  if (event.turnId !== undefined && !state.turns.has(event.turnId)) {
+    if (event.type !== "turn.started") return { chunks: [], done: false };
+    state.turns.add(event.turnId);
+  }
   const chunks: UIMessageChunk[] = [];
   const data = event.data;
   const closeText = (): void => {

@@ -39,14 +39,14 @@ export const uiChat = defineRoute({
     const answers = last.role === "assistant" ? approvalAnswers(last.parts) : [];
     const sent = answers.length > 0 ? await answerApprovals(agent, auth, key, answers) : await sendText(agent, auth, key, last);
     // Answers continue the assistant message they answer; its id keeps the client from starting another.
-    const continues = answers.length > 0 && typeof last["id"] === "string" ? { messageId: last["id"] } : {};
+    const sameMessage = answers.length > 0 && typeof last["id"] === "string" ? { messageId: last["id"] } : {};
     const events = eventStreamResponse(agent.log, sent.sessionId, { startIndex: sent.from, follow: true, endOnTerminal: false, closing: host.closing });
     // `ai` loads on first use, as for models: a host that never serves this route never pays for it.
     const { createUIMessageStream, createUIMessageStreamResponse } = await import("ai");
     const stream = createUIMessageStream({
       async execute({ writer }) {
-        writer.write({ type: "start", ...continues, messageMetadata: { sessionId: sent.sessionId } });
-        const state = newChunkState();
+        writer.write({ type: "start", ...sameMessage, messageMetadata: { sessionId: sent.sessionId } });
+        const state = newChunkState(sent.continues);
         for await (const event of readEvents(events)) {
           const { chunks, done } = toUiMessageChunks(event, state);
           for (const chunk of chunks) writer.write(chunk);
@@ -62,14 +62,22 @@ export const uiChat = defineRoute({
 
 type Message = UiChatBody["messages"][number];
 
+interface Sent {
+  sessionId: string;
+  /** Where the answer's events start. */
+  from: number;
+  /** Turns already running that the answer continues (a parked turn). */
+  continues: string[];
+}
+
 /** Sends the user's text: the first request of a chat opens its session, later ones continue it. */
-async function sendText(agent: AgentRuntime, auth: AuthContext, key: string, last: Message): Promise<{ sessionId: string; from: number }> {
+async function sendText(agent: AgentRuntime, auth: AuthContext, key: string, last: Message): Promise<Sent> {
   const text = last.role === "user" ? last.parts.flatMap((part) => (part.type === "text" && part.text ? [part.text] : [])).join("\n") : "";
   if (text.trim() === "") throw badRequest("the last message must be the user's, with text, or the assistant's with tool approval responses");
   const existing = await agent.sessions.lookup(UI_CHAT_CHANNEL, key);
   const from = existing === undefined ? 0 : await agent.log.length(existing);
   const sent = await agent.sessions.send(UI_CHAT_CHANNEL, text, { auth, continuationToken: key, ...(existing ? {} : { title: text.slice(0, 80) }) });
-  return { sessionId: sent.sessionId, from };
+  return { sessionId: sent.sessionId, from, continues: [] };
 }
 
 interface ApprovalAnswer {
@@ -89,17 +97,17 @@ function approvalAnswers(parts: Message["parts"]): ApprovalAnswer[] {
  * Decides the answered calls through the approval route's own logic. All or nothing: when one is
  * not parked, its 404 or 409 comes before any call is decided.
  */
-async function answerApprovals(agent: AgentRuntime, auth: AuthContext, key: string, answers: ApprovalAnswer[]): Promise<{ sessionId: string; from: number }> {
+async function answerApprovals(agent: AgentRuntime, auth: AuthContext, key: string, answers: ApprovalAnswer[]): Promise<Sent> {
   const sessionId = await agent.sessions.lookup(UI_CHAT_CHANNEL, key);
   if (sessionId === undefined) throw sessionNotFound();
   await agent.sessions.owned(sessionId, auth);
-  const parked = new Set(agent.approvals.list(sessionId).map((call) => call.callId));
+  const parked = new Map(agent.approvals.list(sessionId).map((call) => [call.callId, call.turnId]));
   const unparked = answers.find((answer) => !parked.has(answer.id));
   if (unparked) await decideApproval(agent, auth, sessionId, unparked.id, unparked.approved ? "approve" : "deny");
   // The stream starts before the decisions, so it carries everything they set off.
   const from = await agent.log.length(sessionId);
   for (const answer of answers) await decideApproval(agent, auth, sessionId, answer.id, answer.approved ? "approve" : "deny");
-  return { sessionId, from };
+  return { sessionId, from, continues: answers.map((answer) => parked.get(answer.id)!) };
 }
 
 /** The events of an NDJSON event-stream response, until it ends or the reader stops. */
