@@ -11,6 +11,7 @@ import { relative, resolve, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type StoragePool, createStoragePool } from "../adapters/_storage.ts";
 import { nextProjectGeneration } from "../loader/module-hooks.ts";
+import { plainMessage } from "../src/logger.ts";
 import type { AgentHost, ClosingSignal, RequestContext } from "../src/types.ts";
 import { type CliIo, errorMessage } from "./io.ts";
 import { type StartHostOptions, type StartedHost, startHost } from "./start-host.ts";
@@ -143,7 +144,7 @@ export function startDevReload(options: DevReloadOptions): () => void {
       const files = [...changed].sort();
       changed = new Set();
       running = running.then(() => reload(files)).catch((error: unknown) => {
-        io.stderr.write(`agent-serve: reload failed: ${errorMessage(error)}; still serving the last good version\n`);
+        io.stderr.write(`agent-serve: reload failed: ${plainMessage(errorMessage(error))}; still serving the last good version\n`);
       });
     }, SETTLE_MS);
   });

@@ -10,6 +10,7 @@ import { listenHost, startHost } from "./start-host.ts";
 import type { StartHostOptions } from "./start-host.ts";
 import { waitForStop } from "./stop-signal.ts";
 import { errorMessage } from "../src/errors.ts";
+import { plainMessage } from "../src/logger.ts";
 
 export interface ServeArgs extends StartHostOptions {
   /** @default 3000, moving to the next free port when taken */
@@ -41,7 +42,7 @@ export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBann
     await host.ready();
     server = await listenHost(hosts ?? host, { port: args.port, hostname: args.host, silent: true }, io);
   } catch (error) {
-    io.stderr.write(`agent-serve: ${errorMessage(error)}\n`);
+    io.stderr.write(`agent-serve: ${plainMessage(errorMessage(error))}\n`);
     await (hosts ?? host).close();
     return EXIT_FAILURE;
   }
