@@ -74,6 +74,6 @@ describe.skipIf(!hasChromium)(title, () => {
 
 /** The page is no wider than the window: nothing makes a reader scroll sideways. */
 async function expectFits(page: Page): Promise<void> {
-  const { scroll, window } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, window: window.innerWidth }));
-  expect(scroll, `page ${page.url()} is ${scroll}px wide in a ${window}px window`).toBeLessThanOrEqual(window);
+  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
+  expect(scroll, `page ${page.url()} is ${scroll}px wide in a ${width}px window`).toBeLessThanOrEqual(width);
 }
