@@ -101,7 +101,7 @@ async function answerApprovals(agent: AgentRuntime, auth: AuthContext, key: stri
   const sessionId = await agent.sessions.lookup(UI_CHAT_CHANNEL, key);
   if (sessionId === undefined) throw sessionNotFound();
   await agent.sessions.owned(sessionId, auth);
-  const parked = new Map(agent.approvals.list(sessionId).map((call) => [call.callId, call.turnId]));
+  const parked = new Map((await agent.approvals.list(sessionId)).map((call) => [call.callId, call.turnId]));
   const unparked = answers.find((answer) => !parked.has(answer.id));
   if (unparked) await decideApproval(agent, auth, sessionId, unparked.id, unparked.approved ? "approve" : "deny");
   // The stream starts before the decisions, so it carries everything they set off.
