@@ -18,9 +18,9 @@ import { createError, errorMessage } from "../src/errors.ts";
 import { createHost } from "../src/host.ts";
 import { routeModelId } from "../src/model/model-ids.ts";
 import type { Diagnostic } from "../src/project/types.ts";
-import type { AgentHost, AgentMount, HostLogger, LogLevel } from "../src/types.ts";
+import type { AgentHost, AgentMount, ClosingSignal, HostLogger, LogLevel } from "../src/types.ts";
 import { serveWith } from "./_serve.ts";
-import { type StorageChoice, openStorage } from "./_storage.ts";
+import { type StorageChoice, type StoragePool, openStorage } from "./_storage.ts";
 import type { RunningServer, ServeOptions, SrvxServe } from "./_serve.ts";
 
 /** What differs between runtimes for the composition root. */
@@ -88,6 +88,12 @@ export interface ProjectHostOptions {
   logger?: HostLogger;
   /** Lines below this level are dropped, from the logger and `GET /v1/logs` alike. @default "info" */
   logLevel?: LogLevel;
+  /**
+   * What outlives this host when hosts are created in turn over the same state (the `dev` loop,
+   * docs/design/dev-reload.md): each mount's store comes from `storages` (and is closed by its
+   * owner, not by the host), and live streams end when `closing` fires rather than at `close()`.
+   */
+  carryOver?: { storages: StoragePool; closing: ClosingSignal };
 }
 
 export interface ServeProjectOptions extends LoadProjectOptions, ProjectHostOptions, ServeOptions {}
@@ -142,13 +148,15 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
           });
   const agents: AgentMount[] = loaded.projects.map(({ slug, dir, project }) => {
     const root = stateRootFor({ mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd });
-    const storage = openStorage(options.storage ?? { kind: "sqlite" }, {
-      stateRoot: root,
-      mode,
-      slug,
-      cwd,
-      ...(runtime?.openSqlite ? { open: runtime.openSqlite } : {}),
-    });
+    const open = () =>
+      openStorage(options.storage ?? { kind: "sqlite" }, {
+        stateRoot: root,
+        mode,
+        slug,
+        cwd,
+        ...(runtime?.openSqlite ? { open: runtime.openSqlite } : {}),
+      });
+    const storage = options.carryOver ? options.carryOver.storages.lend(`${mode}\0${slug}\0${root}`, open) : open();
     return { slug, project, storage, runtime: createLocalRuntime({ stateRoot: root }) };
   });
   const credentials = resolveCredentials({ apiKey: options.apiKey, provider: apiKeyProvider(loaded.projects), env });
@@ -166,6 +174,7 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
     logger,
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
     recoverOnStart: options.recover ?? true,
+    ...(options.carryOver ? { closing: options.carryOver.closing } : {}),
     playground: (await playground) ?? false,
     docs: docs ? await docs : false,
     schedules: options.schedules ?? true,

@@ -40,3 +40,46 @@ export function openStorage(
   const path = resolve(input.cwd, choice.path);
   return createSqliteStorage({ path: input.mode === "single" ? path : join(dirname(path), input.slug, basename(path)), ...binding });
 }
+
+/**
+ * Opens each mount's store once and lends it to every host created over it, so the hosts of a
+ * `dev` loop share one store per mount and the streams that follow it (docs/design/dev-reload.md).
+ * A lent store's `close()` does nothing: the pool's owner closes the stores once, at the end.
+ */
+export interface StoragePool {
+  /** The store under `key`, opened by `open` the first time. */
+  lend(key: string, open: () => StorageDriver): StorageDriver;
+  close(): Promise<void>;
+}
+
+export function createStoragePool(): StoragePool {
+  const stores = new Map<string, { driver: StorageDriver; lent: StorageDriver }>();
+  return {
+    lend(key, open) {
+      let entry = stores.get(key);
+      if (!entry) {
+        const driver = open();
+        stores.set(key, (entry = { driver, lent: lendable(driver) }));
+      }
+      return entry.lent;
+    },
+    async close() {
+      const drivers = [...stores.values()].map(({ driver }) => driver);
+      stores.clear();
+      await Promise.all(drivers.map((driver) => driver.close()));
+    },
+  };
+}
+
+// --- internals ---
+
+/** The driver with a `close()` that leaves it open; methods stay bound to the driver's own fields. */
+function lendable(driver: StorageDriver): StorageDriver {
+  return new Proxy(driver, {
+    get(target, property) {
+      if (property === "close") return async () => {};
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

@@ -3,13 +3,14 @@
  * playground [dir]` serves the same way and lists each agent's playground instead.
  * @module
  */
-import { createHostSwitch, startDevReload } from "./dev-reload.ts";
+import { createDevCarryOver, createHostSwitch, startDevReload } from "./dev-reload.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { listenHost, startHost } from "./start-host.ts";
 import type { StartHostOptions } from "./start-host.ts";
 import { waitForStop } from "./stop-signal.ts";
 import { errorMessage } from "../src/errors.ts";
+import { plainMessage } from "../src/logger.ts";
 
 export interface ServeArgs extends StartHostOptions {
   /** @default 3000, moving to the next free port when taken */
@@ -24,19 +25,25 @@ export interface ServeBanner {
 }
 
 export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBanner = {}): Promise<number> {
-  const started = await startHost({ ...args, listenHost: args.host }, io);
-  if (!started) return EXIT_FAILURE;
+  // Under dev the project reloads when its files change: the server serves whichever host is
+  // current, and the stores and open streams carry over from one host to the next.
+  const carryOver = args.dev ? createDevCarryOver() : undefined;
+  const start: StartHostOptions = { ...args, listenHost: args.host, ...(carryOver ? { carryOver } : {}) };
+  const started = await startHost(start, io);
+  if (!started) {
+    await carryOver?.end();
+    return EXIT_FAILURE;
+  }
   const { host, projects, mode } = started;
-  // Under dev the project reloads when its files change: the server serves whichever host is current.
-  const hosts = args.dev ? createHostSwitch(host) : undefined;
+  const hosts = carryOver ? createHostSwitch(host, carryOver) : undefined;
   let server;
   try {
     // Recover turns a crash interrupted before anyone can observe them.
     await host.ready();
     server = await listenHost(hosts ?? host, { port: args.port, hostname: args.host, silent: true }, io);
   } catch (error) {
-    io.stderr.write(`agent-serve: ${errorMessage(error)}\n`);
-    await host.close();
+    io.stderr.write(`agent-serve: ${plainMessage(errorMessage(error))}\n`);
+    await (hosts ?? host).close();
     return EXIT_FAILURE;
   }
   // One write, so a reader that sees the first line sees the whole banner.
@@ -56,11 +63,11 @@ export async function serveCommand(args: ServeArgs, io: CliIo, banner: ServeBann
   for (const { slug, notice } of models) if (notice) lines.push(`note: ${slug}: ${notice}`);
   if (hosts) lines.push("watching for changes: the project reloads when its files change");
   io.stdout.write(`${lines.join("\n")}\n`);
-  const stopWatching = hosts ? startDevReload({ start: args, started, hosts, io }) : undefined;
+  const stopWatching = hosts ? startDevReload({ start, started, hosts, io }) : undefined;
   await waitForStop(io.signal);
   stopWatching?.();
   io.stdout.write("agent-serve: shutting down\n");
-  await (hosts?.current() ?? host).close();
+  await (hosts ?? host).close();
   await server.close(true);
   return EXIT_OK;
 }

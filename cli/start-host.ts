@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import { createProjectHost, formatDiagnostic, loadProjectWith, stateRootFor } from "../adapters/_project.ts";
-import type { ProjectRuntime } from "../adapters/_project.ts";
+import type { ProjectHostOptions, ProjectRuntime } from "../adapters/_project.ts";
 import { serveWith } from "../adapters/_serve.ts";
 import type { FetchHandler, RunningServer, ServeOptions } from "../adapters/_serve.ts";
 import { nodeRuntime } from "../adapters/node.ts";
@@ -67,6 +67,8 @@ export interface StartHostOptions {
    * agents serves the healthy ones and reports the broken ones. @default false
    */
   strict?: boolean;
+  /** `dev`: the stores and the end of live streams, kept across reloads (./dev-reload.ts). */
+  carryOver?: ProjectHostOptions["carryOver"];
   /** A `dev` reload: the projects served so far; a broken agent keeps its version from here. */
   lastGood?: readonly DiscoveredProject[];
   /** `--log-level`: lines below it are dropped. @default "info" */

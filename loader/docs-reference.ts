@@ -1,11 +1,13 @@
 /**
  * The reference pages of the docs site, generated from the code's own tables so they cannot
- * drift: routes from the route table (`agentRoutes`), events and agent config keys from tables
+ * drift: routes from the agents' route table (`agentRoutes`) and the host router's own table
+ * (`hostRoutes`, which the router dispatches through), events and agent config keys from tables
  * typed as exhaustive records over `EventType` and `keyof AgentConfig` (a new event type or key
  * does not compile until it is documented here), and module exports from the modules themselves.
  * Each page is one small function over its source, so a source can move without touching the rest.
  * @module
  */
+import { type HostRoute, hostRoutes } from "../src/http/host-routes.ts";
 import type { RouteDefinition } from "../src/http/route.ts";
 import { agentRoutes } from "../src/http/routes/index.ts";
 import type { AgentConfig } from "../src/project/types.ts";
@@ -19,22 +21,29 @@ export interface ReferencePage {
 
 export async function referencePages(): Promise<ReferencePage[]> {
   return [
-    { name: "routes", text: routeReference(agentRoutes) },
+    { name: "routes", text: routeReference(agentRoutes, Object.values(hostRoutes)) },
     { name: "events", text: eventReference(EVENT_DOCS) },
     { name: "agent-config", text: agentConfigReference(AGENT_CONFIG_DOCS) },
     { name: "modules", text: await moduleReference() },
   ];
 }
 
-/** The routes page: every agent route of the table, then the host-level routes. */
-export function routeReference(routes: readonly RouteDefinition[]): string {
+/** The routes page: every agent route of the table, then every route the host router answers. */
+export function routeReference(routes: readonly RouteDefinition[], host: readonly HostRoute[]): string {
   const rows = routes.map((route) => `| ${route.method} | \`${route.path}\` | ${route.auth === "agent" ? "agent chain" : "none"} | ${cell(route.summary)} |`);
+  const hostRows = host.map((route) => {
+    const paths = route.paths.map((path) => `\`${route.scope === "agent" ? `<base>${path}` : path}\``).join(", ");
+    const where = [route.modes.length === 1 ? `${route.modes[0]} mode only` : "", route.absentWith ? `absent with ${route.absentWith}` : ""].filter(Boolean).join("; ");
+    return `| ${route.method} | ${paths} | ${cell(route.summary)}${where ? ` (${where}.)` : ""} |`;
+  });
   return [
     "# Routes",
     "",
     "Every route of an agent, generated from the host's route table. In multi mode each path is",
     "under `/<slug>`; in single mode at the root. Routes marked dev mode exist only under `--dev`;",
     "routes marked `--no-control-plane` only with that flag. Errors are `{ok: false, error, message}`.",
+    "A project's custom channels add their own routes at `/v1/channels/<channel id><path>`, listed",
+    "by the agent's `GET /v1/info`.",
     "",
     "| Method | Path | Auth | What it does |",
     "|---|---|---|---|",
@@ -42,9 +51,13 @@ export function routeReference(routes: readonly RouteDefinition[]): string {
     "",
     "## Host-level routes",
     "",
+    "Answered by the host itself, from the table its router dispatches through. `<base>` is the",
+    "agent's base: `/<slug>` in multi mode, empty in single mode. No auth: the pages carry no data;",
+    "the API calls they make run the agent's chain.",
+    "",
     "| Method | Path | What it does |",
     "|---|---|---|",
-    ...HOST_ROUTES.map(([method, path, summary]) => `| ${method} | \`${path}\` | ${cell(summary)} |`),
+    ...hostRows,
     "",
   ].join("\n");
 }
@@ -101,16 +114,6 @@ export async function moduleReference(): Promise<string> {
 function cell(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("\n", " ");
 }
-
-/** Routes the host router answers above the agents (see `src/http/host-router.ts`). */
-const HOST_ROUTES: ReadonlyArray<readonly [string, string, string]> = [
-  ["GET", "/", "Multi mode: web index of the mounted agents. Single mode: redirects to the playground. Absent with --no-playground."],
-  ["GET", "/v1/agents", "Multi mode: JSON index of the mounted agents. Absent with --no-playground."],
-  ["GET", "/v1/health", "Host liveness: {ok, agents}."],
-  ["GET", "/<slug>", "Redirects to the agent's playground (the URL the start-up banner prints)."],
-  ["GET", "/<slug>/playground, /<slug>/playground/assets/:file", "The playground page and its files. Absent with --no-playground."],
-  ["GET", "/docs, /docs/:page, /docs/search?q=", "This documentation site and its search. Absent with --no-docs."],
-];
 
 const MODULES: ReadonlyArray<readonly [string, () => Promise<Record<string, unknown>>, string]> = [
   ["agent-serve", () => import("../src/index.ts"), "The host (`createHost`) and `defineAgent`."],

@@ -43,7 +43,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
   const services: HostServices = {
     dev: config.dev,
     maxBodyBytes: config.maxBodyBytes,
-    closing: {
+    closing: options.closing ?? {
       subscribe(listener) {
         closeListeners.add(listener);
         return () => closeListeners.delete(listener);
@@ -104,6 +104,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
       })();
       return closed;
     },
+    runningTurns: () => agents.reduce((sum, agent) => sum + agent.controller.unsettled, 0),
     async send(message, options = {}) {
       await whenReady();
       const { slug, channel = "http", ...sendOptions } = options;

@@ -132,6 +132,12 @@ export interface AgentHostOptions {
    * cannot tell a live server's turns from a crashed one's. @default true
    */
   recoverOnStart?: boolean;
+  /**
+   * When live streams (`GET .../stream`, SSE, `/v1/chat`, MCP `ask`) end. A caller that creates
+   * hosts in turn over the same stores passes its own, so open streams outlive one host: the `dev`
+   * loop does on reload (docs/design/dev-reload.md). @default this host's `close()`
+   */
+  closing?: ClosingSignal;
   /** Extra time given to in-flight turns on `close()` before they are interrupted. @default 10000 */
   drainTimeoutMs?: number;
   /** Clock, for tests. @default Date.now */
@@ -169,6 +175,11 @@ export interface AgentHostOptions {
   };
 }
 
+/** Tells its listeners once that live streams must end. */
+export interface ClosingSignal {
+  subscribe(listener: () => void): () => void;
+}
+
 /** Runtime context the adapter attaches to a request (srvx's `ServerRequest` fields). */
 /**
  * What the runtime tells the host about one request; the adapters fill it from srvx's request on
@@ -193,8 +204,13 @@ export interface AgentHost {
   request(path: string, init?: RequestInit, context?: RequestContext): Promise<Response>;
   /** Recovers turns interrupted by a crash. `fetch` awaits this on first use. */
   ready(): Promise<void>;
-  /** Drains in-flight turns (up to `drainTimeoutMs`), ends live streams and closes storage. */
+  /**
+   * Drains in-flight turns (up to `drainTimeoutMs`), ends live streams (unless `options.closing`
+   * owns them) and closes storage.
+   */
   close(): Promise<void>;
+  /** Admissions and turns of every agent not yet settled; 0 when `close()` would drain at once. */
+  runningTurns(): number;
   /**
    * Channel-level send (docs/guide/agent-projects.md "Sending into sessions" send options): starts
    * or continues a session of the agent

@@ -325,6 +325,33 @@ describe.skipIf(!hasChromium)(title, () => {
     await keepScreenshot(page, "runs-renamed");
   });
 
+  it("deletes a session from Runs after asking, and keeps it when the question is declined", async () => {
+    const page = await open(playground());
+    await send(page, "/reply to be deleted");
+    await assistant(page).filter({ hasText: "to be deleted" }).waitFor();
+    const sessionId = await sessionIdOf(page);
+    await tab(page, "Runs").click();
+    const rows = page.getByRole("list", { name: "Sessions" }).getByRole("listitem").filter({ hasText: sessionId });
+    const stored = async (): Promise<number> => (await fetch(`${multi.server.url}/hello/v1/session/${sessionId}/events`)).status;
+
+    const questions: string[] = [];
+    page.once("dialog", (dialog) => {
+      questions.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.getByRole("button", { name: `Delete ${sessionId}` }).click();
+    await expect.poll(() => questions.length, patience).toBe(1);
+    expect(questions[0]).toContain("removed for good");
+    expect(await rows.count()).toBe(1);
+    expect(await stored()).toBe(200);
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: `Delete ${sessionId}` }).click();
+    await rows.waitFor({ state: "detached" });
+    await expect.poll(stored, patience).toBe(404);
+    await keepScreenshot(page, "runs-deleted");
+  });
+
   it("fits a phone: the tab bar scrolls within the page and every tab is reachable", async () => {
     const page = await open(playground());
     await page.setViewportSize({ width: 375, height: 740 });

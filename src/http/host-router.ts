@@ -8,12 +8,13 @@ import { notFound } from "../errors.ts";
 import type { DocsSite, PlaygroundSite } from "../types.ts";
 import { type AgentApp, createAgentApp } from "./agent-app.ts";
 import { AGENT_INDEX_HEADERS, agentIndexPage, describeAgent } from "./agent-index.ts";
-import { createDocsHandler, isDocsPath } from "./docs-site.ts";
+import { createDocsHandler } from "./docs-site.ts";
+import { type HostRouteHandlers, servedHostRoutes } from "./host-routes.ts";
 import { type PlaygroundHandler, createPlaygroundHandler } from "./playground-site.ts";
 import { html, json, rawJson } from "./responses.ts";
 import type { HostServices, RouteDefinition } from "./route.ts";
 import { agentRoutes } from "./routes/index.ts";
-import { SCM_WEBHOOKS_PATH, createScmWebhooks } from "./scm-webhooks.ts";
+import { createScmWebhooks } from "./scm-webhooks.ts";
 import { channelRouteDefinitions } from "../channels/routes.ts";
 
 export type HostHandler = (request: Request, ip: string | undefined) => Promise<Response>;
@@ -25,32 +26,28 @@ export interface HostHandlerOptions {
   docs?: false | DocsSite;
 }
 
+interface Mount {
+  app: AgentApp;
+  playground: PlaygroundHandler | undefined;
+}
+
+/** A host route's handler; `path` is in the route's scope, `mount` is the agent's for agent scope. */
+type HostRouteHandler = (request: Request, ip: string | undefined, path: string, mount: Mount | undefined) => Response | Promise<Response>;
+
+/**
+ * Dispatches through the host route table (./host-routes.ts), then to the agent apps: a route
+ * the host answers itself has to be in that table, which the docs' route reference lists.
+ */
 export function createHostHandler(agents: readonly AgentRuntime[], services: HostServices, options: HostHandlerOptions): HostHandler {
+  const { mode } = options;
+  if (mode === "single" && agents.length !== 1) throw new Error("[agent-serve] [host] single mode serves exactly one agent");
   const docs = options.docs ? createDocsHandler(options.docs) : undefined;
   const site = typeof options.playground === "object" ? options.playground : undefined;
-  const playgroundOf = (agent: AgentRuntime) => (site ? createPlaygroundHandler(site, agent.basePath) : undefined);
-
-  if (options.mode === "single") {
-    const [agent] = agents;
-    if (!agent || agents.length > 1) throw new Error("[agent-serve] [host] single mode serves exactly one agent");
-    const app = createAgentApp(agent, routesOf(agent, services), services);
-    const playground = playgroundOf(agent);
-    const scm = createScmWebhooks([{ agent, app }], services);
-    if (!docs && !playground) return (request, ip) => (pathnameOf(request.url) === SCM_WEBHOOKS_PATH ? scm(request, ip) : app(request, ip));
-    return async (request, ip) => {
-      if (pathnameOf(request.url) === SCM_WEBHOOKS_PATH) return scm(request, ip);
-      if (request.method === "GET" || request.method === "HEAD") {
-        const pathname = pathnameOf(request.url);
-        if (docs && isDocsPath(pathname)) return docs(pathname, request.url);
-        const page = playground?.(pathname);
-        if (page) return page;
-      }
-      return app(request, ip);
-    };
-  }
-
-  const mounts = new Map<string, { app: AgentApp; playground: PlaygroundHandler | undefined }>(
-    agents.map((agent) => [agent.slug, { app: createAgentApp(agent, routesOf(agent, services), services), playground: playgroundOf(agent) }]),
+  const mounts = new Map<string, Mount>(
+    agents.map((agent) => [
+      agent.slug,
+      { app: createAgentApp(agent, routesOf(agent, services), services), playground: site ? createPlaygroundHandler(site, agent.basePath) : undefined },
+    ]),
   );
   const scm = createScmWebhooks(
     agents.flatMap((agent) => {
@@ -60,28 +57,40 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
     services,
   );
   const health = JSON.stringify({ ok: true, agents: agents.length });
-  const index = options.playground ? agentIndexPage(agents, { docs: docs !== undefined }) : undefined;
+  const index = mode === "multi" && options.playground ? agentIndexPage(agents, { docs: docs !== undefined }) : undefined;
+  const page: HostRouteHandler = (request, ip, rest, mount) => mount!.playground?.(rest) ?? mount!.app(request, ip);
+  const handlers: HostRouteHandlers<HostRouteHandler> = {
+    health: mode === "multi" ? () => rawJson(health) : undefined,
+    agentIndex:
+      index === undefined
+        ? undefined
+        : (request) => {
+            const origin = new URL(request.url).origin;
+            return json({ agents: agents.map((agent) => describeAgent(agent, origin)) });
+          },
+    webIndex: index === undefined ? undefined : () => html(index, AGENT_INDEX_HEADERS),
+    docs: docs ? (request, _ip, path) => docs(path, request.url) : undefined,
+    scmWebhooks: (request, ip) => scm(request, ip),
+    agentPage: site ? page : undefined,
+    playground: site ? page : undefined,
+  };
+  const hostScope = servedHostRoutes("host", mode, handlers);
+  const agentScope = servedHostRoutes("agent", mode, handlers);
+  const single = mode === "single" ? mounts.get(agents[0]!.slug) : undefined;
+
   return async (request, ip) => {
     const pathname = pathnameOf(request.url);
     const read = request.method === "GET" || request.method === "HEAD";
-    if (read) {
-      if (pathname === "/v1/health") return rawJson(health);
-      if (index !== undefined && pathname === "/v1/agents") {
-        const origin = new URL(request.url).origin;
-        return json({ agents: agents.map((agent) => describeAgent(agent, origin)) });
-      }
-      if (index !== undefined && pathname === "/") return html(index, AGENT_INDEX_HEADERS);
-      if (docs && isDocsPath(pathname)) return docs(pathname, request.url);
+    for (const { route, handle } of hostScope) if (route.matches(pathname, read)) return handle(request, ip, pathname, undefined);
+    let mount = single;
+    let rest = pathname;
+    if (!mount) {
+      const end = pathname.indexOf("/", 1);
+      mount = mounts.get(pathname.slice(1, end === -1 ? undefined : end));
+      if (!mount) throw notFound("not_found", "no such route");
+      rest = end === -1 ? "" : pathname.slice(end);
     }
-    if (pathname === SCM_WEBHOOKS_PATH) return scm(request, ip);
-    const end = pathname.indexOf("/", 1);
-    const slug = pathname.slice(1, end === -1 ? undefined : end);
-    const mount = mounts.get(slug);
-    if (!mount) throw notFound("not_found", "no such route");
-    if (read && mount.playground) {
-      const page = mount.playground(end === -1 ? "" : pathname.slice(end));
-      if (page) return page;
-    }
+    for (const { route, handle } of agentScope) if (route.matches(rest, read)) return handle(request, ip, rest, mount);
     return mount.app(request, ip);
   };
 }

@@ -1,7 +1,9 @@
 /**
  * Session events as chunks of the AI SDK's UI message stream (the protocol `useChat` reads; see
  * `docs/guide/http-api.md`, "AI SDK chat"). One assistant message per request: it starts with
- * the request's turn and finishes when the session waits again.
+ * the request's turn and finishes when the session waits again, or when the turn parks a tool
+ * call for approval: the call becomes the protocol's tool approval request, and the client's
+ * answer comes back in the next request, whose stream continues the same message.
  * @module
  */
 import type { UIMessageChunk } from "ai";
@@ -15,12 +17,23 @@ export interface ChunkState {
   /** Whether a step is open (between start-step and finish-step). */
   step: boolean;
   parts: number;
+  /** Calls the user denied: the protocol marks them denied, so their error result is not sent. */
+  denied: Set<string>;
+  /**
+   * The turns this message shows: those that start in the stream, and a parked turn the request
+   * continues. The last events of a turn the request interrupted belong to an earlier message.
+   */
+  turns: Set<string>;
 }
 
-export const newChunkState = (): ChunkState => ({ step: false, parts: 0 });
+export const newChunkState = (continued: Iterable<string> = []): ChunkState => ({ step: false, parts: 0, denied: new Set(), turns: new Set(continued) });
 
 /** The chunks one event becomes, and whether the message is finished. */
 export function toUiMessageChunks(event: SessionEvent, state: ChunkState): { chunks: UIMessageChunk[]; done: boolean } {
+  if (event.turnId !== undefined && !state.turns.has(event.turnId)) {
+    if (event.type !== "turn.started") return { chunks: [], done: false };
+    state.turns.add(event.turnId);
+  }
   const chunks: UIMessageChunk[] = [];
   const data = event.data;
   const closeText = (): void => {
@@ -61,7 +74,20 @@ export function toUiMessageChunks(event: SessionEvent, state: ChunkState): { chu
         chunks.push({ type: "tool-input-available", toolCallId: action.toolCallId, toolName: action.toolName, input: action.input ?? {} });
       }
       break;
+    case "action.approval_requested":
+      // The turn waits for the answer, which only the next request can bring: the message ends here.
+      closeReasoning();
+      closeText();
+      chunks.push({ type: "tool-approval-request", approvalId: event.data.callId, toolCallId: event.data.callId }, { type: "finish" });
+      return { chunks, done: true };
+    case "action.approval_resolved":
+      if (event.data.decision === "deny") {
+        state.denied.add(event.data.callId);
+        chunks.push({ type: "tool-output-denied", toolCallId: event.data.callId });
+      }
+      break;
     case "action.result":
+      if (state.denied.has(String(event.data.toolCallId))) break;
       chunks.push(
         event.data.isError === true
           ? { type: "tool-output-error", toolCallId: String(event.data.toolCallId), errorText: errorText(event.data.output) }

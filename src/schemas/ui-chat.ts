@@ -6,7 +6,21 @@
  */
 import * as v from "valibot";
 
-const part = v.looseObject({ type: v.string(), text: v.optional(v.string()) });
+/**
+ * A message part: text, or a tool part whose `approval` carries the user's answer to a tool
+ * approval request (`state: "approval-responded"`, set by `useChat`'s `addToolApprovalResponse`).
+ */
+const part = v.looseObject({
+  type: v.string(),
+  text: v.optional(v.string()),
+  state: v.optional(v.string()),
+  approval: v.optional(
+    v.looseObject({
+      id: v.pipe(v.string(), v.minLength(1, "approval.id must be the approval request's id")),
+      approved: v.optional(v.boolean("approval.approved must be true or false")),
+    }),
+  ),
+});
 
 export const uiChatBody = v.looseObject({
   id: v.pipe(v.string(), v.minLength(1, "id must be the chat id"), v.maxLength(200, "id is at most 200 characters")),

@@ -85,6 +85,11 @@ export class TurnController {
     this.#deps = deps;
   }
 
+  /** Admissions and turns not yet settled: what `drain` would wait for now. */
+  get unsettled(): number {
+    return this.#inFlight.size;
+  }
+
   /** True while a turn is running or queued, or a coalesced turn is pending. */
   isBusy(sessionId: string): boolean {
     const live = this.#live.get(sessionId);

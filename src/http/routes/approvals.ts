@@ -1,9 +1,12 @@
 /** Approval routes: list parked calls, resolve one (docs/guide/http-api.md "Sessions", docs/design/tools.md "Approvals"). */
 import { validate } from "../../_validate.ts";
+import type { AgentRuntime } from "../../agent-runtime.ts";
+import type { Decision } from "../../approvals/approval-store.ts";
 import { approvalBody } from "../../schemas/tools.ts";
 import type { ApprovalDecisionResponse } from "../../events/responses.ts";
 import { readJsonBody } from "../body.ts";
 import { json } from "../responses.ts";
+import type { AuthContext } from "../auth-types.ts";
 import { defineRoute } from "../route.ts";
 import { sessionParam, viewer } from "./sessions.ts";
 
@@ -28,9 +31,19 @@ export const resolveApproval = defineRoute({
     const sessionId = sessionParam(context);
     const callId = context.params["callId"] ?? "";
     const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), approvalBody);
-    await context.agent.sessions.owned(sessionId, context.auth);
-    await context.agent.approvals.resolve(sessionId, callId, body.decision);
+    await decideApproval(context.agent, context.auth, sessionId, callId, body.decision);
     return json({ ok: true, sessionId, callId, decision: body.decision } satisfies ApprovalDecisionResponse);
   },
 });
 
+
+/**
+ * The one way a parked call is decided over HTTP: by the session's owner, exactly once (404 for a
+ * call that is not parked, 409 for one already decided). The approval route and `/v1/chat`'s
+ * tool approval responses both decide through it.
+ */
+export async function decideApproval(agent: AgentRuntime, auth: AuthContext, sessionId: string, callId: string, decision: Decision): Promise<void> {
+  await agent.sessions.owned(sessionId, auth);
+  // Throws approval_not_found (404) or approval_already_resolved (409) itself.
+  await agent.approvals.resolve(sessionId, callId, decision);
+}
