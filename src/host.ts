@@ -104,7 +104,8 @@ export function createHost(options: AgentHostOptions): AgentHost {
       })();
       return closed;
     },
-    runningTurns: () => agents.reduce((sum, agent) => sum + agent.controller.unsettled, 0),
+    // A turn parked for a human is not running: closing suspends it and the next host resumes it.
+    runningTurns: () => agents.reduce((sum, agent) => sum + Math.max(0, agent.controller.unsettled - agent.approvalStore.waiting), 0),
     async send(message, options = {}) {
       await whenReady();
       const { slug, channel = "http", ...sendOptions } = options;

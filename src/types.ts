@@ -209,7 +209,7 @@ export interface AgentHost {
    * owns them) and closes storage.
    */
   close(): Promise<void>;
-  /** Admissions and turns of every agent not yet settled; 0 when `close()` would drain at once. */
+  /** Admissions and turns of every agent not yet settled, less those parked for approval (closing suspends them). */
   runningTurns(): number;
   /**
    * Channel-level send (docs/guide/agent-projects.md "Sending into sessions" send options): starts

@@ -337,6 +337,8 @@ describe("parked approvals across a clean restart", () => {
     const sessionId = await first.create(toolLine("danger", { what: "y" }));
     const callId = await first.parked(sessionId);
     const parkedEvents = await first.events(sessionId);
+    // A dev reload waits for running turns only (docs/design/dev-reload.md): a parked one is not.
+    expect(before.runningTurns()).toBe(0);
     const closedAt = Date.now();
     await before.close();
     // A parked call waits for a human, not for the drain timeout.

@@ -181,6 +181,11 @@ export class ApprovalStore {
     await this.#storage.commit({ records: records.map((record) => this.closeWrite(sessionId, record)) });
   }
 
+  /** How many turns wait here for a decision now. */
+  get waiting(): number {
+    return this.#waiters.size;
+  }
+
   /** The host is closing: every waiting turn (and any that parks from now on) is suspended. */
   suspend(): void {
     this.#suspended = true;
