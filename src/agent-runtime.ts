@@ -31,9 +31,12 @@ import { callServerTool, findServerTool } from "./tools/direct-call.ts";
 import { ScheduleRunner } from "./schedules/runner.ts";
 import { createActivityLog } from "./sessions/activity-log.ts";
 import { EventLog } from "./sessions/event-log.ts";
-import { recoverSessions } from "./sessions/recovery.ts";
+import { recoverSession, recoverSessions } from "./sessions/recovery.ts";
+import { recoverIfOrphaned, startSweeping, sweepOrphans, type SweepDeps } from "./sessions/recovery-sweep.ts";
+import { ProcessInbox } from "./sessions/process-inbox.ts";
+import { SharedTurnSlots } from "./sessions/shared-turn-slots.ts";
 import { createSessionEntry } from "./sessions/session-entry.ts";
-import { SessionService } from "./sessions/session-service.ts";
+import { type ForwardedArgs, SessionService } from "./sessions/session-service.ts";
 import { SessionStore } from "./sessions/session-store.ts";
 import { TurnController } from "./sessions/turn-controller.ts";
 import { TurnLeases } from "./sessions/turn-leases.ts";
@@ -52,6 +55,8 @@ import type { AgentHostOptions, AgentMount, HostLogger } from "./types.ts";
 
 /** The most model steps one turn may take before it fails. */
 const MAX_STEPS = 50;
+/** The least time a request forwarded to the process running a session's turn gets to answer. */
+const FORWARD_TIMEOUT_MS = 10_000;
 /** Longest an agent-execution tool script may run. */
 const SCRIPT_TIMEOUT_MS = 120_000;
 
@@ -78,6 +83,8 @@ export interface AgentRuntime {
   evals: EvalService;
   /** Custom channels (`bot/channels/`): their services, lifecycle and event delivery. */
   channels: ChannelHost;
+  /** Stops the recovery sweep and the process inbox (after turns have drained). */
+  closeCoordination(): Promise<void>;
   /** Recovers interrupted turns, then loads timed work and arms the timer port. */
   recover(): Promise<void>;
 }
@@ -188,16 +195,34 @@ export function createAgentRuntime(
   );
   const runner = tracing.runner;
   log.onEvent(tracing.onEvent);
-  const leases = new TurnLeases(storage, `${context.timers.owner}/${mount.slug}`);
+  // Coordination between processes sharing the store (docs/design/processes.md).
+  const leases = new TurnLeases(storage, `${context.timers.owner}/${mount.slug}`, options.leaseTtlMs);
+  const { follow: followReach, sharedLeases } = storage.capabilities;
+  const crossProcess = sharedLeases || followReach === "shared";
+  const maxRunningTurns = project.agent.concurrency?.maxRunningTurns;
+  const sharedSlots =
+    sharedLeases && maxRunningTurns !== undefined
+      ? new SharedTurnSlots(storage, { key: `turn-slots/${mount.slug}`, max: maxRunningTurns, owner: leases.owner })
+      : undefined;
   const controller = new TurnController({
     log,
     store,
     conversation,
-    slots: new TurnSlots(project.agent.concurrency?.maxRunningTurns),
+    slots: sharedSlots ?? new TurnSlots(maxRunningTurns),
     runner,
     logger,
     leases,
+    ...(crossProcess ? { recoverOrphan: (sessionId: string) => recoverSession({ store, log, logger, conversation, leases }, sessionId) } : {}),
   });
+  const sweepDeps: SweepDeps = {
+    store,
+    log,
+    logger,
+    conversation,
+    leases,
+    isLocal: (sessionId) => controller.isBusy(sessionId),
+    ...(sharedSlots ? { slots: sharedSlots } : {}),
+  };
 
   // 5. Sessions; from here on the session entry reaches them.
   const experiments = new ExperimentService({ definitions: project.agent.experiments, log, store });
@@ -211,6 +236,17 @@ export function createAgentRuntime(
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
   });
   entry.bind(sessions);
+  const inbox = crossProcess
+    ? new ProcessInbox(storage, leases.owner, (request) => sessions.handleForwarded(request.op, request.args as ForwardedArgs))
+    : undefined;
+  if (inbox) {
+    sessions.coordinate({
+      // A forwarded preempt waits for the running turn to settle; past a lease ttl its process is gone.
+      forward: (owner, op, args) => inbox.request(owner, { op, args }, Math.max(leases.ttlMs, FORWARD_TIMEOUT_MS)),
+      recoverIfOrphaned: (sessionId, owner) => recoverIfOrphaned(sweepDeps, sessionId, owner),
+    });
+  }
+  let stopSweeping = (): void => {};
 
   // 6. What watches or drives sessions.
   const dispatch = createHookDispatcher({
@@ -299,10 +335,22 @@ export function createAgentRuntime(
     evals,
     channels,
     async recover() {
-      await recoverSessions({ store, log, logger, conversation, leases });
+      inbox?.start();
+      // A store built for many processes: only turns whose lease expired are ours to close. A
+      // process-local one (memory, sqlite) serves one host: what it left open at a crash is closed now.
+      if (followReach === "shared") await sweepOrphans(sweepDeps);
+      else {
+        await recoverSessions({ store, log, logger, conversation, leases });
+        await sharedSlots?.forget((slot) => slot.owner !== leases.owner).catch(() => {});
+      }
+      if (sharedLeases) stopSweeping = startSweeping(sweepDeps, leases.ttlMs);
       await evals.recover();
       await timed.start();
       await channels.start();
+    },
+    async closeCoordination() {
+      stopSweeping();
+      await inbox?.close();
     },
   };
 }

@@ -95,6 +95,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
         // A run still going ends as failed, its turns stopped, before turns drain.
         await Promise.all(agents.map((agent) => agent.evals.close()));
         await Promise.all(agents.map((agent) => agent.controller.drain(config.drainTimeoutMs)));
+        await Promise.all(agents.map((agent) => agent.closeCoordination()));
         // After turns: the last events of drained turns still reach channels, then onStop and waitUntil work.
         await Promise.all(agents.map((agent) => agent.channels.close(config.drainTimeoutMs)));
         for (const listener of closeListeners) listener();

@@ -132,6 +132,13 @@ export interface AgentHostOptions {
    * cannot tell a live server's turns from a crashed one's. @default true
    */
   recoverOnStart?: boolean;
+  /**
+   * How long a session's turn lease outlives a process that stopped renewing it (renewed every
+   * third of it). On a store shared by several processes it bounds how soon a crashed process's
+   * turns end with `turn.failed {message: "host restarted"}`, and the recovery sweep runs this
+   * often (docs/design/processes.md). @default 30000
+   */
+  leaseTtlMs?: number;
   /** Extra time given to in-flight turns on `close()` before they are interrupted. @default 10000 */
   drainTimeoutMs?: number;
   /** Clock, for tests. @default Date.now */
