@@ -21,6 +21,7 @@ export const ENTRIES = {
   "./channels/github": "src/channels/github/index.ts",
   "./storage": "src/storage/index.ts",
   "./storage/sqlite": "drivers/sqlite/index.ts",
+  "./storage/redis": "drivers/redis/index.ts",
   "./node": "adapters/node.ts",
   "./bun": "adapters/bun.ts",
   "./deno": "adapters/deno.ts",

@@ -220,7 +220,7 @@ describe("main (in-process)", () => {
     [["serve", "--mode", "both"], "--mode must be multi or single"],
     [["run", "examples/hello"], "run needs --message"],
     [["serve", "--allow-anonymous", "--bearer-token", "t"], "mutually exclusive"],
-    [["run", "examples/hello", "--message", "hi", "--storage", "redis://127.0.0.1:6379"], "redis://… is not available yet"],
+    [["run", "examples/hello", "--message", "hi", "--storage", "redis://127.0.0.1:6379/x"], "the database must be a number"],
     [["run", "examples/hello", "--message", "hi", "--storage", "postgres://x"], "--storage must be sqlite:<path>, memory: or redis://"],
   ])("usage error %j exits 2", async (argv, message) => {
     const stdio = io();
