@@ -88,6 +88,11 @@ export interface ProjectHostOptions {
   logger?: HostLogger;
   /** Lines below this level are dropped, from the logger and `GET /v1/logs` alike. @default "info" */
   logLevel?: LogLevel;
+  /**
+   * How long a session's turn lease outlives a crashed process (docs/design/processes.md).
+   * @default `AGENT_SERVE_LEASE_TTL_MS`, else 30000
+   */
+  leaseTtlMs?: number;
 }
 
 export interface ServeProjectOptions extends LoadProjectOptions, ProjectHostOptions, ServeOptions {}
@@ -166,6 +171,7 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
     logger,
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
     recoverOnStart: options.recover ?? true,
+    ...leaseTtl(options.leaseTtlMs, env.AGENT_SERVE_LEASE_TTL_MS),
     playground: (await playground) ?? false,
     docs: docs ? await docs : false,
     schedules: options.schedules ?? true,
@@ -236,3 +242,11 @@ const consoleLogger: HostLogger = {
   warn: (message) => console.warn(`[agent-serve] ${message}`),
   error: (message, cause) => console.error(`[agent-serve] ${message}`, cause ?? ""),
 };
+
+/** The lease ttl from the option, else from the environment; a malformed value is refused. */
+function leaseTtl(option: number | undefined, fromEnv: string | undefined): { leaseTtlMs?: number } {
+  const value = option ?? (fromEnv === undefined || fromEnv === "" ? undefined : Number(fromEnv));
+  if (value === undefined) return {};
+  if (!Number.isInteger(value) || value < 100) throw createError("project", `the turn lease ttl must be a whole number of milliseconds, at least 100 (got ${String(option ?? fromEnv)})`);
+  return { leaseTtlMs: value };
+}
