@@ -239,6 +239,25 @@ for (const { name, missing, store: newStore } of stores) {
       expect(all.filter((e) => e.type === "turn.failed").map((e) => e.data)).toEqual([{ message: "host restarted" }]);
     });
 
+    it("a host whose turn lease went to another owner stops that turn and writes nothing more for it", async () => {
+      const store = newStore()();
+      const a = hostOn(store);
+      // Without the lease check this turn would complete, and write its end, within the wait below.
+      const { sessionId } = await create(a, "/sleep 1000\nstalled");
+      await until(a, sessionId, has("step.started"));
+      const owner = (await store.get(`active/${sessionId}`))!;
+      // What a neighbour's recovery does when this host stalls past the ttl: the lease changes hands.
+      await store.releaseLease(`turns/${sessionId}`, owner);
+      expect(await store.acquireLease(`turns/${sessionId}`, "neighbour", 60_000)).toBe(true);
+      const before = await events(a, sessionId);
+      await new Promise((resolve) => setTimeout(resolve, 1_000 + 2 * LEASE_TTL_MS));
+      expect(await events(a, sessionId)).toEqual(before);
+      // The host let go of the session: it is not busy here, and the lease stays the neighbour's.
+      const listed = (await (await a.request(`${base}/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; status: string }> };
+      expect(listed.sessions.find((s) => s.sessionId === sessionId)?.status).toBe("running");
+      expect(await store.acquireLease(`turns/${sessionId}`, owner, 60_000)).toBe(false);
+    });
+
     it("frees the turn slots a crashed host held, so queued turns elsewhere run", async () => {
       const capped = project({ agent: { concurrency: { maxRunningTurns: 1 } } });
       const openStore = newStore();
