@@ -9,6 +9,11 @@ import { LogConflictError, RecordConflictError, type StorageDriver, updateRecord
 
 export interface StorageFixture {
   driver: StorageDriver;
+  /**
+   * Opens another driver instance on the same store, as another process would (sqlite: the same
+   * file; Redis: the same database and prefix). Absent where there is no such thing (memory).
+   */
+  reopen?: () => StorageDriver;
   cleanup(): Promise<void>;
 }
 
@@ -381,6 +386,39 @@ export function testStorageDriver(name: string, factory: () => Promise<StorageFi
         stop();
         expect(checks).toHaveLength(10);
         expect(await Promise.all(checks)).toEqual(checks.map(() => true));
+      });
+    });
+
+    describe("across instances", () => {
+      it("keeps what the capabilities promise for another instance on the same store", async () => {
+        const { sharedLeases, follow } = storage.capabilities;
+        if (!fixture.reopen) {
+          // Only a store one instance can open may keep leases and followers to itself.
+          expect({ sharedLeases, follow }).toEqual({ sharedLeases: false, follow: "process" });
+          return;
+        }
+        const other = fixture.reopen();
+        try {
+          await storage.set("shared/r", "v");
+          expect(await other.get("shared/r")).toBe("v");
+          if (sharedLeases) {
+            expect(await storage.acquireLease("turns/s1", "owner-a", 60_000)).toBe(true);
+            expect(await other.acquireLease("turns/s1", "owner-b", 60_000)).toBe(false);
+            await storage.releaseLease("turns/s1", "owner-a");
+            expect(await other.acquireLease("turns/s1", "owner-b", 60_000)).toBe(true);
+          }
+          if (follow === "shared") {
+            const seen: Array<[number, string]> = [];
+            const stop = other.follow("shared/log", (first, lines) => lines.forEach((line, i) => seen.push([first + i, line])));
+            await other.length("shared/log");
+            await Promise.all([storage.append("shared/log", ["l0", "l1"]), storage.commit({ appends: [{ log: "shared/log", lines: ["l2"] }] })]);
+            await pollUntil(async () => seen.length === 3, 5_000, "lines followed on the other instance");
+            expect(seen).toEqual([[0, "l0"], [1, "l1"], [2, "l2"]]);
+            stop();
+          }
+        } finally {
+          await other.close();
+        }
       });
     });
 

@@ -61,8 +61,9 @@ describe.skipIf(!REDIS_SERVER)(`redis store${REDIS_MISSING}`, () => {
   });
 
   testStorageDriver("redis", async () => {
-    const storage = createRedisStorage({ url: server.url, prefix: `c${++n}:` });
-    return { driver: storage, cleanup: () => storage.close() };
+    const prefix = `c${++n}:`;
+    const storage = createRedisStorage({ url: server.url, prefix });
+    return { driver: storage, reopen: () => createRedisStorage({ url: server.url, prefix }), cleanup: () => storage.close() };
   });
 
   it("is durable and shared: another instance sees the data, another prefix does not", async () => {

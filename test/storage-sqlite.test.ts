@@ -12,6 +12,7 @@ const sqliteFactory = (options: Omit<SqliteStorageOptions, "path"> = {}) => asyn
   const driver = createSqliteStorage({ path: join(root, "state.db"), ...options });
   return {
     driver,
+    reopen: () => createSqliteStorage({ path: join(root, "state.db"), ...options }),
     cleanup: async () => {
       await driver.close();
       await rm(root, { recursive: true, force: true });
