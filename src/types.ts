@@ -128,8 +128,10 @@ export interface AgentHostOptions {
   logLevel?: LogLevel;
   /**
    * Recover turns interrupted by a crash before serving (docs/design/foundation.md "Guarantees").
-   * Turn off for short-lived helper hosts that share a state root with a running server: recovery
-   * cannot tell a live server's turns from a crashed one's. @default true
+   * On a store shared by processes (Redis) only turns whose lease expired are recovered, now and
+   * every `leaseTtlMs`. On a process-local store (sqlite) start-up recovery closes every open
+   * turn: turn it off for short-lived helper hosts that share a state root with a running server
+   * (docs/design/processes.md "Recovery by lease"). @default true
    */
   recoverOnStart?: boolean;
   /**

@@ -37,12 +37,12 @@ export async function sweepOrphans(deps: SweepDeps): Promise<number> {
       logger.error(`could not recover session ${sessionId}`, error);
     }
   }
-  if (recovered.size > 0) {
-    await deps.slots?.forget((entry) => entry.owner !== leases.owner && recovered.has(entry.sessionId)).catch((error: unknown) => {
-      logger.error("could not drop the turn slots of recovered sessions", error);
-    });
-    logger.info(`recovered ${recovered.size} session(s) whose process stopped renewing its turn lease`);
-  }
+  // The recovered sessions' slots, and this process's own entries that no turn here holds any more
+  // (a release whose write failed): either would count against the cap for good.
+  await deps.slots
+    ?.forget((entry) => (entry.owner === leases.owner ? !deps.isLocal(entry.sessionId) : recovered.has(entry.sessionId)))
+    .catch((error: unknown) => logger.error("could not drop stale turn slots", error));
+  if (recovered.size > 0) logger.info(`recovered ${recovered.size} session(s) whose process stopped renewing its turn lease`);
   return recovered.size;
 }
 
