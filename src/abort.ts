@@ -18,3 +18,18 @@ export function abortError(message: string = MODEL_ABORTED): Error {
 export function throwIfAborted(signal: AbortSignal, message: string = MODEL_ABORTED): void {
   if (signal.aborted) throw abortError(message);
 }
+
+/**
+ * What a turn throws when it stops without an ending because it will be resumed later: the host
+ * is closing while a call waits for approval (docs/design/tools.md "Approvals"). Nothing closes
+ * the turn; the next start (or another process sharing the store) continues it.
+ */
+export function turnSuspended(): Error {
+  const error = new Error("turn suspended until the host starts again");
+  error.name = "TurnSuspended";
+  return error;
+}
+
+export function isTurnSuspended(error: unknown): boolean {
+  return error instanceof Error && error.name === "TurnSuspended";
+}

@@ -3,7 +3,9 @@
  * model, its tools, artifacts and hooks, and its auth chain. The HTTP layer only talks to this.
  * @module
  */
-import { ApprovalRegistry } from "./approvals/registry.ts";
+import { ApprovalService } from "./approvals/approval-service.ts";
+import { ApprovalStore } from "./approvals/approval-store.ts";
+import { type ParkedTurnDeps, resumeIfOrphaned, resumeParkedTurn } from "./approvals/parked-turns.ts";
 import { ArtifactStore } from "./artifacts/store.ts";
 import { ChannelHost, HTTP_CHANNEL } from "./channels/channel-host.ts";
 import { EvalService } from "./evals/service.ts";
@@ -32,7 +34,7 @@ import { ScheduleRunner } from "./schedules/runner.ts";
 import { createActivityLog } from "./sessions/activity-log.ts";
 import { EventLog } from "./sessions/event-log.ts";
 import { recoverSession, recoverSessions } from "./sessions/recovery.ts";
-import { recoverIfOrphaned, startSweeping, sweepOrphans, type SweepDeps } from "./sessions/recovery-sweep.ts";
+import { recoverIfOrphaned, startSweeping, sweeperOwner, sweepOrphans, type SweepDeps } from "./sessions/recovery-sweep.ts";
 import { ProcessInbox } from "./sessions/process-inbox.ts";
 import { SharedTurnSlots } from "./sessions/shared-turn-slots.ts";
 import { createSessionEntry } from "./sessions/session-entry.ts";
@@ -70,7 +72,9 @@ export interface AgentRuntime {
   log: EventLog;
   sessions: SessionService;
   controller: TurnController;
-  approvals: ApprovalRegistry;
+  approvals: ApprovalService;
+  /** Parked calls in storage; `suspend` on close leaves them parked for the next start. */
+  approvalStore: ApprovalStore;
   artifacts: ArtifactStore;
   toolServices: ToolContextServices;
   policies: AuthPolicy[];
@@ -128,7 +132,7 @@ export function createAgentRuntime(
   const log = new EventLog(storage, now);
   const store = new SessionStore(storage, now);
   const conversation = new ConversationLog(storage);
-  const approvals = new ApprovalRegistry();
+  const approvalStore = new ApprovalStore(storage, now);
 
   // 2. The session entry, for the services of step 3 that start turns.
   const entry = createSessionEntry();
@@ -168,7 +172,7 @@ export function createAgentRuntime(
   const tools: TurnToolsOptions = {
     tools: project.tools ?? {},
     builtins: builtinTools(project, { artifacts, reminders, store, logger }),
-    approvals,
+    approvals: approvalStore,
     services: toolServices,
     runtime,
     scriptTimeoutMs: SCRIPT_TIMEOUT_MS,
@@ -212,14 +216,40 @@ export function createAgentRuntime(
     runner,
     logger,
     leases,
-    ...(crossProcess ? { recoverOrphan: (sessionId: string) => recoverSession({ store, log, logger, conversation, leases }, sessionId) } : {}),
+    approvals: approvalStore,
+    // A follow-up's own takeover of a parked turn (`takeOverParked`) has run before: close the rest.
+    ...(crossProcess
+      ? { recoverOrphan: (sessionId: string) => recoverSession({ store, log, logger, conversation, leases, approvals: approvalStore }, sessionId) }
+      : {}),
   });
+  // Parked turns outlive their process: recovery and resolutions continue them here.
+  const parked: ParkedTurnDeps = {
+    approvals: approvalStore,
+    store,
+    log,
+    conversation,
+    leases,
+    isBusy: (sessionId) => controller.isBusy(sessionId),
+    resume: (record, turnId) => controller.resumeParked(record, turnId),
+  };
+  const approvals = new ApprovalService({ store: approvalStore, resumeIfOrphaned: (sessionId) => resumeIfOrphaned(parked, sessionId), logger });
+  // The sweep recovers under its own lease owner: a parked turn it resumes here needs that lease
+  // handed to this process's owner first.
+  const sweptParked: ParkedTurnDeps = {
+    ...parked,
+    resume: async (record, turnId) => {
+      await leases.release(record.sessionId, sweeperOwner(leases));
+      return controller.resumeParked(record, turnId);
+    },
+  };
   const sweepDeps: SweepDeps = {
     store,
     log,
     logger,
     conversation,
     leases,
+    approvals: approvalStore,
+    resumeParked: (record, events) => resumeParkedTurn(sweptParked, record, events),
     isLocal: (sessionId) => controller.isBusy(sessionId),
     ...(sharedSlots ? { slots: sharedSlots } : {}),
   };
@@ -234,6 +264,8 @@ export function createAgentRuntime(
     enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose),
     ...(runtime?.removeSessionWorkspace ? { removeWorkspace: (sessionId: string) => runtime.removeSessionWorkspace!(sessionId) } : {}),
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
+    approvals: approvalStore,
+    takeOverParked: (sessionId) => resumeIfOrphaned(parked, sessionId),
   });
   entry.bind(sessions);
   const inbox = crossProcess
@@ -325,6 +357,7 @@ export function createAgentRuntime(
     sessions,
     controller,
     approvals,
+    approvalStore,
     artifacts,
     toolServices,
     // An authored `bot/channels/http.ts` chain wins over the start-up flags (docs/guide/channels.md "Auth").
@@ -340,7 +373,15 @@ export function createAgentRuntime(
       // process-local one (memory, sqlite) serves one host: what it left open at a crash is closed now.
       if (followReach === "shared") await sweepOrphans(sweepDeps);
       else {
-        await recoverSessions({ store, log, logger, conversation, leases });
+        await recoverSessions({
+          store,
+          log,
+          logger,
+          conversation,
+          leases,
+          approvals: approvalStore,
+          resumeParked: (record, events) => resumeParkedTurn(parked, record, events),
+        });
         await sharedSlots?.forget((slot) => slot.owner !== leases.owner).catch(() => {});
       }
       if (sharedLeases) stopSweeping = startSweeping(sweepDeps, leases.ttlMs);

@@ -94,6 +94,8 @@ export function createHost(options: AgentHostOptions): AgentHost {
         await Promise.all(agents.map((agent) => agent.timed.close(config.drainTimeoutMs)));
         // A run still going ends as failed, its turns stopped, before turns drain.
         await Promise.all(agents.map((agent) => agent.evals.close()));
+        // Parked turns do not hold the close up: they stay parked in storage for the next start.
+        for (const agent of agents) agent.approvalStore.suspend();
         await Promise.all(agents.map((agent) => agent.controller.drain(config.drainTimeoutMs)));
         await Promise.all(agents.map((agent) => agent.closeCoordination()));
         // After turns: the last events of drained turns still reach channels, then onStop and waitUntil work.

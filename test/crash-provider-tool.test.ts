@@ -1,8 +1,10 @@
 /**
  * A real serving process on the AI SDK provider path, killed during a tool call and while a call
  * is parked for approval (docs/design/faults.md): recovery gives every open call an error result
- * (`host restarted`), so the next turn reaches the model with a whole history and succeeds.
- * The model is a local OpenAI-compatible server.
+ * (`host restarted`), so the next turn reaches the model with a whole history and succeeds; a
+ * parked call instead stays parked and, once approved, its turn reaches the model with the tool's
+ * result (docs/design/tools.md "Approvals"). The model is a local OpenAI-compatible server that
+ * refuses a history with an unanswered call.
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { serve, type Server } from "srvx";
@@ -70,15 +72,57 @@ async function events(base: string, sessionId: string): Promise<TestEvent[]> {
   return (await response.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line) as TestEvent);
 }
 
-test.each([
-  ["during a tool call", "slow please", "action.result"],
-  ["while a call is parked for approval", "danger please", "action.approval_requested"],
-])("SIGKILL %s: the next turn with the AI SDK provider succeeds", async (_title, message, waitFor) => {
-  const dir = write({
-    "bot/agent.ts": `export default { model: "openai-compatible/fake-1" };\n`,
-    "bot/tools/slow.ts": `export default { description: "Takes a while", execute: () => new Promise((resolve) => setTimeout(() => resolve("slow done"), 60000)) };\n`,
-    "bot/tools/danger.ts": `export default { description: "Needs a human", needsApproval: true, execute: () => "done" };\n`,
+const projectFiles = {
+  "bot/agent.ts": `export default { model: "openai-compatible/fake-1" };\n`,
+  "bot/tools/slow.ts": `export default { description: "Takes a while", execute: () => new Promise((resolve) => setTimeout(() => resolve("slow done"), 60000)) };\n`,
+  "bot/tools/danger.ts": `export default { description: "Needs a human", needsApproval: true, execute: () => "done" };\n`,
+};
+
+test("SIGKILL while a call is parked for approval: approved after the restart, the turn reaches the model with the result", async () => {
+  const dir = write(projectFiles);
+  const env = cliEnv(`${dir}/.config`, {
+    AGENT_SERVE_OPENAI_COMPATIBLE_API_KEY: "test-key",
+    AGENT_SERVE_OPENAI_BASE_URL: new URL("/v1", fake.url).toString(),
   });
+  const args = [dir, "--port", "0", "--mode", "single", "--state-root", `${dir}/.state`];
+  const first = await startServe(args, env);
+  running.push(first);
+  const created = await fetch(`${first.url}/v1/session`, post({ message: "danger please" }));
+  expect(created.status).toBe(200);
+  const { sessionId } = (await created.json()) as { sessionId: string };
+  const parked = await eventually(async () => {
+    const all = await events(first.url, sessionId);
+    return all.some((e) => e.type === "action.approval_requested") ? all : undefined;
+  }, 10_000, "a parked call");
+  const callId = parked.find((e) => e.type === "action.approval_requested")!.data["callId"] as string;
+  first.child.kill("SIGKILL");
+  expect((await finished(first)).signal).toBe("SIGKILL");
+
+  const second = await startServe(args, env);
+  running.push(second);
+  expect(await events(second.url, sessionId)).toEqual(parked);
+  const listed = (await (await fetch(`${second.url}/v1/session/${sessionId}/approvals`)).json()) as { approvals: Array<{ callId: string }> };
+  expect(listed.approvals.map((a) => a.callId)).toEqual([callId]);
+  const before = requests.length;
+  expect((await fetch(`${second.url}/v1/session/${sessionId}/approvals/${callId}`, post({ decision: "approve" }))).status).toBe(200);
+  const after = await eventually(async () => {
+    const all = await events(second.url, sessionId);
+    return all.at(-1)?.type === "session.waiting" ? all : undefined;
+  }, 10_000, "the resumed turn");
+  const tail = after.slice(parked.length);
+  expect(tail.map((e) => e.type)).toContain("turn.completed");
+  expect(tail.map((e) => e.type)).not.toContain("turn.failed");
+  expect(tail.find((e) => e.type === "message.completed")?.data).toMatchObject({ text: "the tool answered" });
+  // The provider (which refuses unanswered calls) got the call answered with the tool's result.
+  const history = requests.slice(before).at(0)!;
+  const results = history.filter((m) => m.role === "tool");
+  expect(results.map((m) => [m.tool_call_id, String(m.content)])).toEqual([[callId, "done"]]);
+  second.child.kill("SIGTERM");
+  await finished(second);
+}, 60_000);
+
+test.each([["during a tool call", "slow please", "action.result"]])("SIGKILL %s: the next turn with the AI SDK provider succeeds", async (_title, message, waitFor) => {
+  const dir = write(projectFiles);
   const env = cliEnv(`${dir}/.config`, {
     AGENT_SERVE_OPENAI_COMPATIBLE_API_KEY: "test-key",
     AGENT_SERVE_OPENAI_BASE_URL: new URL("/v1", fake.url).toString(),

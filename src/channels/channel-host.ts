@@ -5,8 +5,8 @@
  * (docs/guide/channels.md).
  * @module
  */
-import type { ApprovalRegistry } from "../approvals/registry.ts";
-import { conflict, notFound } from "../errors.ts";
+import type { ApprovalService } from "../approvals/approval-service.ts";
+import { notFound } from "../errors.ts";
 import type { AuthContext } from "../http/auth-types.ts";
 import type { EventLog } from "../sessions/event-log.ts";
 import type { SessionService } from "../sessions/session-service.ts";
@@ -41,7 +41,7 @@ export interface ChannelHostDeps {
   store: SessionStore;
   log: EventLog;
   controller: TurnController;
-  approvals: ApprovalRegistry;
+  approvals: ApprovalService;
   toolServices: ToolContextServices;
   /** A direct server-tool call (as `POST /v1/tools/:name`), as the session's owner when `sessionId` is given. */
   callTool(name: string, input: unknown, sessionId: string | undefined): Promise<ChannelToolResult>;
@@ -286,9 +286,7 @@ export class ChannelHost {
       },
       resolveApproval: async (sessionId, callId, decision, auth) => {
         await deps.sessions.owned(sessionId, auth);
-        const outcome = deps.approvals.resolve(sessionId, callId, decision);
-        if (outcome === "unknown") throw notFound("approval_not_found", "no tool call with that id is parked in this session");
-        if (outcome === "closed") throw conflict("approval_already_resolved", "the call was already resolved or its turn has ended");
+        await deps.approvals.resolve(sessionId, callId, decision);
       },
     };
   }

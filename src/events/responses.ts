@@ -6,7 +6,7 @@
  */
 import type { LogLine } from "../types.ts";
 
-export type { ApprovalView } from "../approvals/registry.ts";
+export type { ApprovalView } from "../approvals/approval-store.ts";
 export type { CostReport, CostSubagentRun, CostTurn } from "../cost/report.ts";
 export type { EvalCaseResult, EvalFailure, EvalRunError, EvalRunSnapshot } from "../evals/types.ts";
 export type { AgentIndexEntry } from "../http/agent-index.ts";

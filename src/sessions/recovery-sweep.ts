@@ -53,7 +53,7 @@ export async function sweepOrphans(deps: SweepDeps): Promise<number> {
  */
 export async function recoverIfOrphaned(deps: SweepDeps, sessionId: string, owner: string, dropSlots = true): Promise<boolean> {
   const { store, leases } = deps;
-  const sweeper = `${leases.owner}/sweep`;
+  const sweeper = sweeperOwner(leases);
   if (!(await leases.take(sessionId, sweeper))) return false;
   let recovered = false;
   try {
@@ -66,6 +66,9 @@ export async function recoverIfOrphaned(deps: SweepDeps, sessionId: string, owne
   if (recovered && dropSlots) await deps.slots?.forget((entry) => entry.owner === owner && entry.sessionId === sessionId);
   return true;
 }
+
+/** The lease owner a process recovers under, apart from its own turns' owner. */
+export const sweeperOwner = (leases: TurnLeases): string => `${leases.owner}/sweep`;
 
 /** Runs {@link sweepOrphans} every `everyMs` (never two at once) until the returned function is called. */
 export function startSweeping(deps: SweepDeps, everyMs: number): () => void {

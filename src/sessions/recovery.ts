@@ -2,15 +2,16 @@
  * Crash recovery (docs/design/foundation.md "Guarantees"): on start, every turn that was admitted
  * but never ended gets
  * `turn.failed {message: "host restarted"}` and the session returns to waiting (chat) or failed
- * (task). Only sessions with an active marker are read, so start-up cost does not grow with the
- * number of stored sessions.
+ * (task). A turn parked for approval is the exception: it resumes, still parked
+ * (docs/design/tools.md "Approvals"). Only sessions with an active marker are read, so start-up
+ * cost does not grow with the number of stored sessions.
  * @module
  */
 import type { ConversationLog } from "../turns/conversation.ts";
 import type { HostLogger } from "../types.ts";
 import type { EventLog } from "./event-log.ts";
 import type { EventDraft, SessionEvent } from "./events.ts";
-import type { SessionStore } from "./session-store.ts";
+import type { SessionRecord, SessionStore } from "./session-store.ts";
 import type { TurnLeases } from "./turn-leases.ts";
 
 export const RESTART_MESSAGE = "host restarted";
@@ -36,6 +37,13 @@ export interface RecoveryDeps {
   conversation?: ConversationLog;
   /** The turn leases: a crashed turn's lease would shut the session for its ttl. */
   leases?: TurnLeases;
+  /** Parked calls of the turns recovery fails are closed (docs/design/tools.md "Approvals"). */
+  approvals?: { closeAll(sessionId: string): Promise<void> };
+  /**
+   * Continues a turn parked for approval instead of failing it; resolves false when the session
+   * has none (`resumeParkedTurn` in ../approvals/parked-turns.ts). Restart recovery passes it.
+   */
+  resumeParked?: (record: SessionRecord, events: SessionEvent[]) => Promise<boolean>;
 }
 
 /**
@@ -51,9 +59,12 @@ export async function recoverSession(deps: RecoveryDeps, sessionId: string, mess
     await store.clearActive(sessionId);
     return false;
   }
+  const events = await log.readEvents(sessionId);
+  if (await deps.resumeParked?.(record, events)) return true;
   // Before the turn is closed: a provider refuses a history with a call that has no result.
   await deps.conversation?.closeOpenToolCalls(sessionId, message);
-  const drafts = closingEvents(await log.readEvents(sessionId), record.mode, message);
+  await deps.approvals?.closeAll(sessionId);
+  const drafts = closingEvents(events, record.mode, message);
   if (drafts.length > 0) await log.append(sessionId, drafts);
   const failedTask = record.mode === "task" && drafts.some((draft) => draft.type === "session.failed");
   await store.update(sessionId, (r) => {

@@ -133,6 +133,8 @@ export class SessionService {
   readonly #enroll: Enroll | undefined;
   readonly #workspaceFiles: WorkspaceFileStaging | undefined;
   readonly #removeWorkspace: ((sessionId: string) => Promise<void>) | undefined;
+  readonly #approvals: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> } | undefined;
+  readonly #takeOverParked: ((sessionId: string) => Promise<boolean>) | undefined;
   #coordination: ProcessCoordination | undefined;
 
   constructor(deps: {
@@ -144,7 +146,13 @@ export class SessionService {
     now: () => number;
     enroll?: Enroll;
     workspaceFiles?: WorkspaceFileStaging;
+    /** The session's parked-call records and decisions log, removed with it. */
+    approvals?: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> };
+    /** Continues here a turn parked by a process that stopped; true when it now runs here. */
+    takeOverParked?: (sessionId: string) => Promise<boolean>;
   }) {
+    this.#approvals = deps.approvals;
+    this.#takeOverParked = deps.takeOverParked;
     this.#store = deps.store;
     this.#log = deps.log;
     this.#controller = deps.controller;
@@ -278,6 +286,9 @@ export class SessionService {
     }
     // Checked before admission too, so a stale token never interrupts the running turn.
     if (record.continuationToken !== input.continuationToken) throw stale();
+    // A turn parked by a process that has stopped is preempted (or coalesced behind) here, as if
+    // it ran here, rather than left open under the new turn.
+    if (record.status === "running") await this.#takeOverParked?.(sessionId);
     let token = input.continuationToken;
     await this.#controller.admit(record, input.message, input.admission ?? "preempt", async (turnId, writes) => {
       const rotated = input.rotate === false ? token : newHttpToken();
@@ -313,8 +324,9 @@ export class SessionService {
       const record = await this.#store.get(sessionId);
       if (!record) throw sessionNotFound();
       await this.#removeWorkspace?.(sessionId);
-      const keys = [pendingFilesKey(sessionId), deliveryCursorKey(record.channel, sessionId)];
-      await this.#store.remove(record, keys, [eventLogName(sessionId), conversationLogName(sessionId)]);
+      const approvals = (await this.#approvals?.removal(sessionId)) ?? { keys: [], logs: [] };
+      const keys = [pendingFilesKey(sessionId), deliveryCursorKey(record.channel, sessionId), ...approvals.keys];
+      await this.#store.remove(record, keys, [eventLogName(sessionId), conversationLogName(sessionId), ...approvals.logs]);
       this.#log.forget(sessionId);
     }, { lease: true });
   }
@@ -326,11 +338,18 @@ export class SessionService {
   async stop(sessionId: string, auth: AuthContext, options: { forwarded?: boolean } = {}): Promise<boolean> {
     await this.#owned(sessionId, auth);
     if (await this.#controller.stop(sessionId)) return true;
-    if (options.forwarded || !this.#coordination) return false;
-    const owner = await this.#controller.runningElsewhere(sessionId);
-    if (owner === undefined) return false;
-    if (await this.#coordination.recoverIfOrphaned(sessionId, owner)) return false;
-    return (await this.#coordination.forward(owner, "stop", { sessionId, auth })) === true;
+    if (!options.forwarded && this.#coordination) {
+      const owner = await this.#controller.runningElsewhere(sessionId);
+      if (owner !== undefined) {
+        if (!(await this.#coordination.recoverIfOrphaned(sessionId, owner))) {
+          return (await this.#coordination.forward(owner, "stop", { sessionId, auth })) === true;
+        }
+        // Recovered here: a parked turn the recovery resumed here is stopped like any other.
+        if (await this.#controller.stop(sessionId)) return true;
+      }
+    }
+    // A turn parked by a process that has stopped is still a running turn: take it over, end it.
+    return (await this.#takeOverParked?.(sessionId)) === true && this.#controller.stop(sessionId);
   }
 
   /** The record, if the viewer may read it (stream, events, cost). */

@@ -153,6 +153,11 @@ export class SessionStore {
     return this.#storage.get(activeKey(sessionId));
   }
 
+  /** Marks the session active under `owner` (a parked turn resumed by another process). */
+  async markActive(sessionId: string, owner: string): Promise<void> {
+    await this.#storage.set(activeKey(sessionId), owner);
+  }
+
   /** Drops the active marker (recovery, once the session's open turns are closed). */
   async clearActive(sessionId: string): Promise<void> {
     await this.#storage.delete(activeKey(sessionId));

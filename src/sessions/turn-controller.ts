@@ -13,11 +13,11 @@ import { newTurnId } from "../ids.ts";
 import type { RecordWrite } from "../storage/types.ts";
 import type { HostLogger } from "../types.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
-import { STORAGE_UNAVAILABLE_MESSAGE, type TurnEmit, type TurnOutcome, runTurn } from "../turns/run-turn.ts";
+import { STORAGE_UNAVAILABLE_MESSAGE, type TurnEmit, type TurnOutcome, resumeTurn, runTurn } from "../turns/run-turn.ts";
 import type { TurnRunner } from "../turns/turn-runner.ts";
 import type { EventDraft } from "./events.ts";
 import type { EventLog } from "./event-log.ts";
-import { recoverSession } from "./recovery.ts";
+import { type RecoveryDeps, recoverSession } from "./recovery.ts";
 import type { SessionRecord, SessionStore } from "./session-store.ts";
 import type { TurnLeases } from "./turn-leases.ts";
 import type { Release, SlotPool } from "./turn-slots.ts";
@@ -72,6 +72,8 @@ export interface ControllerDeps {
    * (its active marker names that process). Only where leases reach other processes.
    */
   recoverOrphan?: (sessionId: string) => Promise<unknown>;
+  /** Parked calls: closed when a damaged session's turn is closed (./recovery.ts). */
+  approvals?: RecoveryDeps["approvals"];
 }
 
 /**
@@ -163,6 +165,29 @@ export class TurnController {
         throw error;
       }
       this.#start(record, live, turnId, text);
+    } finally {
+      live.admitting = false;
+      this.#forgetIfIdle(sessionId, live);
+    }
+  }
+
+  /**
+   * Continues, in this process, a turn that was parked for approval when the process running it
+   * stopped (docs/design/tools.md "Approvals"): it takes the session's turn lease, marks the
+   * session active under it and resumes from the stored conversation, still parked. False when
+   * the session is busy here, the host is closing or another process holds the lease.
+   */
+  async resumeParked(record: SessionRecord, turnId: string): Promise<boolean> {
+    const { sessionId } = record;
+    if (this.#closing || this.isBusy(sessionId)) return false;
+    const live = this.#session(sessionId);
+    live.admitting = true;
+    try {
+      const leases = this.#deps.leases;
+      if (leases && !(await leases.take(sessionId))) return false;
+      await this.#deps.store.markActive(sessionId, leases?.owner ?? turnId);
+      this.#start(record, live, turnId, "", true);
+      return true;
     } finally {
       live.admitting = false;
       this.#forgetIfIdle(sessionId, live);
@@ -287,14 +312,14 @@ export class TurnController {
   /** A turn's event carrying the conversation messages that commit with it. */
   #turnEmit(sessionId: string): TurnEmit {
     return (draft, also) =>
-      this.#deps.log.append(
-        sessionId,
-        [draft],
-        also?.conversation ? { appends: [this.#deps.conversation.appendWrite(sessionId, also.conversation)] } : undefined,
-      );
+      this.#deps.log.append(sessionId, [draft], {
+        ...(also?.conversation ? { appends: [this.#deps.conversation.appendWrite(sessionId, also.conversation)] } : {}),
+        ...(also?.records ? { records: also.records } : {}),
+      });
   }
 
-  #start(record: SessionRecord, live: LiveSession, turnId: string, text: string): void {
+  /** `resume`: continue the parked turn `turnId` instead of answering `text`. */
+  #start(record: SessionRecord, live: LiveSession, turnId: string, text: string, resume = false): void {
     const turn: LiveTurn = {
       turnId,
       abort: new AbortController(),
@@ -313,14 +338,14 @@ export class TurnController {
       : () => {};
     live.turn = turn;
     turn.settled = this.#track(
-      this.#run(record, live, turn, text).catch((error: unknown) => {
+      this.#run(record, live, turn, text, resume).catch((error: unknown) => {
         this.#deps.logger.error(`turn ${turnId} of ${record.sessionId} crashed`, error);
         this.#release(record.sessionId, live, turn);
       }),
     );
   }
 
-  async #run(record: SessionRecord, live: LiveSession, turn: LiveTurn, text: string): Promise<void> {
+  async #run(record: SessionRecord, live: LiveSession, turn: LiveTurn, text: string, resume: boolean): Promise<void> {
     const { sessionId } = record;
     const signal = turn.abort.signal;
     let release: Release | undefined;
@@ -328,17 +353,18 @@ export class TurnController {
     try {
       release = await this.#takeSlot(sessionId, turn);
       turn.state = "running";
-      await this.#emitWithStatus(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} }, "running");
+      // A resumed turn started before (its events say so) and its session is still running.
+      if (!resume) await this.#emitWithStatus(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} }, "running");
       const emit = this.#turnEmit(sessionId);
-      outcome = await runTurn({
+      const input = {
         ...(await this.#deps.runner.prepare(record, { turnId: turn.turnId, emit, signal })),
         sessionId,
         turnId: turn.turnId,
-        userText: text,
         conversation: this.#deps.conversation,
         signal,
         emit,
-      });
+      };
+      outcome = resume ? await resumeTurn({ ...input, events: await this.#deps.log.readEvents(sessionId) }) : await runTurn({ ...input, userText: text });
     } catch (error) {
       outcome = signal.aborted ? { status: "interrupted" } : { status: "failed", message: plainMessage(errorMessage(error)) };
     } finally {
@@ -407,9 +433,13 @@ export class TurnController {
       this.#forgetIfIdle(sessionId, live);
       return;
     }
+    if (outcome.status === "suspended") return this.#suspend(sessionId, live, turn);
     if (outcome.status !== "completed") {
       const reason = turn.abort.signal.reason as AbortKind | undefined;
       const message = outcome.status === "failed" ? outcome.message : ABORT_MESSAGES[reason ?? "interrupt"];
+      // A resumed turn can end before it reaches its parked call: nothing is left to resolve.
+      // (Best effort: a store refusing writes is repaired, which closes them, docs/design/faults.md.)
+      await this.#deps.approvals?.closeAll(sessionId).catch(() => {});
       await this.#emit(sessionId, { type: "turn.failed", turnId: turn.turnId, data: { message } });
     }
     const pending = live.coalesced;
@@ -480,6 +510,21 @@ export class TurnController {
     await leases.release(sessionId);
     // A message admitted meanwhile wrote its own marker, which stays.
     if (!this.isBusy(sessionId)) await this.#deps.store.clearActive(sessionId);
+  }
+
+  /**
+   * A turn parked for approval while the host closes records no ending: its session stays
+   * running with its active marker, and the next start (or another process) resumes it. Only the
+   * lease goes, so that can happen at once. Coalesced messages behind it end as at shutdown.
+   */
+  async #suspend(sessionId: string, live: LiveSession, turn: LiveTurn): Promise<void> {
+    turn.stopRenewing();
+    const pending = live.coalesced;
+    live.turn = undefined;
+    live.coalesced = undefined;
+    if (pending) await this.#emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES.shutdown } });
+    await this.#deps.leases?.release(sessionId);
+    this.#forgetIfIdle(sessionId, live);
   }
 
   async #closeCoalesced(sessionId: string, pending: { turnId: string; texts: string[] }, kind: AbortKind = "interrupt"): Promise<void> {

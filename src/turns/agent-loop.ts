@@ -6,13 +6,13 @@
  * step and tool result before the model is called again (docs/design/architecture.md).
  * @module
  */
-import { TURN_INTERRUPTED, throwIfAborted } from "../abort.ts";
+import { TURN_INTERRUPTED, isTurnSuspended, throwIfAborted } from "../abort.ts";
 import { errorMessage } from "../errors.ts";
 import { plainMessage } from "../logger.ts";
 import { addUsage, emptyUsage } from "../model/types.ts";
 import type { ConversationMessage, FinishReason, LanguageModelPort, ToolCallPart, ToolResultPart, Usage } from "../model/types.ts";
 import type { ActionRequest, ActionResultData } from "../sessions/events.ts";
-import { type ToolExecutor, toModelOutput } from "./tool-executor.ts";
+import { type ToolExecutor, type ToolOutcome, toModelOutput } from "./tool-executor.ts";
 
 export interface AgentLoopInput {
   model: LanguageModelPort;
@@ -26,6 +26,17 @@ export interface AgentLoopInput {
   /** Who runs the loop, for the step-cap error: `turn` or `the subagent`. */
   subject: string;
   recorder: LoopRecorder;
+  /** Continue a step whose tool round was cut short; its assistant message ends `messages`. */
+  resume?: ResumePoint;
+}
+
+/** Where a resumed turn picks up: a parked approval's step (docs/design/tools.md "Approvals"). */
+export interface ResumePoint {
+  stepIndex: number;
+  /** The step's tool calls, in order. */
+  calls: ToolCallPart[];
+  /** Results already recorded (`action.result`), by call id: those calls do not run again. */
+  recorded: ReadonlyMap<string, ToolResultPart>;
 }
 
 export interface AgentLoopResult {
@@ -76,7 +87,12 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResu
   const { signal } = input;
   const messages = [...input.messages];
   let usage = emptyUsage();
-  for (let stepIndex = 0; ; stepIndex++) {
+  let first = 0;
+  if (input.resume) {
+    messages.push(await runTools(input, input.resume.calls, input.resume.recorded));
+    first = input.resume.stepIndex + 1;
+  }
+  for (let stepIndex = first; ; stepIndex++) {
     if (stepIndex >= input.maxSteps) throw new Error(`${input.subject} exceeded ${input.maxSteps} model steps`);
     throwIfAborted(signal, TURN_INTERRUPTED);
     const step = await runStep(input, messages, stepIndex);
@@ -151,19 +167,31 @@ async function runStep(input: AgentLoopInput, messages: ConversationMessage[], s
   return { text, usage, toolCalls, assistant };
 }
 
-async function runTools(input: AgentLoopInput, calls: ToolCallPart[]): Promise<ConversationMessage> {
+/** Runs the step's calls one after another; `recorded` (a resumed round) skips what already ran. */
+async function runTools(input: AgentLoopInput, calls: ToolCallPart[], recorded?: ReadonlyMap<string, ToolResultPart>): Promise<ConversationMessage> {
   const { signal, recorder } = input;
   const prepared = await Promise.all(calls.map(({ toolCallId, toolName, input: args }) => input.tools.prepare({ toolCallId, toolName, input: args })));
-  await recorder.actionsRequested(prepared.map(({ toolCallId, toolName, input: args }) => ({ toolCallId, toolName, input: args })));
+  if (!recorded) await recorder.actionsRequested(prepared.map(({ toolCallId, toolName, input: args }) => ({ toolCallId, toolName, input: args })));
   const content: ToolResultPart[] = [];
   const results: ConversationMessage = { role: "tool", content };
   for (const [n, call] of prepared.entries()) {
-    throwIfAborted(signal, TURN_INTERRUPTED);
-    const outcome = await input.tools.execute(call, signal).catch((error: unknown) => ({
-      // An aborted call (stop, preempt, shutdown while parked) reads as the interruption it is.
-      output: signal.aborted ? TURN_INTERRUPTED : plainMessage(errorMessage(error)),
-      isError: true,
-    }));
+    const done = recorded?.get(call.toolCallId);
+    if (done) {
+      content.push(done);
+      continue;
+    }
+    // A resumed round is closed even when the turn is stopped before it gets back to its calls:
+    // they read as interrupted and never run, and the stored history stays whole.
+    if (!recorded) throwIfAborted(signal, TURN_INTERRUPTED);
+    const outcome: ToolOutcome =
+      recorded && signal.aborted
+        ? { output: TURN_INTERRUPTED, isError: true }
+        : await input.tools.execute(call, signal).catch((error: unknown) => {
+            // A suspended turn records nothing more: the call stays parked for the next start.
+            if (isTurnSuspended(error)) throw error;
+            // An aborted call (stop, preempt, shutdown while parked) reads as the interruption it is.
+            return { output: signal.aborted ? TURN_INTERRUPTED : plainMessage(errorMessage(error)), isError: true };
+          });
     content.push({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: toModelOutput(outcome) });
     const last = n === prepared.length - 1;
     await recorder.actionResult({ toolCallId: call.toolCallId, toolName: call.toolName, output: outcome.output, isError: outcome.isError }, last ? results : undefined);

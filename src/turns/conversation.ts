@@ -2,6 +2,8 @@ import type { ConversationMessage } from "../model/types.ts";
 import type { LogAppend, StorageDriver } from "../storage/types.ts";
 import { missingToolResults, withToolResults } from "./history-repair.ts";
 
+type AssistantMessage = Extract<ConversationMessage, { role: "assistant" }>;
+
 /** What a call without a recorded result reads as (its turn ended before the result was stored). */
 const UNANSWERED = "turn interrupted before the tool result was recorded";
 
@@ -19,6 +21,18 @@ export class ConversationLog {
   /** The history, with an error result filled in for any tool call that has none. */
   async load(sessionId: string): Promise<ConversationMessage[]> {
     return withToolResults(await this.#loadStored(sessionId), UNANSWERED);
+  }
+
+  /**
+   * A turn parked for approval, as stored: its last message is the assistant step whose tool
+   * calls wait for results (`step`); `history` is everything before it. Undefined when the
+   * conversation does not end that way.
+   */
+  async loadParked(sessionId: string): Promise<{ history: ConversationMessage[]; step: AssistantMessage } | undefined> {
+    const stored = await this.#loadStored(sessionId);
+    const step = stored.at(-1);
+    if (step?.role !== "assistant" || !step.content.some((part) => part.type === "tool-call")) return undefined;
+    return { history: withToolResults(stored.slice(0, -1), UNANSWERED), step };
   }
 
   /**

@@ -4,13 +4,15 @@
  * conversation in the same commit as the step's last event (docs/design/storage.md).
  * @module
  */
+import { isTurnSuspended } from "../abort.ts";
 import { plainMessage } from "../logger.ts";
-import type { ConversationMessage, LanguageModelPort, Usage } from "../model/types.ts";
-import type { EventDraft } from "../sessions/events.ts";
+import type { ConversationMessage, LanguageModelPort, ToolCallPart, ToolResultPart, Usage } from "../model/types.ts";
+import type { EventDraft, SessionEvent } from "../sessions/events.ts";
 import { StorageUnavailableError } from "../storage/errors.ts";
-import { type LoopRecorder, runAgentLoop } from "./agent-loop.ts";
+import type { RecordWrite } from "../storage/types.ts";
+import { type AgentLoopInput, type LoopRecorder, runAgentLoop } from "./agent-loop.ts";
 import type { ConversationLog } from "./conversation.ts";
-import type { ToolExecutor } from "./tool-executor.ts";
+import { type ToolExecutor, toModelOutput } from "./tool-executor.ts";
 
 export interface TurnInput {
   sessionId: string;
@@ -34,43 +36,58 @@ export interface TurnInput {
   ready?: Promise<void>;
 }
 
-/** Appends an event, with conversation messages that must commit together with it. */
-export type TurnEmit = (draft: EventDraft, also?: { conversation?: ConversationMessage[] }) => Promise<unknown>;
+/** Appends an event, with conversation messages and records that must commit together with it. */
+export type TurnEmit = (draft: EventDraft, also?: { conversation?: ConversationMessage[]; records?: RecordWrite[] }) => Promise<unknown>;
 
+/**
+ * How a turn ended. `suspended`: it stopped without an ending, parked for approval while the host
+ * closed; nothing is recorded and a later start resumes it (docs/design/tools.md "Approvals").
+ */
 export type TurnOutcome =
   | { status: "completed"; usage: Usage; text: string }
   | { status: "failed"; message: string }
-  | { status: "interrupted" };
+  | { status: "interrupted" }
+  | { status: "suspended" };
 
 /** The `turn.failed` message of a turn the store stopped taking writes for. */
 export const STORAGE_UNAVAILABLE_MESSAGE = "storage unavailable";
 
 export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
-  const { sessionId, signal } = input;
-  try {
-    const history = await input.conversation.load(sessionId);
+  return settle(input, async () => {
+    const history = await input.conversation.load(input.sessionId);
     const userMessage: ConversationMessage = { role: "user", content: input.userText };
-    await input.conversation.append(sessionId, [userMessage]);
-    if ("error" in input.model) throw new Error(input.model.error);
-    const model = input.model;
-    const { text, usage } = await runAgentLoop({
-      model,
-      system: input.system,
-      params: input.params,
-      messages: [...history, userMessage],
-      tools: input.tools,
-      signal,
-      maxSteps: input.maxSteps,
-      subject: "turn",
-      recorder: turnRecorder(input),
-    });
-    await input.ready;
-    await input.emit({ type: "turn.completed", turnId: input.turnId, data: { usage, model: model.id } });
-    return { status: "completed", usage, text };
-  } catch (error) {
-    if (signal.aborted) return { status: "interrupted" };
-    return { status: "failed", message: failureMessage(error) };
-  }
+    await input.conversation.append(input.sessionId, [userMessage]);
+    return { messages: [...history, userMessage] };
+  });
+}
+
+/** A turn parked for approval, continued (after a restart, or in another process). */
+export interface ResumeInput extends Omit<TurnInput, "userText"> {
+  /** The session's events: the turn's steps and the tool results it recorded before it stopped. */
+  events: readonly SessionEvent[];
+}
+
+/**
+ * Continues a turn parked for approval from its stored conversation: the step whose tool round
+ * was cut short ends the conversation; calls whose `action.result` was recorded keep it, the
+ * others run (the parked one once its decision is in), then the loop goes on as usual.
+ */
+export async function resumeTurn(input: ResumeInput): Promise<TurnOutcome> {
+  return settle(input, async () => {
+    const parked = await input.conversation.loadParked(input.sessionId);
+    if (!parked) throw new Error("the parked step is missing from the stored conversation");
+    const ownEvents = input.events.filter((event) => event.turnId === input.turnId);
+    const lastStep = ownEvents.findLast((event) => event.type === "step.started");
+    if (lastStep?.type !== "step.started") throw new Error("the parked step is missing from the event log");
+    const recorded = new Map<string, ToolResultPart>();
+    for (const event of ownEvents) {
+      if (event.type !== "action.result" || event.index < lastStep.index) continue;
+      const { toolCallId, toolName, output, isError } = event.data;
+      recorded.set(toolCallId, { type: "tool-result", toolCallId, toolName, output: toModelOutput({ output, isError }) });
+    }
+    const calls = parked.step.content.filter((part): part is ToolCallPart => part.type === "tool-call");
+    return { messages: [...parked.history, parked.step], resume: { stepIndex: lastStep.data.stepIndex, calls, recorded } };
+  });
 }
 
 /**
@@ -99,6 +116,37 @@ export function turnRecorder(input: Pick<TurnInput, "turnId" | "emit">): LoopRec
 }
 
 // --- internals ---
+
+/** Runs the loop from what `start` loads, to the turn's outcome. */
+async function settle(
+  input: Omit<TurnInput, "userText">,
+  start: () => Promise<Pick<AgentLoopInput, "messages" | "resume">>,
+): Promise<TurnOutcome> {
+  const { signal } = input;
+  try {
+    const from = await start();
+    if ("error" in input.model) throw new Error(input.model.error);
+    const model = input.model;
+    const { text, usage } = await runAgentLoop({
+      model,
+      system: input.system,
+      params: input.params,
+      ...from,
+      tools: input.tools,
+      signal,
+      maxSteps: input.maxSteps,
+      subject: "turn",
+      recorder: turnRecorder(input),
+    });
+    await input.ready;
+    await input.emit({ type: "turn.completed", turnId: input.turnId, data: { usage, model: model.id } });
+    return { status: "completed", usage, text };
+  } catch (error) {
+    if (isTurnSuspended(error)) return { status: "suspended" };
+    if (signal.aborted) return { status: "interrupted" };
+    return { status: "failed", message: failureMessage(error) };
+  }
+}
 
 function failureMessage(error: unknown): string {
   if (StorageUnavailableError.isError(error)) return STORAGE_UNAVAILABLE_MESSAGE;

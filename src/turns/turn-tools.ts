@@ -1,20 +1,20 @@
 /**
  * The tools of one model turn: the agent's server and agent tools, `tag_artifact`, and the
  * approval gate (docs/design/tools.md "Approvals": a parked call keeps the turn running until a
- * human decides).
+ * human decides; the call lives in storage, so the turn can resume it after a restart).
  * @module
  */
-import { TURN_INTERRUPTED, throwIfAborted } from "../abort.ts";
-import type { ApprovalRegistry } from "../approvals/registry.ts";
+import { TURN_INTERRUPTED, isTurnSuspended, throwIfAborted } from "../abort.ts";
+import type { ApprovalRecord, ApprovalStore, Decision } from "../approvals/approval-store.ts";
 import type { ModelToolSpec } from "../model/types.ts";
 import type { RuntimePort } from "../runtime/types.ts";
-import type { EventDraft } from "../sessions/events.ts";
 import type { SessionRecord } from "../sessions/session-store.ts";
 import { runAgentTool, runServerTool } from "../tools/run-tool.ts";
 import { toolInputJsonSchema, validateToolInput } from "../tools/schema.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { type ToolContextServices, createToolContext } from "./tool-context.ts";
 import type { PreparedCall, ToolCall, ToolExecutor, ToolOutcome } from "./tool-executor.ts";
+import type { TurnEmit } from "./run-turn.ts";
 import { errorMessage } from "../errors.ts";
 
 /** An extra model-facing tool that is not an authored definition (e.g. `tag_artifact`). */
@@ -27,7 +27,7 @@ export interface BuiltinTool {
 export interface TurnToolsOptions {
   tools: Record<string, ToolDefinition>;
   builtins: BuiltinTool[];
-  approvals: ApprovalRegistry;
+  approvals: ApprovalStore;
   services: ToolContextServices;
   runtime: RuntimePort | undefined;
   /** Longest an agent tool script may run. */
@@ -49,7 +49,7 @@ export function toolSpecs(options: Pick<TurnToolsOptions, "tools" | "builtins">)
 export function createTurnTools(
   options: TurnToolsOptions,
   specs: ModelToolSpec[],
-  turn: { record: SessionRecord; turnId: string; emit: (draft: EventDraft) => Promise<unknown> },
+  turn: { record: SessionRecord; turnId: string; emit: TurnEmit },
 ): ToolExecutor {
   const { sessionId } = turn.record;
   let workspace: Promise<string> | undefined;
@@ -103,18 +103,44 @@ export function createTurnTools(
     },
   };
 
-  async function park(call: ToolCall, input: unknown, signal: AbortSignal): Promise<"approve" | "deny"> {
-    const view = {
-      callId: call.toolCallId,
-      toolName: call.toolName,
-      input,
-      turnId: turn.turnId,
-      requestedAt: new Date(options.now()).toISOString(),
-    };
-    await turn.emit({ type: "action.approval_requested", turnId: turn.turnId, data: { callId: view.callId, toolName: view.toolName, input } });
-    const decision = await options.approvals.park(sessionId, view, signal);
-    await turn.emit({ type: "action.approval_resolved", turnId: turn.turnId, data: { callId: view.callId, decision } });
-    return decision;
+  /**
+   * Parks the call until a human decides. The pending record commits with
+   * `action.approval_requested`, and the decision is closed with `action.approval_resolved`; a
+   * call already parked (a turn resumed after a restart) is not requested again.
+   */
+  async function park(call: ToolCall, input: unknown, signal: AbortSignal): Promise<Decision> {
+    const { approvals } = options;
+    const callId = call.toolCallId;
+    const existing = await approvals.get(sessionId, callId);
+    // Some providers reuse call ids across turns: only this turn's open record is the same call.
+    if (existing === undefined || existing.status === "closed" || existing.turnId !== turn.turnId) {
+      const view = { callId, toolName: call.toolName, input, turnId: turn.turnId, requestedAt: new Date(options.now()).toISOString() };
+      await turn.emit(
+        { type: "action.approval_requested", turnId: turn.turnId, data: { callId, toolName: view.toolName, input } },
+        { records: [approvals.parkWrite(sessionId, view)] },
+      );
+    }
+    let decided: ApprovalRecord;
+    try {
+      decided = await approvals.wait(sessionId, callId, signal);
+    } catch (error) {
+      // Suspended (the host is closing): the call stays parked in storage for the next start.
+      if (isTurnSuspended(error)) throw error;
+      // The turn ended first (stop, preempt): the call closes, unless a decision landed meanwhile,
+      // which is still recorded (its resolver was told it took effect).
+      const landed = await approvals.abandon(sessionId, callId).catch(() => undefined);
+      if (landed) await resolved(landed).catch(() => {});
+      throw error;
+    }
+    await resolved(decided);
+    return decided.decision ?? "deny";
+  }
+
+  function resolved(record: ApprovalRecord): Promise<unknown> {
+    return turn.emit(
+      { type: "action.approval_resolved", turnId: turn.turnId, data: { callId: record.callId, decision: record.decision ?? "deny" } },
+      { records: [options.approvals.closeWrite(sessionId, record)] },
+    );
   }
 }
 

@@ -1,6 +1,5 @@
 /** Approval routes: list parked calls, resolve one (docs/guide/http-api.md "Sessions", docs/design/tools.md "Approvals"). */
 import { validate } from "../../_validate.ts";
-import { conflict, notFound } from "../../errors.ts";
 import { approvalBody } from "../../schemas/tools.ts";
 import type { ApprovalDecisionResponse } from "../../events/responses.ts";
 import { readJsonBody } from "../body.ts";
@@ -16,7 +15,7 @@ export const listApprovals = defineRoute({
   async handler(context) {
     const sessionId = sessionParam(context);
     await context.agent.sessions.readable(sessionId, viewer(context));
-    return json({ approvals: context.agent.approvals.list(sessionId) });
+    return json({ approvals: await context.agent.approvals.list(sessionId) });
   },
 });
 
@@ -30,9 +29,7 @@ export const resolveApproval = defineRoute({
     const callId = context.params["callId"] ?? "";
     const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), approvalBody);
     await context.agent.sessions.owned(sessionId, context.auth);
-    const outcome = context.agent.approvals.resolve(sessionId, callId, body.decision);
-    if (outcome === "unknown") throw notFound("approval_not_found", "no tool call with that id is parked in this session");
-    if (outcome === "closed") throw conflict("approval_already_resolved", "the call was already resolved or its turn has ended");
+    await context.agent.approvals.resolve(sessionId, callId, body.decision);
     return json({ ok: true, sessionId, callId, decision: body.decision } satisfies ApprovalDecisionResponse);
   },
 });
