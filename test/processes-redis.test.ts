@@ -1,9 +1,10 @@
 /**
  * At scale (docs/design/processes.md): three real `agent-serve serve` processes on one real
  * `redis-server`, behind a small round-robin HTTP proxy written here, act as one host. A session
- * created on A streams from B, is followed up and stopped from C; a process killed mid-turn leaves
- * no session running and loses nothing acknowledged; the turn-slot cap holds across processes;
- * a schedule slot fires once.
+ * created on A streams from B, is followed up and stopped from C; a call parked on B is approved on
+ * A; a process killed mid-turn leaves no session running and loses nothing acknowledged, and one
+ * killed while a call is parked has its turn continued by a survivor; the turn-slot cap holds
+ * across processes; a schedule slot fires once.
  */
 import { request as httpRequest, createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { basename, join } from "node:path";
@@ -72,10 +73,12 @@ describe.skipIf(!REDIS_SERVER)(`three serve processes on one Redis behind a roun
     const dir = project({
       "bot/agent.ts": `import { defineAgent } from "agent-serve";\nexport default defineAgent({ name: "Scale", concurrency: { maxRunningTurns: 2 } });\n`,
       "bot/schedules/tick.md": `---\ncron: "* * * * *"\n---\n\n/reply tick\n`,
+      "bot/tools/danger.ts": `export default { description: "Deletes things", needsApproval: true, execute: (input) => "deleted " + input.what };\n`,
     });
     const args = (i: number) => [dir, "--port", "0", "--storage", redis.url, "--state-root", join(scratch, `state-${i}`), "--allow-anonymous", "--accept-unsandboxed-shell", "--no-docs"];
-    startedAt = Date.now();
     processes = await Promise.all([0, 1, 2].map((i) => startServe(args(i), env)));
+    // Every clock is armed once its process listens; slots before that are not fired (no catch-up).
+    startedAt = Date.now();
     proxy = await roundRobinProxy(processes.map((p) => p.url));
     // The agent is mounted under its directory's name.
     base = `${proxy.url}/${basename(dir)}`;
@@ -159,6 +162,23 @@ describe.skipIf(!REDIS_SERVER)(`three serve processes on one Redis behind a roun
     expect(all.at(-1)?.type).toBe("session.waiting");
   }, 60_000);
 
+  it("approve on A a call parked on B: B's turn continues with the tool's result", async () => {
+    const created = await post("/v1/session", { message: `/tool danger {"what":"prod"}\n/reply all clean` }, 1);
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    const live = stream(sessionId, 2);
+    const requested = await live.waitFor((e) => e.type === "action.approval_requested");
+    const callId = requested.data["callId"] as string;
+    const listed = (await (await call(`/v1/session/${sessionId}/approvals`, { on: 0 })).json()) as { approvals: Array<{ callId: string; toolName: string }> };
+    expect(listed.approvals).toEqual([expect.objectContaining({ callId, toolName: "danger" })]);
+    const resolved = await post(`/v1/session/${sessionId}/approvals/${callId}`, { decision: "approve" }, 0);
+    expect(resolved.status).toBe(200);
+    await live.waitFor((e) => e.type === "session.waiting");
+    const result = live.received.find((e) => e.type === "action.result");
+    expect(result?.data).toEqual({ toolCallId: callId, toolName: "danger", output: "deleted prod", isError: false });
+    expect(live.received.filter((e) => e.type === "message.completed").at(-1)?.data["text"]).toBe("all clean");
+    expect(live.received.filter((e) => e.type === "turn.failed")).toEqual([]);
+  }, 60_000);
+
   it("SIGKILL of the process running a turn: within the lease time the turn fails as host restarted, nothing acknowledged is lost", async () => {
     const created = await post("/v1/session", { message: "/sleep 60000\nvictim" }, 0);
     const { sessionId, continuationToken } = (await created.json()) as { sessionId: string; continuationToken: string };
@@ -215,6 +235,26 @@ describe.skipIf(!REDIS_SERVER)(`three serve processes on one Redis behind a roun
     for (const mark of marks) most = Math.max(most, (now += mark.delta));
     expect(most).toBe(2);
     for (const log of logs) expect(log.filter((e) => e.type === "turn.failed")).toHaveLength(0);
+  }, 60_000);
+
+  it("SIGKILL of the process holding a parked call: the turn continues on a survivor, where approving it completes it", async () => {
+    const created = await post("/v1/session", { message: `/tool danger {"what":"stage"}\n/reply parked and done` }, 1);
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    const live = stream(sessionId, 2);
+    const requested = await live.waitFor((e) => e.type === "action.approval_requested");
+    const callId = requested.data["callId"] as string;
+    processes[1]!.child.kill("SIGKILL");
+    expect((await finished(processes[1]!)).signal).toBe("SIGKILL");
+    // Once B's lease has expired, C's sweep takes the parked turn over (still parked, not failed).
+    await new Promise((resolve) => setTimeout(resolve, 3 * LEASE_TTL_MS));
+    expect(live.received.filter((e) => e.type === "turn.failed")).toEqual([]);
+    const resolved = await post(`/v1/session/${sessionId}/approvals/${callId}`, { decision: "approve" }, 2);
+    expect(resolved.status).toBe(200);
+    await live.waitFor((e) => e.type === "session.waiting");
+    expect(live.received.find((e) => e.type === "action.result")?.data).toEqual({ toolCallId: callId, toolName: "danger", output: "deleted stage", isError: false });
+    expect(live.received.filter((e) => e.type === "turn.failed")).toEqual([]);
+    const all = await events(sessionId);
+    expect(all.map((e) => e.index)).toEqual(all.map((_, i) => i));
   }, 60_000);
 
   it("no session stays running, and each schedule slot fired once across the processes", async () => {
