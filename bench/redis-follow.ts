@@ -8,8 +8,10 @@
  *    `append` call to the follower's listener (wall clock: both processes share the machine's).
  * 2. commit throughput: `--writers` concurrent writers each committing a record and a log line
  *    (a step's commit) one after another, commits/s.
+ * 3. one process following many logs at once (one blocking read covers them all): 5,000 lines
+ *    appended by another store in waves of 50 across 10 or `--logs` logs, follow latency.
  *
- *   npx node bench/redis-follow.ts [--lines=1000] [--rounds=3] [--commits=4000] [--writers=50]
+ *   npx node bench/redis-follow.ts [--lines=1000] [--rounds=3] [--commits=4000] [--writers=50] [--logs=1000]
  *
  * Redis runs as a child `redis-server` with the append-only file synced on every write
  * (`appendfsync always`, what sqlite's `synchronous=FULL` does), and also once a second
@@ -52,6 +54,7 @@ async function main(): Promise<void> {
   const rounds = option("rounds", 3);
   const commits = option("commits", 4_000);
   const writers = option("writers", 50);
+  const logs = option("logs", 1_000);
   console.log(`redis-follow: ${lines} followed lines, ${commits} commits by ${writers} writers, ${rounds} rounds; ${machineLine()}`);
   const always = await startRedisServer({ fsync: "always" });
   const everysec = await startRedisServer({ fsync: "everysec" });
@@ -96,6 +99,29 @@ async function main(): Promise<void> {
     printTable(
       ["store", "commits/s (median)", "per round", "/ baseline"],
       commitSubjects.map((subject) => [subject, fmt(median(rates[subject])), rates[subject].map((r) => fmt(r)).join(", "), fmt(median(rates[subject]) / baseRate)]),
+    );
+
+    const spreads = [10, logs] as const;
+    const spreadSubjects = spreads.map((count) => `${count} logs followed`);
+    const spread = await alternate(
+      spreadSubjects,
+      rounds,
+      async (subject) => {
+        const prefix = `many${++n}:`;
+        const [reader, writer] = [0, 1].map(() => createRedisStorage({ url: always.url, prefix })) as [StorageDriver, StorageDriver];
+        return (await manyLogs(reader, writer, Number.parseInt(subject, 10))).sort((a, b) => a - b);
+      },
+      (subject, round, r) => console.log(`  round ${round + 1} ${subject}: p50 ${fmt(percentile(r, 50))} ms, p99 ${fmt(percentile(r, 99))} ms`),
+    );
+    const first = spread[spreadSubjects[0]!]!;
+    console.log("\nOne process following many logs, 5,000 lines in waves of 50 (appendfsync always):\n");
+    printTable(
+      ["followed logs", "p50 ms", "p99 ms", "p50 / 10 logs", "p99 / 10 logs"],
+      spreadSubjects.map((subject) => {
+        const p50 = median(spread[subject]!.map((r) => percentile(r, 50)));
+        const p99 = median(spread[subject]!.map((r) => percentile(r, 99)));
+        return [subject, fmt(p50), fmt(p99), fmt(p50 / median(first.map((r) => percentile(r, 50)))), fmt(p99 / median(first.map((r) => percentile(r, 99))))];
+      }),
     );
   } finally {
     await Promise.all([always.close(), everysec.close(), dir.cleanup()]);
@@ -163,4 +189,23 @@ async function commitRate(storage: StorageDriver, total: number, writers: number
   const rate = (per * writers) / ((performance.now() - start) / 1000);
   await storage.close();
   return rate;
+}
+
+/** `reader` follows `count` logs; `writer` appends 5,000 lines over them in waves of 50. */
+async function manyLogs(reader: StorageDriver, writer: StorageDriver, count: number): Promise<number[]> {
+  const total = 5_000;
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i++) {
+    reader.follow(`log${i}`, (_, lines) => {
+      const at = now();
+      for (const line of lines) latencies.push(at - Number(line));
+    });
+  }
+  await reader.length("log0");
+  for (let k = 0; k < total; k += 50) {
+    await Promise.all(Array.from({ length: 50 }, (_, j) => writer.append(`log${(k + j) % count}`, [String(now())])));
+  }
+  while (latencies.length < total) await new Promise((resolve) => setTimeout(resolve, 5));
+  await Promise.all([reader.close(), writer.close()]);
+  return latencies;
 }

@@ -274,6 +274,34 @@ describe("parked approvals across a crash", () => {
     });
   });
 
+  it("a message queued behind the parked turn when the process died fails with host restarted; the parked turn resumes", async () => {
+    const storage = createMemoryStorage();
+    const first = severable(storage);
+    const crashed = client(start(first.driver));
+    const sessionId = await crashed.create(toolLine("danger", { what: "q" }));
+    const callId = await crashed.parked(sessionId);
+    const parkedEvents = await crashed.events(sessionId);
+    const parkedTurn = parkedEvents.find((e) => e.type === "turn.started")!.turnId;
+    // A coalesced follow-up: accepted (its event is stored), queued only in the dead process's memory.
+    const queued = { type: "message.received", index: parkedEvents.length, sessionId, turnId: "turn_queuedbehind", at: new Date().toISOString(), data: { text: "later" } };
+    await storage.append(`sessions/${sessionId}/events`, [JSON.stringify(queued)], parkedEvents.length);
+    first.sever();
+
+    const restarted = client(start(storage));
+    const after = await restarted.events(sessionId);
+    expect(after.slice(parkedEvents.length).map((e) => [e.type, e.turnId, e.data])).toEqual([
+      ["message.received", "turn_queuedbehind", { text: "later" }],
+      ["turn.failed", "turn_queuedbehind", { message: "host restarted" }],
+    ]);
+    expect((await restarted.list(sessionId)).map((a) => a.callId)).toEqual([callId]);
+    expect(await restarted.status(sessionId)).toBe("running");
+    expect((await restarted.resolve(sessionId, callId, "approve")).status).toBe(200);
+    const events = await restarted.settled(sessionId);
+    expect(events.filter((e) => e.type === "turn.completed").map((e) => e.turnId)).toEqual([parkedTurn]);
+    expect(events.filter((e) => e.type === "session.waiting")).toHaveLength(1);
+    expect(runs).toEqual(["danger:q"]);
+  });
+
   it("stop on a resumed parked turn ends it as it would before the restart", async () => {
     const storage = createMemoryStorage();
     const first = severable(storage);

@@ -59,6 +59,7 @@ const expected: Record<string, string[]> = {
     "updateRecord",
   ],
   "./storage/sqlite": ["createSqliteStorage", "openNodeSqlite"],
+  "./storage/redis": ["createRedisStorage"],
   "./node": ["createHost", "createProjectHost", "loadProject", "nodeRuntime", "readPlaygroundSite", "serve", "serveNode", "serveProject"],
   "./bun": ["bunRuntime", "createHost", "createProjectHost", "loadProject", "serve", "serveProject"],
   "./deno": ["createHost", "createProjectHost", "denoRuntime", "loadProject", "serve", "serveProject"],

@@ -3,7 +3,10 @@
  * conformance suite, then what only a shared store shows — a follower in another process, leases
  * and commits contended by several driver instances, connection loss, and `close`.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +19,7 @@ import { type RedisServer, REDIS_MISSING, REDIS_SERVER, startRedisServer } from 
 import { lineRange, pollUntil, readAll, testStorageDriver, within } from "./_storage-tests.ts";
 
 const FOLLOWER = fileURLToPath(new URL("./fixtures/redis-follower.ts", import.meta.url));
+const LAZY_LOAD = fileURLToPath(new URL("./fixtures/redis-lazy-load.ts", import.meta.url));
 
 describe("--storage redis://", () => {
   it("parses host, port, database and key prefix, and refuses what it cannot use", () => {
@@ -33,6 +37,16 @@ describe("--storage redis://", () => {
     expect(() => parseStorageUrl("redis://user:secret@h:1/x")).toThrow(/user:\*\*\*@h/);
   });
 
+  it("loads the Redis client only when a Redis store is opened, and reports an unreachable one as unavailable", async () => {
+    const root = mkdtempSync(join(tmpdir(), "agent-serve-lazy-"));
+    try {
+      const child = spawnSync(process.execPath, [LAZY_LOAD, root], { encoding: "utf8", timeout: 30_000 });
+      expect(child.status, child.stderr).toBe(0);
+      expect(JSON.parse(child.stdout)).toEqual({ before: false, after: true, error: "StorageUnavailableError" });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
 
 describe.skipIf(!REDIS_SERVER)(`redis store${REDIS_MISSING}`, () => {

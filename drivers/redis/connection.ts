@@ -77,11 +77,6 @@ export class RedisConnection {
     return new RedisConnection(this.loaded.then((client) => client.duplicate()), this.#name);
   }
 
-  /** Whether the connection is up now (commands would be sent rather than refused). */
-  get ready(): boolean {
-    return this.#client?.status === "ready";
-  }
-
   /**
    * Sends one command (or several, issued synchronously by `command`) after every command sent
    * before it: on one connection Redis runs them in that order.

@@ -33,7 +33,7 @@ export interface ApprovalRecord extends ApprovalView {
 export type ResolveOutcome = "resolved" | "unknown" | "closed";
 
 /** How often a waiting turn re-reads its record when the driver's follow is process-local. */
-const POLL_MS = 1_000;
+const POLL_MS = 250;
 
 export class ApprovalStore {
   readonly #storage: StorageDriver;
