@@ -17,7 +17,7 @@ import { type RedisServer, REDIS_MISSING, REDIS_SERVER, startRedisServer } from 
 import { sharedStore } from "./_shared-store.ts";
 
 const base = "/hello";
-const LEASE_TTL_MS = 600;
+const LEASE_TTL_MS = 1_000;
 const open: AgentHost[] = [];
 
 afterEach(async () => {
