@@ -61,6 +61,8 @@ export async function resumeParkedTurn(deps: ParkedTurnDeps, record: SessionReco
  */
 export async function resumeIfOrphaned(deps: ParkedTurnDeps, sessionId: string): Promise<boolean> {
   if (deps.isBusy(sessionId) || (await deps.store.activeTurn(sessionId)) === undefined) return false;
+  // Reads only: the lease is not touched for a session with no call parked.
+  if ((await deps.approvals.open(sessionId)).length === 0 || deps.isBusy(sessionId)) return false;
   // Held by a live process: that process's turn is waiting and hears of the decision itself.
   if (deps.leases && !(await deps.leases.take(sessionId))) return false;
   try {
