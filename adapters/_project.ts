@@ -94,6 +94,11 @@ export interface ProjectHostOptions {
    * owner, not by the host), and live streams end when `closing` fires rather than at `close()`.
    */
   carryOver?: { storages: StoragePool; closing: ClosingSignal };
+  /**
+   * How long a session's turn lease outlives a crashed process (docs/design/processes.md).
+   * @default `AGENT_SERVE_LEASE_TTL_MS`, else 30000
+   */
+  leaseTtlMs?: number;
 }
 
 export interface ServeProjectOptions extends LoadProjectOptions, ProjectHostOptions, ServeOptions {}
@@ -175,6 +180,7 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
     recoverOnStart: options.recover ?? true,
     ...(options.carryOver ? { closing: options.carryOver.closing } : {}),
+    ...leaseTtl(options.leaseTtlMs, env.AGENT_SERVE_LEASE_TTL_MS),
     playground: (await playground) ?? false,
     docs: docs ? await docs : false,
     schedules: options.schedules ?? true,
@@ -245,3 +251,11 @@ const consoleLogger: HostLogger = {
   warn: (message) => console.warn(`[agent-serve] ${message}`),
   error: (message, cause) => console.error(`[agent-serve] ${message}`, cause ?? ""),
 };
+
+/** The lease ttl from the option, else from the environment; a malformed value is refused. */
+function leaseTtl(option: number | undefined, fromEnv: string | undefined): { leaseTtlMs?: number } {
+  const value = option ?? (fromEnv === undefined || fromEnv === "" ? undefined : Number(fromEnv));
+  if (value === undefined) return {};
+  if (!Number.isInteger(value) || value < 100) throw createError("project", `the turn lease ttl must be a whole number of milliseconds, at least 100 (got ${String(option ?? fromEnv)})`);
+  return { leaseTtlMs: value };
+}

@@ -33,9 +33,12 @@ import { callServerTool, findServerTool } from "./tools/direct-call.ts";
 import { ScheduleRunner } from "./schedules/runner.ts";
 import { createActivityLog } from "./sessions/activity-log.ts";
 import { EventLog } from "./sessions/event-log.ts";
-import { recoverSessions } from "./sessions/recovery.ts";
+import { recoverSession, recoverSessions } from "./sessions/recovery.ts";
+import { recoverIfOrphaned, startSweeping, sweeperOwner, sweepOrphans, type SweepDeps } from "./sessions/recovery-sweep.ts";
+import { ProcessInbox } from "./sessions/process-inbox.ts";
+import { SharedTurnSlots } from "./sessions/shared-turn-slots.ts";
 import { createSessionEntry } from "./sessions/session-entry.ts";
-import { SessionService } from "./sessions/session-service.ts";
+import { type ForwardedArgs, SessionService } from "./sessions/session-service.ts";
 import { SessionStore } from "./sessions/session-store.ts";
 import { TurnController } from "./sessions/turn-controller.ts";
 import { TurnLeases } from "./sessions/turn-leases.ts";
@@ -54,6 +57,8 @@ import type { AgentHostOptions, AgentMount, HostLogger } from "./types.ts";
 
 /** The most model steps one turn may take before it fails. */
 const MAX_STEPS = 50;
+/** The least time a request forwarded to the process running a session's turn gets to answer. */
+const FORWARD_TIMEOUT_MS = 10_000;
 /** Longest an agent-execution tool script may run. */
 const SCRIPT_TIMEOUT_MS = 120_000;
 
@@ -82,6 +87,8 @@ export interface AgentRuntime {
   evals: EvalService;
   /** Custom channels (`bot/channels/`): their services, lifecycle and event delivery. */
   channels: ChannelHost;
+  /** Stops the recovery sweep and the process inbox (after turns have drained). */
+  closeCoordination(): Promise<void>;
   /** Recovers interrupted turns, then loads timed work and arms the timer port. */
   recover(): Promise<void>;
 }
@@ -192,16 +199,28 @@ export function createAgentRuntime(
   );
   const runner = tracing.runner;
   log.onEvent(tracing.onEvent);
-  const leases = new TurnLeases(storage, `${context.timers.owner}/${mount.slug}`);
+  // Coordination between processes sharing the store (docs/design/processes.md).
+  const leases = new TurnLeases(storage, `${context.timers.owner}/${mount.slug}`, options.leaseTtlMs);
+  const { follow: followReach, sharedLeases } = storage.capabilities;
+  const crossProcess = sharedLeases || followReach === "shared";
+  const maxRunningTurns = project.agent.concurrency?.maxRunningTurns;
+  const sharedSlots =
+    sharedLeases && maxRunningTurns !== undefined
+      ? new SharedTurnSlots(storage, { key: `turn-slots/${mount.slug}`, max: maxRunningTurns, owner: leases.owner })
+      : undefined;
   const controller = new TurnController({
     log,
     store,
     conversation,
-    slots: new TurnSlots(project.agent.concurrency?.maxRunningTurns),
+    slots: sharedSlots ?? new TurnSlots(maxRunningTurns),
     runner,
     logger,
     leases,
     approvals: approvalStore,
+    // A follow-up's own takeover of a parked turn (`takeOverParked`) has run before: close the rest.
+    ...(crossProcess
+      ? { recoverOrphan: (sessionId: string) => recoverSession({ store, log, logger, conversation, leases, approvals: approvalStore }, sessionId) }
+      : {}),
   });
   // Parked turns outlive their process: recovery and resolutions continue them here.
   const parked: ParkedTurnDeps = {
@@ -214,6 +233,26 @@ export function createAgentRuntime(
     resume: (record, turnId) => controller.resumeParked(record, turnId),
   };
   const approvals = new ApprovalService({ store: approvalStore, resumeIfOrphaned: (sessionId) => resumeIfOrphaned(parked, sessionId), logger });
+  // The sweep recovers under its own lease owner: a parked turn it resumes here needs that lease
+  // handed to this process's owner first.
+  const sweptParked: ParkedTurnDeps = {
+    ...parked,
+    resume: async (record, turnId) => {
+      await leases.release(record.sessionId, sweeperOwner(leases));
+      return controller.resumeParked(record, turnId);
+    },
+  };
+  const sweepDeps: SweepDeps = {
+    store,
+    log,
+    logger,
+    conversation,
+    leases,
+    approvals: approvalStore,
+    resumeParked: (record, events) => resumeParkedTurn(sweptParked, record, events),
+    isLocal: (sessionId) => controller.isBusy(sessionId),
+    ...(sharedSlots ? { slots: sharedSlots } : {}),
+  };
 
   // 5. Sessions; from here on the session entry reaches them.
   const experiments = new ExperimentService({ definitions: project.agent.experiments, log, store });
@@ -230,6 +269,17 @@ export function createAgentRuntime(
     takeOverParked: (sessionId) => resumeIfOrphaned(parked, sessionId),
   });
   entry.bind(sessions);
+  const inbox = crossProcess
+    ? new ProcessInbox(storage, leases.owner, (request) => sessions.handleForwarded(request.op, request.args as ForwardedArgs))
+    : undefined;
+  if (inbox) {
+    sessions.coordinate({
+      // A forwarded preempt waits for the running turn to settle; past a lease ttl its process is gone.
+      forward: (owner, op, args) => inbox.request(owner, { op, args }, Math.max(leases.ttlMs, FORWARD_TIMEOUT_MS)),
+      recoverIfOrphaned: (sessionId, owner) => recoverIfOrphaned(sweepDeps, sessionId, owner),
+    });
+  }
+  let stopSweeping = (): void => {};
 
   // 6. What watches or drives sessions.
   const dispatch = createHookDispatcher({
@@ -319,18 +369,30 @@ export function createAgentRuntime(
     evals,
     channels,
     async recover() {
-      await recoverSessions({
-        store,
-        log,
-        logger,
-        conversation,
-        leases,
-        approvals: approvalStore,
-        resumeParked: (record, events) => resumeParkedTurn(parked, record, events),
-      });
+      inbox?.start();
+      // A store built for many processes: only turns whose lease expired are ours to close. A
+      // process-local one (memory, sqlite) serves one host: what it left open at a crash is closed now.
+      if (followReach === "shared") await sweepOrphans(sweepDeps);
+      else {
+        await recoverSessions({
+          store,
+          log,
+          logger,
+          conversation,
+          leases,
+          approvals: approvalStore,
+          resumeParked: (record, events) => resumeParkedTurn(parked, record, events),
+        });
+        await sharedSlots?.forget((slot) => slot.owner !== leases.owner).catch(() => {});
+      }
+      if (sharedLeases) stopSweeping = startSweeping(sweepDeps, leases.ttlMs);
       await evals.recover();
       await timed.start();
       await channels.start();
+    },
+    async closeCoordination() {
+      stopSweeping();
+      await inbox?.close();
     },
   };
 }

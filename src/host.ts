@@ -97,6 +97,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
         // Parked turns do not hold the close up: they stay parked in storage for the next start.
         for (const agent of agents) agent.approvalStore.suspend();
         await Promise.all(agents.map((agent) => agent.controller.drain(config.drainTimeoutMs)));
+        await Promise.all(agents.map((agent) => agent.closeCoordination()));
         // After turns: the last events of drained turns still reach channels, then onStop and waitUntil work.
         await Promise.all(agents.map((agent) => agent.channels.close(config.drainTimeoutMs)));
         for (const listener of closeListeners) listener();

@@ -128,8 +128,10 @@ export interface AgentHostOptions {
   logLevel?: LogLevel;
   /**
    * Recover turns interrupted by a crash before serving (docs/design/foundation.md "Guarantees").
-   * Turn off for short-lived helper hosts that share a state root with a running server: recovery
-   * cannot tell a live server's turns from a crashed one's. @default true
+   * On a store shared by processes (Redis) only turns whose lease expired are recovered, now and
+   * every `leaseTtlMs`. On a process-local store (sqlite) start-up recovery closes every open
+   * turn: turn it off for short-lived helper hosts that share a state root with a running server
+   * (docs/design/processes.md "Recovery by lease"). @default true
    */
   recoverOnStart?: boolean;
   /**
@@ -138,6 +140,13 @@ export interface AgentHostOptions {
    * loop does on reload (docs/design/dev-reload.md). @default this host's `close()`
    */
   closing?: ClosingSignal;
+  /**
+   * How long a session's turn lease outlives a process that stopped renewing it (renewed every
+   * third of it). On a store shared by several processes it bounds how soon a crashed process's
+   * turns end with `turn.failed {message: "host restarted"}`, and the recovery sweep runs this
+   * often (docs/design/processes.md). @default 30000
+   */
+  leaseTtlMs?: number;
   /** Extra time given to in-flight turns on `close()` before they are interrupted. @default 10000 */
   drainTimeoutMs?: number;
   /** Clock, for tests. @default Date.now */

@@ -92,6 +92,26 @@ export interface Viewer {
   wide: boolean;
 }
 
+/**
+ * How a request reaches a session whose turn runs in another process sharing the store
+ * (docs/design/processes.md "Forwarding").
+ */
+export interface ProcessCoordination {
+  /** Asks the process `owner` to do `op` for the session; resolves with its answer. */
+  forward(owner: string, op: "followUp" | "stop", args: ForwardedArgs): Promise<unknown>;
+  /**
+   * Recovers the session when the process its marker names (`owner`) let its turn lease expire;
+   * true when the lease was free (the session is this process's to take), false while held.
+   */
+  recoverIfOrphaned(sessionId: string, owner: string): Promise<boolean>;
+}
+
+export interface ForwardedArgs {
+  sessionId: string;
+  auth: AuthContext;
+  input?: FollowUpInput;
+}
+
 export interface SessionSummary {
   sessionId: string;
   channel: string;
@@ -116,6 +136,7 @@ export class SessionService {
   readonly #approvals: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> } | undefined;
   readonly #takeOverParked: ((sessionId: string) => Promise<boolean>) | undefined;
   readonly #newSessionId: () => string;
+  #coordination: ProcessCoordination | undefined;
 
   constructor(deps: {
     /** Deletes the session's own workspace directory, where the runtime has one. */
@@ -143,6 +164,18 @@ export class SessionService {
     this.#workspaceFiles = deps.workspaceFiles;
     this.#removeWorkspace = deps.removeWorkspace;
     this.#newSessionId = deps.newSessionId ?? newSessionId;
+  }
+
+  /** Lets requests for sessions run by other processes reach them (set once the inbox exists). */
+  coordinate(coordination: ProcessCoordination): void {
+    this.#coordination = coordination;
+  }
+
+  /** What another process forwarded here (./process-inbox.ts): answered as if asked here. */
+  handleForwarded(op: string, args: ForwardedArgs): Promise<unknown> {
+    if (op === "followUp" && args.input) return this.followUp(args.sessionId, args.input, { forwarded: true });
+    if (op === "stop") return this.stop(args.sessionId, args.auth, { forwarded: true });
+    return Promise.reject(new HTTPError({ status: 400, code: "invalid_request", message: `unknown forwarded operation ${op}` }));
   }
 
   async create(input: CreateSessionInput): Promise<SessionRecord> {
@@ -228,8 +261,29 @@ export class SessionService {
     return this.#store.findByToken(channel, key);
   }
 
-  /** Continues a chat session; resolves with the (possibly rotated) continuation token. */
-  async followUp(sessionId: string, input: FollowUpInput): Promise<string> {
+  /**
+   * Continues a chat session; resolves with the (possibly rotated) continuation token. When the
+   * session's turn runs in another process, the follow-up is forwarded to it and admitted there
+   * under the same policy (`forwarded`: this call is that forwarded one, answered here only).
+   */
+  async followUp(sessionId: string, input: FollowUpInput, options: { forwarded?: boolean } = {}): Promise<string> {
+    try {
+      return await this.#followUpHere(sessionId, input);
+    } catch (error) {
+      const owner = options.forwarded ? undefined : await this.#elsewhere(sessionId, error);
+      if (owner === undefined) throw error;
+      if (await this.#coordination!.recoverIfOrphaned(sessionId, owner)) return this.#followUpHere(sessionId, input);
+      return (await this.#coordination!.forward(owner, "followUp", { sessionId, auth: input.auth, input })) as string;
+    }
+  }
+
+  /** The process running the session's turn, when `error` is the refusal its lease caused. */
+  async #elsewhere(sessionId: string, error: unknown): Promise<string | undefined> {
+    if (!this.#coordination || !(error instanceof HTTPError) || error.code !== "session_busy") return undefined;
+    return this.#controller.runningElsewhere(sessionId);
+  }
+
+  async #followUpHere(sessionId: string, input: FollowUpInput): Promise<string> {
     const record = await this.#owned(sessionId, input.auth);
     if (record.mode !== "chat") {
       throw conflict("session_not_followable", "task sessions run to completion and cannot be followed up");
@@ -269,7 +323,7 @@ export class SessionService {
    */
   async remove(sessionId: string, auth: AuthContext): Promise<void> {
     await this.#owned(sessionId, auth);
-    await this.#controller.stop(sessionId);
+    await this.stop(sessionId, auth);
     await this.#controller.runExclusive(sessionId, async () => {
       const record = await this.#store.get(sessionId);
       if (!record) throw sessionNotFound();
@@ -278,13 +332,26 @@ export class SessionService {
       const keys = [pendingFilesKey(sessionId), deliveryCursorKey(record.channel, sessionId), ...approvals.keys];
       await this.#store.remove(record, keys, [eventLogName(sessionId), conversationLogName(sessionId), ...approvals.logs]);
       this.#log.forget(sessionId);
-    });
+    }, { lease: true });
   }
 
-  /** Stopping is an action, like a follow-up: only the owner may, however widely reads are open. */
-  async stop(sessionId: string, auth: AuthContext): Promise<boolean> {
+  /**
+   * Stopping is an action, like a follow-up: only the owner may, however widely reads are open.
+   * A turn run by another process is stopped there (forwarded, like a follow-up).
+   */
+  async stop(sessionId: string, auth: AuthContext, options: { forwarded?: boolean } = {}): Promise<boolean> {
     await this.#owned(sessionId, auth);
     if (await this.#controller.stop(sessionId)) return true;
+    if (!options.forwarded && this.#coordination) {
+      const owner = await this.#controller.runningElsewhere(sessionId);
+      if (owner !== undefined) {
+        if (!(await this.#coordination.recoverIfOrphaned(sessionId, owner))) {
+          return (await this.#coordination.forward(owner, "stop", { sessionId, auth })) === true;
+        }
+        // Recovered here: a parked turn the recovery resumed here is stopped like any other.
+        if (await this.#controller.stop(sessionId)) return true;
+      }
+    }
     // A turn parked by a process that has stopped is still a running turn: take it over, end it.
     return (await this.#takeOverParked?.(sessionId)) === true && this.#controller.stop(sessionId);
   }

@@ -20,15 +20,19 @@ import type { EventLog } from "./event-log.ts";
 import { type RecoveryDeps, recoverSession } from "./recovery.ts";
 import type { SessionRecord, SessionStore } from "./session-store.ts";
 import type { TurnLeases } from "./turn-leases.ts";
-import type { Release, TurnSlots } from "./turn-slots.ts";
+import type { Release, SlotPool } from "./turn-slots.ts";
 
 export type AdmissionPolicy = "preempt" | "coalesce";
 
-/** Why a turn was aborted; decides the `turn.failed` message. */
-type AbortKind = "interrupt" | "shutdown";
+/**
+ * Why a turn was aborted; decides the `turn.failed` message. `lost`: the turn's lease went to
+ * another process's recovery, which has recorded the turn's end (docs/design/processes.md).
+ */
+type AbortKind = "interrupt" | "shutdown" | "lost";
 const ABORT_MESSAGES: Record<AbortKind, string> = {
   interrupt: "turn interrupted",
   shutdown: "host shutting down",
+  lost: "host restarted",
 };
 
 interface LiveTurn {
@@ -58,11 +62,16 @@ export interface ControllerDeps {
   log: EventLog;
   store: SessionStore;
   conversation: ConversationLog;
-  slots: TurnSlots;
+  slots: SlotPool;
   runner: TurnRunner;
   logger: HostLogger;
   /** The cross-process turn lease; without it, turns are exclusive within this process only. */
   leases?: TurnLeases;
+  /**
+   * Closes what a crashed process left open in a session whose lease this process has just taken
+   * (its active marker names that process). Only where leases reach other processes.
+   */
+  recoverOrphan?: (sessionId: string) => Promise<unknown>;
   /** Parked calls: closed when a damaged session's turn is closed (./recovery.ts). */
   approvals?: RecoveryDeps["approvals"];
 }
@@ -98,6 +107,17 @@ export class TurnController {
 
   isQueued(sessionId: string): boolean {
     return this.#live.get(sessionId)?.turn?.state === "queued";
+  }
+
+  /**
+   * The process that runs the session's turn, when that is another process sharing the store
+   * (its active marker names it): requests for the session are forwarded to it.
+   */
+  async runningElsewhere(sessionId: string): Promise<string | undefined> {
+    const leases = this.#deps.leases;
+    if (!leases || this.isBusy(sessionId)) return undefined;
+    const owner = await this.#deps.store.activeTurn(sessionId);
+    return owner !== undefined && owner !== leases.owner ? owner : undefined;
   }
 
   /**
@@ -138,6 +158,11 @@ export class TurnController {
       if (leases && fresh) void leases.take(sessionId).catch(() => {});
       else if (leases && !(await leases.take(sessionId))) throw busyElsewhere();
       try {
+        if (leases && !fresh && this.#deps.recoverOrphan) {
+          // The lease was free, but the marker names another process: it crashed mid-turn.
+          const previous = await this.#deps.store.activeTurn(sessionId);
+          if (previous !== undefined && previous !== leases.owner) await this.#deps.recoverOrphan(sessionId);
+        }
         // The marker names who runs the turn: recovery releases that owner's lease.
         await accept(turnId, [this.#deps.store.activeWrite(sessionId, leases?.owner ?? turnId)]);
       } catch (error) {
@@ -178,13 +203,25 @@ export class TurnController {
    * Runs `work` with the session held busy: it serializes with model turns, so it is refused with
    * 409 session_busy while a turn is running or pending, and follow-ups are refused while it runs.
    */
-  runExclusive<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+  runExclusive<T>(sessionId: string, work: () => Promise<T>, options: { lease?: boolean } = {}): Promise<T> {
     if (this.#closing) return Promise.reject(shuttingDown());
     const live = this.#session(sessionId);
     if (live.turn || live.admitting || live.coalesced || live.damaged) return Promise.reject(busy());
     live.admitting = true;
+    const leases = options.lease ? this.#deps.leases : undefined;
+    // With `lease`, no process sharing the store runs a turn of the session meanwhile either.
+    const exclusive = leases
+      ? leases.take(sessionId).then(async (held) => {
+          if (!held) throw busyElsewhere();
+          try {
+            return await work();
+          } finally {
+            await leases.release(sessionId);
+          }
+        })
+      : work();
     return this.#track(
-      work().finally(() => {
+      exclusive.finally(() => {
         live.admitting = false;
         this.#forgetIfIdle(sessionId, live);
       }),
@@ -294,8 +331,16 @@ export class TurnController {
       state: "queued",
       followedBy: false,
       settled: Promise.resolve(),
-      stopRenewing: this.#deps.leases?.keep(record.sessionId) ?? (() => {}),
+      stopRenewing: () => {},
     };
+    const leases = this.#deps.leases;
+    turn.stopRenewing = leases
+      ? leases.keep(
+          record.sessionId,
+          () => this.#abort(turn, "lost"),
+          async () => (await this.#deps.store.activeTurn(record.sessionId)) === leases.owner,
+        )
+      : () => {};
     live.turn = turn;
     turn.settled = this.#track(
       this.#run(record, live, turn, text, resume).catch((error: unknown) => {
@@ -375,13 +420,24 @@ export class TurnController {
   async #takeSlot(sessionId: string, turn: LiveTurn): Promise<Release> {
     const now = this.#deps.slots.tryAcquire();
     if (now) return now;
-    const { position, slot } = this.#deps.slots.enqueue(turn.abort.signal);
+    const { position, slot } = await this.#deps.slots.enqueue(turn.abort.signal, sessionId);
+    if (position === 0) return slot;
     await this.#emitWithStatus(sessionId, { type: "turn.queued", turnId: turn.turnId, data: { position } }, "queued");
     return slot;
   }
 
   async #finish(record: SessionRecord, live: LiveSession, turn: LiveTurn, outcome: TurnOutcome): Promise<void> {
     const { sessionId } = record;
+    if (turn.abort.signal.reason === "lost") {
+      // Another process's recovery holds the session now and has closed this turn: write nothing.
+      this.#deps.logger.warn(`turn ${turn.turnId} of ${sessionId} lost its lease to another process's recovery`);
+      turn.stopRenewing();
+      live.turn = undefined;
+      live.coalesced = undefined;
+      await this.#deps.leases?.release(sessionId);
+      this.#forgetIfIdle(sessionId, live);
+      return;
+    }
     if (outcome.status === "suspended") return this.#suspend(sessionId, live, turn);
     if (outcome.status !== "completed") {
       const reason = turn.abort.signal.reason as AbortKind | undefined;

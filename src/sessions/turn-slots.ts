@@ -6,12 +6,26 @@
 
 export type Release = () => void;
 
+/**
+ * Where turns take their slot: {@link TurnSlots} in process memory (the fast path), or the
+ * storage-backed FIFO shared by processes (./shared-turn-slots.ts).
+ */
+export interface SlotPool {
+  /** A slot now without waiting, or undefined (all taken, or the pool must ask the store). */
+  tryAcquire(): Release | undefined;
+  /**
+   * Joins the FIFO queue: position 0 when the slot was taken at once, else the 1-based position,
+   * with a promise of the slot that rejects with the signal's reason when the signal aborts.
+   */
+  enqueue(signal: AbortSignal, sessionId?: string): { position: number; slot: Promise<Release> } | Promise<{ position: number; slot: Promise<Release> }>;
+}
+
 interface Waiter {
   grant: (release: Release) => void;
   reject: (error: unknown) => void;
 }
 
-export class TurnSlots {
+export class TurnSlots implements SlotPool {
   readonly #max: number;
   #running = 0;
   readonly #queue: Waiter[] = [];
