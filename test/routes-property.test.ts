@@ -16,7 +16,7 @@ import { defineTool } from "../src/tools/index.ts";
 import type { AgentHost } from "../src/types.ts";
 import { postJson, project, quietLogger } from "./_harness.ts";
 
-const WRITES = new Set(["set", "delete", "append", "deleteLog", "acquireLease", "releaseLease"]);
+const WRITES = new Set(["commit", "set", "delete", "append", "deleteLog", "acquireLease", "releaseLease"]);
 let writes = 0;
 
 /** Counts every write that reaches the driver. */
@@ -63,10 +63,13 @@ afterAll(async () => {
   await server.close(true);
 });
 
-/** Waits until no write has reached the driver for a while (turns started by accepted requests). */
+/**
+ * Waits until the turns accepted requests started have settled and no write has reached the
+ * driver for a while (a turn's last writes, its lease release and marker, follow its end).
+ */
 async function quiet(): Promise<void> {
   let last = -1;
-  while (last !== writes) {
+  while (last !== writes || host.runningTurns() > 0) {
     last = writes;
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
