@@ -47,8 +47,8 @@ async function json<T = Record<string, unknown>>(path: string, init?: Parameters
 }
 
 /** Reads the live stream from `startIndex` until `until` holds; rejects after `timeoutMs`. */
-async function stream(sessionId: string, until: (event: TestEvent) => boolean, startIndex = 0, timeoutMs = 10_000): Promise<TestEvent[]> {
-  const response = await call(`/cloud/v1/session/${sessionId}/stream?startIndex=${startIndex}`);
+async function stream(sessionId: string, until: (event: TestEvent) => boolean, startIndex = 0, timeoutMs = 10_000, slug = "cloud"): Promise<TestEvent[]> {
+  const response = await call(`/${slug}/v1/session/${sessionId}/stream?startIndex=${startIndex}`);
   expect(response.status).toBe(200);
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
@@ -137,6 +137,20 @@ describe("agent-serve/cloudflare in workerd", () => {
     await reader.cancel();
     expect(text).toContain(`id: ${first.length}\n`);
     expect(text).not.toContain(`id: ${first.length - 1}\n`);
+  });
+
+  it("holds maxRunningTurns across session objects: one FIFO with turn.queued positions", async () => {
+    const open = async (message: string) => (await json<{ sessionId: string }>("/capped/v1/session", { body: { message } })).body.sessionId;
+    const a = await open("/sleep 1500\n/reply a");
+    const b = await open("/reply b");
+    const c = await open("/reply c");
+    const [eventsA, eventsB, eventsC] = await Promise.all([a, b, c].map((id) => stream(id, waiting, 0, 20_000, "capped")));
+    expect(eventsA!.some((event) => event.type === "turn.queued")).toBe(false);
+    expect(eventsB!.find((event) => event.type === "turn.queued")?.data).toEqual({ position: 1 });
+    expect(eventsC!.find((event) => event.type === "turn.queued")?.data).toEqual({ position: 2 });
+    const at = (events: TestEvent[], type: string) => Date.parse(events.find((event) => event.type === type)!.at);
+    expect(at(eventsB!, "turn.started")).toBeGreaterThanOrEqual(at(eventsA!, "turn.completed"));
+    expect(at(eventsC!, "turn.started")).toBeGreaterThanOrEqual(at(eventsB!, "turn.completed"));
   });
 
   it("refuses bad input with the error envelope and changes nothing", async () => {
