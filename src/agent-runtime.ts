@@ -242,13 +242,10 @@ export function createAgentRuntime(
       return controller.resumeParked(record, turnId);
     },
   };
+  // What recovery at start and the periodic sweep both close sessions with.
+  const recovery = { store, log, logger, conversation, leases, approvals: approvalStore };
   const sweepDeps: SweepDeps = {
-    store,
-    log,
-    logger,
-    conversation,
-    leases,
-    approvals: approvalStore,
+    ...recovery,
     resumeParked: (record, events) => resumeParkedTurn(sweptParked, record, events),
     isLocal: (sessionId) => controller.isBusy(sessionId),
     ...(sharedSlots ? { slots: sharedSlots } : {}),
@@ -374,15 +371,7 @@ export function createAgentRuntime(
       // process-local one (memory, sqlite) serves one host: what it left open at a crash is closed now.
       if (followReach === "shared") await sweepOrphans(sweepDeps);
       else {
-        await recoverSessions({
-          store,
-          log,
-          logger,
-          conversation,
-          leases,
-          approvals: approvalStore,
-          resumeParked: (record, events) => resumeParkedTurn(parked, record, events),
-        });
+        await recoverSessions({ ...recovery, resumeParked: (record, events) => resumeParkedTurn(parked, record, events) });
         await sharedSlots?.forget((slot) => slot.owner !== leases.owner).catch(() => {});
       }
       if (sharedLeases) stopSweeping = startSweeping(sweepDeps, leases.ttlMs);

@@ -2,7 +2,7 @@
  * `describeHost`: every suite runs twice, in-process (`host.fetch` with plain Requests) and over
  * a real loopback server through the Node adapter, so both paths stay equivalent.
  */
-import { afterEach, beforeEach, describe } from "vitest";
+import { afterEach, beforeEach, describe, expect } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
 import { createHost } from "../src/host.ts";
 import type { ProjectDefinition } from "../src/project/types.ts";
@@ -117,6 +117,13 @@ export async function allEvents(target: HostUnderTest, base: string, sessionId: 
   const response = await target.fetch(`${base}/v1/session/${sessionId}/events`);
   const text = await response.text();
   return text.split("\n").filter(Boolean).map((line) => JSON.parse(line) as TestEvent);
+}
+
+/** Every stored event of a session, from a server at `base` (the agent's URL). */
+export async function fetchEvents(base: string, sessionId: string): Promise<TestEvent[]> {
+  const response = await fetch(`${base}/v1/session/${sessionId}/events`);
+  expect(response.status).toBe(200);
+  return (await response.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line) as TestEvent);
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */

@@ -11,20 +11,13 @@ import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import type { ConversationMessage } from "../src/model/types.ts";
 import { cliEnv, finished, killAfterEach, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
-import { eventually, readEvents } from "./_harness.ts";
-import type { TestEvent } from "./_harness.ts";
+import { eventually, fetchEvents, readEvents } from "./_harness.ts";
 import { tempProjects } from "./_temp-projects.ts";
 
 const write = tempProjects("approvals-serve");
 const running: CliProcess[] = killAfterEach();
 
 const post = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-
-async function events(base: string, sessionId: string): Promise<TestEvent[]> {
-  const response = await fetch(`${base}/v1/session/${sessionId}/events`);
-  expect(response.status).toBe(200);
-  return (await response.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line) as TestEvent);
-}
 
 async function approvals(base: string, sessionId: string): Promise<Array<{ callId: string; toolName: string; input: unknown }>> {
   const response = await fetch(`${base}/v1/session/${sessionId}/approvals`);
@@ -53,7 +46,7 @@ test.each([["SIGKILL"], ["SIGTERM"]] as const)("a call parked before %s is liste
   expect(created.status).toBe(200);
   const { sessionId, continuationToken } = (await created.json()) as { sessionId: string; continuationToken: string };
   const parked = await eventually(async () => {
-    const all = await events(first.url, sessionId);
+    const all = await fetchEvents(first.url, sessionId);
     return all.some((e) => e.type === "action.approval_requested") ? all : undefined;
   }, 10_000, "a parked call");
   const callId = parked.find((e) => e.type === "action.approval_requested")!.data["callId"] as string;
@@ -66,7 +59,7 @@ test.each([["SIGKILL"], ["SIGTERM"]] as const)("a call parked before %s is liste
   const second = await startServe(args, env);
   running.push(second);
   // Nothing was appended or failed: the turn is parked, as it was before the restart.
-  expect(await events(second.url, sessionId)).toEqual(parked);
+  expect(await fetchEvents(second.url, sessionId)).toEqual(parked);
   expect(await approvals(second.url, sessionId)).toEqual([expect.objectContaining({ callId, toolName: "danger", input: { what: "prod" } })]);
   expect(await status(second.url, sessionId)).toBe("running");
 
@@ -91,7 +84,7 @@ test.each([["SIGKILL"], ["SIGTERM"]] as const)("a call parked before %s is liste
   // The session goes on.
   const followUp = await fetch(`${second.url}/v1/session/${sessionId}`, post({ continuationToken, message: "/reply next" }));
   expect(followUp.status).toBe(200);
-  await eventually(async () => ((await events(second.url, sessionId)).filter((e) => e.type === "session.waiting").length === 2 ? true : undefined), 10_000, "the follow-up");
+  await eventually(async () => ((await fetchEvents(second.url, sessionId)).filter((e) => e.type === "session.waiting").length === 2 ? true : undefined), 10_000, "the follow-up");
   second.child.kill("SIGTERM");
   expect((await finished(second)).code).toBe(0);
 
@@ -127,7 +120,7 @@ test("two serve processes on one state root: a call parked on B is listed and ap
   expect(created.status).toBe(200);
   const { sessionId } = (await created.json()) as { sessionId: string };
   const parked = await eventually(async () => {
-    const all = await events(b.url, sessionId);
+    const all = await fetchEvents(b.url, sessionId);
     return all.some((e) => e.type === "action.approval_requested") ? all : undefined;
   }, 10_000, "a parked call on B");
   const callId = parked.find((e) => e.type === "action.approval_requested")!.data["callId"] as string;
@@ -142,7 +135,7 @@ test("two serve processes on one state root: a call parked on B is listed and ap
   expect(tail.find((e) => e.type === "action.approval_resolved")!.data).toEqual({ callId, decision: "approve" });
   expect(tail.find((e) => e.type === "action.result")!.data).toMatchObject({ output: "deleted shared", isError: false });
   expect(tail.map((e) => e.type)).toContain("turn.completed");
-  expect(await events(a.url, sessionId)).toEqual([...parked, ...tail]);
+  expect(await fetchEvents(a.url, sessionId)).toEqual([...parked, ...tail]);
   for (const proc of [a, b]) proc.child.kill("SIGTERM");
   for (const proc of [a, b]) expect((await finished(proc)).code).toBe(0);
 }, 60_000);

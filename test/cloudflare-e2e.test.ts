@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { main } from "../cli/main.ts";
-import type { TestEvent } from "./_harness.ts";
+import { type TestEvent, readEvents } from "./_harness.ts";
 import { miniflareOptions, readWranglerConfig } from "./_cloudflare.ts";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));
@@ -70,29 +70,10 @@ async function json<T>(path: string, body?: unknown): Promise<{ status: number; 
 async function stream(sessionId: string, until: (event: TestEvent) => boolean, startIndex = 0, timeoutMs = 15_000): Promise<TestEvent[]> {
   const response = await call(`/v1/session/${sessionId}/stream?startIndex=${startIndex}`);
   expect(response.status).toBe(200);
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  const events: TestEvent[] = [];
-  let buffer = "";
-  const deadline = Date.now() + timeoutMs;
-  try {
-    for (;;) {
-      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`stream timed out after ${events.map((e) => e.type).join(",")}`)), Math.max(1, deadline - Date.now())));
-      const chunk = await Promise.race([reader.read(), timeout]);
-      if (chunk.done) throw new Error(`stream ended after ${events.map((e) => e.type).join(",")}`);
-      buffer += decoder.decode(chunk.value, { stream: true });
-      for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        if (!line) continue;
-        const event = JSON.parse(line) as TestEvent;
-        events.push(event);
-        if (until(event)) return events;
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
+  const events = await readEvents(response, until, timeoutMs);
+  const last = events.at(-1);
+  if (!last || !until(last)) throw new Error(`stream ended after ${events.map((e) => e.type).join(",")}`);
+  return events;
 }
 
 const waiting = (event: TestEvent): boolean => event.type === "session.waiting";

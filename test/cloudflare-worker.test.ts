@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestEvent } from "./_harness.ts";
+import { type TestEvent, readEvents } from "./_harness.ts";
 import { BEARER, type BundledWorker, bundleFixtureWorker, startWorker } from "./_miniflare.ts";
 
 let bundle: BundledWorker;
@@ -50,30 +50,10 @@ async function json<T = Record<string, unknown>>(path: string, init?: Parameters
 async function stream(sessionId: string, until: (event: TestEvent) => boolean, startIndex = 0, timeoutMs = 10_000, slug = "cloud"): Promise<TestEvent[]> {
   const response = await call(`/${slug}/v1/session/${sessionId}/stream?startIndex=${startIndex}`);
   expect(response.status).toBe(200);
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  const events: TestEvent[] = [];
-  let buffer = "";
-  const deadline = Date.now() + timeoutMs;
-  try {
-    for (;;) {
-      const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`stream timed out after ${events.map((e) => e.type).join(",")}`)), Math.max(1, deadline - Date.now())));
-      const chunk = await Promise.race([reader.read(), timer]);
-      if (chunk.done) throw new Error(`stream ended after ${events.map((e) => e.type).join(",")}`);
-      buffer += decoder.decode(chunk.value, { stream: true });
-      let newline: number;
-      while ((newline = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        if (!line) continue;
-        const event = JSON.parse(line) as TestEvent;
-        events.push(event);
-        if (until(event)) return events;
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
+  const events = await readEvents(response, until, timeoutMs);
+  const last = events.at(-1);
+  if (!last || !until(last)) throw new Error(`stream ended after ${events.map((e) => e.type).join(",")}`);
+  return events;
 }
 
 const waiting = (event: TestEvent): boolean => event.type === "session.waiting";

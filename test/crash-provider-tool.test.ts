@@ -10,8 +10,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { serve, type Server } from "srvx";
 import { cliEnv, finished, killAfterEach, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
-import { eventually } from "./_harness.ts";
-import type { TestEvent } from "./_harness.ts";
+import { eventually, fetchEvents } from "./_harness.ts";
 import { tempProjects } from "./_temp-projects.ts";
 
 interface ChatMessage {
@@ -67,11 +66,6 @@ afterAll(async () => {
 
 const post = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
-async function events(base: string, sessionId: string): Promise<TestEvent[]> {
-  const response = await fetch(`${base}/v1/session/${sessionId}/events`);
-  return (await response.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line) as TestEvent);
-}
-
 const projectFiles = {
   "bot/agent.ts": `export default { model: "openai-compatible/fake-1" };\n`,
   "bot/tools/slow.ts": `export default { description: "Takes a while", execute: () => new Promise((resolve) => setTimeout(() => resolve("slow done"), 60000)) };\n`,
@@ -91,7 +85,7 @@ test("SIGKILL while a call is parked for approval: approved after the restart, t
   expect(created.status).toBe(200);
   const { sessionId } = (await created.json()) as { sessionId: string };
   const parked = await eventually(async () => {
-    const all = await events(first.url, sessionId);
+    const all = await fetchEvents(first.url, sessionId);
     return all.some((e) => e.type === "action.approval_requested") ? all : undefined;
   }, 10_000, "a parked call");
   const callId = parked.find((e) => e.type === "action.approval_requested")!.data["callId"] as string;
@@ -100,13 +94,13 @@ test("SIGKILL while a call is parked for approval: approved after the restart, t
 
   const second = await startServe(args, env);
   running.push(second);
-  expect(await events(second.url, sessionId)).toEqual(parked);
+  expect(await fetchEvents(second.url, sessionId)).toEqual(parked);
   const listed = (await (await fetch(`${second.url}/v1/session/${sessionId}/approvals`)).json()) as { approvals: Array<{ callId: string }> };
   expect(listed.approvals.map((a) => a.callId)).toEqual([callId]);
   const before = requests.length;
   expect((await fetch(`${second.url}/v1/session/${sessionId}/approvals/${callId}`, post({ decision: "approve" }))).status).toBe(200);
   const after = await eventually(async () => {
-    const all = await events(second.url, sessionId);
+    const all = await fetchEvents(second.url, sessionId);
     return all.at(-1)?.type === "session.waiting" ? all : undefined;
   }, 10_000, "the resumed turn");
   const tail = after.slice(parked.length);
@@ -134,14 +128,14 @@ test.each([["during a tool call", "slow please", "action.result"]])("SIGKILL %s:
   expect(created.status).toBe(200);
   const { sessionId, continuationToken } = (await created.json()) as { sessionId: string; continuationToken: string };
   const started = waitFor === "action.result" ? "actions.requested" : waitFor;
-  await eventually(async () => ((await events(first.url, sessionId)).some((e) => e.type === started) ? true : undefined), 10_000, started);
+  await eventually(async () => ((await fetchEvents(first.url, sessionId)).some((e) => e.type === started) ? true : undefined), 10_000, started);
 
   first.child.kill("SIGKILL");
   expect((await finished(first)).signal).toBe("SIGKILL");
 
   const second = await startServe(args, env);
   running.push(second);
-  const recovered = await events(second.url, sessionId);
+  const recovered = await fetchEvents(second.url, sessionId);
   expect(recovered.at(-1)?.type).toBe("session.waiting");
   expect(recovered.filter((e) => e.type === "turn.failed").map((e) => e.data)).toEqual([{ message: "host restarted" }]);
 
@@ -149,7 +143,7 @@ test.each([["during a tool call", "slow please", "action.result"]])("SIGKILL %s:
   const followUp = await fetch(`${second.url}/v1/session/${sessionId}`, post({ continuationToken, message: "are you there?" }));
   expect(followUp.status).toBe(200);
   const after = await eventually(async () => {
-    const all = await events(second.url, sessionId);
+    const all = await fetchEvents(second.url, sessionId);
     return all.length > recovered.length && all.at(-1)?.type === "session.waiting" ? all : undefined;
   }, 10_000, "the next turn");
   const turn = after.slice(recovered.length);

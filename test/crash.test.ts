@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { cliEnv, finished, killAfterEach, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
-import { eventually, readEvents } from "./_harness.ts";
+import { eventually, fetchEvents, readEvents } from "./_harness.ts";
 import type { TestEvent } from "./_harness.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-crash-"));
@@ -33,15 +33,6 @@ async function sessions(base: string): Promise<SessionRow[]> {
   const response = await fetch(`${base}/v1/sessions`);
   expect(response.status).toBe(200);
   return ((await response.json()) as { sessions: SessionRow[] }).sessions;
-}
-
-async function events(base: string, sessionId: string): Promise<TestEvent[]> {
-  const response = await fetch(`${base}/v1/session/${sessionId}/events`);
-  expect(response.status).toBe(200);
-  return (await response.text())
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as TestEvent);
 }
 
 test("SIGKILL mid-turn: events survive, interrupted turns fail once, follow-ups work", async () => {
@@ -78,11 +69,11 @@ test("SIGKILL mid-turn: events survive, interrupted turns fail once, follow-ups 
   running.push(second);
   const base2 = `${second.url}/hello`;
 
-  const after = await events(base2, followed);
+  const after = await fetchEvents(base2, followed);
   for (const seen of received) expect(after[seen.index]).toEqual(seen);
 
   for (const id of ids) {
-    const log = await events(base2, id);
+    const log = await fetchEvents(base2, id);
     expect(log.map((event) => event.index)).toEqual(log.map((_, i) => i));
     const failed = log.filter((event) => event.type === "turn.failed");
     expect(failed).toHaveLength(1);
@@ -98,7 +89,7 @@ test("SIGKILL mid-turn: events survive, interrupted turns fail once, follow-ups 
   }
 
   const target = rows.find((r) => r.sessionId === ids[1])!;
-  const before = (await events(base2, target.sessionId)).length;
+  const before = (await fetchEvents(base2, target.sessionId)).length;
   const followUp = await fetch(
     `${base2}/v1/session/${target.sessionId}`,
     json({ continuationToken: target.continuationToken, message: "after the crash" }),

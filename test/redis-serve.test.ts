@@ -9,8 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cliEnv, finished, killAfterEach, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
-import { eventually, readEvents } from "./_harness.ts";
-import type { TestEvent } from "./_harness.ts";
+import { eventually, fetchEvents, readEvents } from "./_harness.ts";
 import { type RedisServer, REDIS_MISSING, REDIS_SERVER, startRedisServer } from "./_redis-server.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-redis-serve-"));
@@ -18,15 +17,6 @@ const env = cliEnv(join(scratch, "config"));
 const running: CliProcess[] = killAfterEach();
 
 const json = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-
-async function events(base: string, sessionId: string): Promise<TestEvent[]> {
-  const response = await fetch(`${base}/v1/session/${sessionId}/events`);
-  expect(response.status).toBe(200);
-  return (await response.text())
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as TestEvent);
-}
 
 describe.skipIf(!REDIS_SERVER)(`serve on Redis${REDIS_MISSING}`, () => {
   let server: RedisServer;
@@ -56,7 +46,7 @@ describe.skipIf(!REDIS_SERVER)(`serve on Redis${REDIS_MISSING}`, () => {
     const second = await startServe(["examples/hello", "--port", "0", "--state-root", join(scratch, "state-2"), "--storage", storage], env);
     running.push(second);
     const base2 = `${second.url}/hello`;
-    expect(await events(base2, sessionId)).toEqual(streamed);
+    expect(await fetchEvents(base2, sessionId)).toEqual(streamed);
     const replayed = await readEvents(await fetch(`${base2}/v1/session/${sessionId}/stream?startIndex=0`), (event) => event.type === "session.waiting", 10_000);
     expect(replayed).toEqual(streamed);
     const listed = ((await (await fetch(`${base2}/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; status: string; continuationToken: string }> }).sessions;
@@ -95,6 +85,6 @@ describe.skipIf(!REDIS_SERVER)(`serve on Redis${REDIS_MISSING}`, () => {
     expect(Date.now() - opened, "the stream waited for the turn's end").toBeGreaterThan(500);
     expect(live.map((event) => event.index)).toEqual(live.map((_, i) => i));
     expect(live.map((event) => event.type)).toEqual(expect.arrayContaining(["turn.started", "turn.completed", "session.waiting"]));
-    expect(live).toEqual(await events(`${a!.url}/hello`, sessionId));
+    expect(live).toEqual(await fetchEvents(`${a!.url}/hello`, sessionId));
   }, 60_000);
 });

@@ -12,8 +12,7 @@ import { afterAll, expect, test } from "vitest";
 import { cliEnv, finished, killAfterEach, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
 import { bwrapProblem, listening, spawnSandboxed } from "./_bwrap.ts";
-import { eventually, readEvents } from "./_harness.ts";
-import type { TestEvent } from "./_harness.ts";
+import { eventually, fetchEvents, readEvents } from "./_harness.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-disk-"));
 const env = cliEnv(join(scratch, "config"));
@@ -25,12 +24,6 @@ const TMPFS_BYTES = 4 * 1024 * 1024;
 const BALLAST_BYTES = TMPFS_BYTES - 160 * 1024;
 
 const post = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-
-async function events(base: string, sessionId: string): Promise<TestEvent[]> {
-  const response = await fetch(`${base}/v1/session/${sessionId}/events`);
-  expect(response.status).toBe(200);
-  return (await response.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line) as TestEvent);
-}
 
 test("a full tmpfs: the process stays up, writes get 503, reads answer, and writes resume once space is back", async () => {
   if (problem) {
@@ -69,7 +62,7 @@ test("a full tmpfs: the process stays up, writes get 503, reads answer, and writ
   expect(proc.child.exitCode).toBeNull();
 
   // Reads answer while the disk is full.
-  expect((await events(base, sessionId)).at(-1)?.type).toBe("session.waiting");
+  expect((await fetchEvents(base, sessionId)).at(-1)?.type).toBe("session.waiting");
   expect((await fetch(`${base}/v1/sessions`)).status).toBe(200);
   expect((await fetch(`${base}/v1/session/${sessionId}/cost`)).status).toBe(200);
   // As large as the refused create's message: a small write may still fit in the store's free pages.
@@ -82,7 +75,7 @@ test("a full tmpfs: the process stays up, writes get 503, reads answer, and writ
   const again = await fetch(`${base}/v1/session/${sessionId}`, post({ continuationToken, message: "/reply space is back" }));
   expect(again.status).toBe(200);
   const log = await eventually(async () => {
-    const all = await events(base, sessionId);
+    const all = await fetchEvents(base, sessionId);
     return all.at(-1)?.type === "session.waiting" && all.some((e) => e.data.text === "space is back") ? all : undefined;
   }, 10_000, "the turn after recovery");
   expect(log.map((event) => event.index)).toEqual(log.map((_, i) => i));
@@ -95,7 +88,7 @@ test("a full tmpfs: the process stays up, writes get 503, reads answer, and writ
     async (error: unknown) => {
       // Say which session and what its log holds, with the server's own account.
       for (const row of (await list()).filter((r) => r.status === "running")) {
-        const types = (await events(base, row.sessionId)).map((e) => e.type).filter((t) => t !== "message.appended");
+        const types = (await fetchEvents(base, row.sessionId)).map((e) => e.type).filter((t) => t !== "message.appended");
         console.error(row.sessionId, JSON.stringify(types));
       }
       console.error(proc.stderr().replace(/\n\s+at .*/g, "").slice(-4000));
@@ -103,7 +96,7 @@ test("a full tmpfs: the process stays up, writes get 503, reads answer, and writ
     },
   );
   for (const row of rows) {
-    const all = await events(base, row.sessionId);
+    const all = await fetchEvents(base, row.sessionId);
     expect(all.map((event) => event.index)).toEqual(all.map((_, i) => i));
   }
   expect(proc.child.exitCode).toBeNull();
@@ -131,7 +124,7 @@ test("a read-only state root: events, stream and cost answer, writes get 503, se
   const base = `${await listening(proc)}/hello`;
   expect(proc.stderr()).toMatch(/state root .* is not writable \(EROFS\)/);
 
-  const stored = await events(base, sessionId);
+  const stored = await fetchEvents(base, sessionId);
   expect(stored.at(-1)?.type).toBe("session.waiting");
   const streamed = await readEvents(await fetch(`${base}/v1/session/${sessionId}/stream`), (event) => event.type === "session.waiting", 10_000);
   expect(streamed).toEqual(stored);
