@@ -12,6 +12,8 @@ import type { StorageDriver } from "../src/storage/types.ts";
 import type { ToolDefinition } from "../src/tools/types.ts";
 import type { AgentHost, AgentHostOptions, HostLogger } from "../src/types.ts";
 import { type TestEvent, allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
+import { REDIS_MISSING, REDIS_SERVER, startRedisServer } from "./_redis-server.ts";
+import { createRedisStorage } from "../drivers/redis/index.ts";
 
 const base = "/hello";
 const MINUTE = 60_000;
@@ -340,24 +342,15 @@ describe("reminders across restarts", () => {
 
   it("two hosts that both loaded a reminder fire it once", async () => {
     const storage = createMemoryStorage();
-    const creator = await sim(storage, T0);
-    const ids = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => creator.reminders.create({ purpose: `r${i}`, channelId: "ops", continuationToken: `k${i}`, every: "1m", prompt: "/reply x" })),
-    );
-    await creator.host.close();
-    const [a, b] = await Promise.all([sim(storage, T0), sim(storage, T0)]);
+    await firesOnceAcross(() => storage);
+  });
+
+  it.skipIf(!REDIS_SERVER)(`two processes on one Redis, each with its own connection, fire each reminder once${REDIS_MISSING}`, async () => {
+    const redis = await startRedisServer();
     try {
-      const fired: string[] = [];
-      for (let minute = 1; minute <= 5; minute++) {
-        const [fa, fb] = await Promise.all([a.at(T0 + minute * MINUTE), b.at(T0 + minute * MINUTE)]);
-        fired.push(...fa, ...fb);
-      }
-      expect(fired).toHaveLength(100);
-      expect(new Set(fired)).toEqual(new Set(ids.map((r) => r.id)));
-      const records = await a.reminders.list({ all: true });
-      expect(records.every((r) => r.fireCount === 5)).toBe(true);
+      await firesOnceAcross(() => createRedisStorage({ url: redis.url, prefix: "reminders:" }));
     } finally {
-      await Promise.all([a.host.close(), b.host.close()]);
+      await redis.close();
     }
   });
 
@@ -448,3 +441,26 @@ describe("internal reminder route", () => {
     }
   });
 });
+
+/** Reminders armed through one host, then two hosts on the same store (each opened by `open`): every firing happens once. */
+async function firesOnceAcross(open: () => StorageDriver): Promise<void> {
+  const creator = await sim(open(), T0);
+  const ids = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => creator.reminders.create({ purpose: `r${i}`, channelId: "ops", continuationToken: `k${i}`, every: "1m", prompt: "/reply x" })),
+  );
+  await creator.host.close();
+  const [a, b] = await Promise.all([sim(open(), T0), sim(open(), T0)]);
+  try {
+    const fired: string[] = [];
+    for (let minute = 1; minute <= 5; minute++) {
+      const [fa, fb] = await Promise.all([a.at(T0 + minute * MINUTE), b.at(T0 + minute * MINUTE)]);
+      fired.push(...fa, ...fb);
+    }
+    expect(fired).toHaveLength(100);
+    expect(new Set(fired)).toEqual(new Set(ids.map((r) => r.id)));
+    const records = await a.reminders.list({ all: true });
+    expect(records.every((r) => r.fireCount === 5)).toBe(true);
+  } finally {
+    await Promise.all([a.host.close(), b.host.close()]);
+  }
+}
