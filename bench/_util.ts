@@ -158,9 +158,9 @@ export interface ServedCli {
 const CLI = fileURLToPath(new URL("../bin/agent-serve.mjs", import.meta.url));
 
 /** Spawns `agent-serve serve <project>` (single mode, any port) and resolves once it is healthy. */
-export async function serveCli(project: string, stateRoot: string, timeoutMs = 60_000): Promise<ServedCli> {
+export async function serveCli(project: string, stateRoot: string, timeoutMs = 60_000, extraArgs: readonly string[] = []): Promise<ServedCli> {
   const begin = performance.now();
-  const child = spawn(process.execPath, [CLI, "serve", project, "--port", "0", "--state-root", stateRoot, "--mode", "single"], {
+  const child = spawn(process.execPath, [CLI, "serve", project, "--port", "0", "--state-root", stateRoot, "--mode", "single", ...extraArgs], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
