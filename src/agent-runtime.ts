@@ -39,6 +39,7 @@ import { ProcessInbox } from "./sessions/process-inbox.ts";
 import { SharedTurnSlots } from "./sessions/shared-turn-slots.ts";
 import { createSessionEntry } from "./sessions/session-entry.ts";
 import { type ForwardedArgs, SessionService } from "./sessions/session-service.ts";
+import { livesHere, type PlacedCall } from "./sessions/placement.ts";
 import { SessionStore } from "./sessions/session-store.ts";
 import { TurnController } from "./sessions/turn-controller.ts";
 import { TurnLeases } from "./sessions/turn-leases.ts";
@@ -202,7 +203,9 @@ export function createAgentRuntime(
   // Coordination between processes sharing the store (docs/design/processes.md).
   const leases = new TurnLeases(storage, `${context.timers.owner}/${mount.slug}`, options.leaseTtlMs);
   const { follow: followReach, sharedLeases } = storage.capabilities;
-  const crossProcess = sharedLeases || followReach === "shared";
+  // Sessions placed in hosts of their own need no forwarding: what concerns one is sent to its host.
+  const placement = options.placement;
+  const crossProcess = placement === undefined && (sharedLeases || followReach === "shared");
   const maxRunningTurns = project.agent.concurrency?.maxRunningTurns;
   const sharedSlots =
     sharedLeases && maxRunningTurns !== undefined
@@ -232,7 +235,13 @@ export function createAgentRuntime(
     isBusy: (sessionId) => controller.isBusy(sessionId),
     resume: (record, turnId) => controller.resumeParked(record, turnId),
   };
-  const approvals = new ApprovalService({ store: approvalStore, resumeIfOrphaned: (sessionId) => resumeIfOrphaned(parked, sessionId), logger });
+  const approvals = new ApprovalService({
+    store: approvalStore,
+    // A session living in another host continues its parked turn there.
+    resumeIfOrphaned: (sessionId) =>
+      livesHere(placement, sessionId) ? resumeIfOrphaned(parked, sessionId) : placement!.send(mount.slug, sessionId, { op: "resume" }),
+    logger,
+  });
   // The sweep recovers under its own lease owner: a parked turn it resumes here needs that lease
   // handed to this process's owner first.
   const sweptParked: ParkedTurnDeps = {
@@ -260,6 +269,9 @@ export function createAgentRuntime(
     now,
     enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose),
     ...(options.newSessionId ? { newSessionId: options.newSessionId } : {}),
+    ...(placement
+      ? { placed: { isHere: (sessionId: string) => livesHere(placement, sessionId), send: (sessionId: string, call: PlacedCall) => placement.send(mount.slug, sessionId, call) } }
+      : {}),
     ...(runtime?.removeSessionWorkspace ? { removeWorkspace: (sessionId: string) => runtime.removeSessionWorkspace!(sessionId) } : {}),
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
     approvals: approvalStore,
@@ -315,7 +327,7 @@ export function createAgentRuntime(
     storage,
     log,
     sessions,
-    stop: (sessionId) => controller.stop(sessionId),
+    stop: (sessionId) => sessions.interrupt(sessionId),
     ...(project.evals ? { evals: project.evals } : {}),
     ...(project.evalConfig ? { config: project.evalConfig } : {}),
     toolEffect: (name) => project.tools?.[name]?.effect,
@@ -369,13 +381,19 @@ export function createAgentRuntime(
       inbox?.start();
       // A store built for many processes: only turns whose lease expired are ours to close. A
       // process-local one (memory, sqlite) serves one host: what it left open at a crash is closed now.
-      if (followReach === "shared") await sweepOrphans(sweepDeps);
+      // A placed host sees only its own session's marker and is its only runner: an open turn, and
+      // a turn slot held under its owner, are its dead predecessor's.
+      if (placement) {
+        await sharedSlots?.forget((slot) => slot.owner === leases.owner).catch(() => {});
+        await recoverSessions({ ...recovery, resumeParked: (record, events) => resumeParkedTurn(parked, record, events) });
+      } else if (followReach === "shared") await sweepOrphans(sweepDeps);
       else {
         await recoverSessions({ ...recovery, resumeParked: (record, events) => resumeParkedTurn(parked, record, events) });
         await sharedSlots?.forget((slot) => slot.owner !== leases.owner).catch(() => {});
       }
-      if (sharedLeases) stopSweeping = startSweeping(sweepDeps, leases.ttlMs);
-      await evals.recover();
+      if (sharedLeases && !placement) stopSweeping = startSweeping(sweepDeps, leases.ttlMs);
+      // Eval runs belong to the host that holds no session (they start there).
+      if (placement?.session === undefined) await evals.recover();
       await timed.start();
       await channels.start();
     },

@@ -31,7 +31,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
   const timers = chooseTimers(options, now, () => void host.tick().catch((error: unknown) => logger.error("timed work failed", error)));
   const timersContext = {
     timers,
-    owner: `host_${randomId(16)}`,
+    owner: options.placement?.owner ?? `host_${randomId(16)}`,
     automaticSchedules: options.schedules !== false || config.dev,
     internalRoutes: options.controlPlane === false,
   };
@@ -113,6 +113,12 @@ export function createHost(options: AgentHostOptions): AgentHost {
       const agent = slug === undefined && agents.length === 1 ? agents[0] : agents.find((a) => a.slug === slug);
       if (!agent) throw new Error(`[agent-serve] [host] no agent mounted as ${JSON.stringify(slug)}`);
       return agent.sessions.send(channel, message, sendOptions);
+    },
+    async runPlaced(slug, sessionId, call) {
+      await whenReady();
+      const agent = agents.find((a) => a.slug === slug);
+      if (!agent) throw new Error(`[agent-serve] [host] no agent mounted as ${JSON.stringify(slug)}`);
+      return agent.sessions.handlePlaced(sessionId, call);
     },
     async tick(at) {
       if (closed) return [];

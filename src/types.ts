@@ -6,6 +6,7 @@ import type { AuthPolicy } from "./http/auth-types.ts";
 import type { LanguageModelPort, ModelResolver } from "./model/types.ts";
 import type { ProjectDefinition } from "./project/types.ts";
 import type { RuntimePort } from "./runtime/types.ts";
+import type { PlacedCall, SessionPlacement } from "./sessions/placement.ts";
 import type { SendOptions, SendResult } from "./sessions/session-service.ts";
 import type { StorageDriver } from "./storage/types.ts";
 import type { SlotFiring } from "./schedules/runner.ts";
@@ -177,6 +178,13 @@ export interface AgentHostOptions {
    * Object that will hold it (docs/design/cloudflare.md). @default `ses_` and 20 random characters
    */
   newSessionId?: () => string;
+  /**
+   * Sessions live in hosts of their own (the Workers adapter: one Durable Object per session,
+   * docs/design/cloudflare.md "Where turns run"): this host runs turns only for the session the
+   * placement names, and sends what would change any other session to the host it lives in.
+   * Recovery, channel delivery and evals follow suit. @default every session lives here
+   */
+  placement?: SessionPlacement;
   /** Custom channels. */
   channels?: {
     /** Delays between attempts of a throwing `events` handler (tests shorten them). @default [1000, 2000, 4000, 8000, 16000] */
@@ -220,6 +228,11 @@ export interface AgentHost {
   close(): Promise<void>;
   /** Admissions and turns of every agent not yet settled, less those parked for approval (closing suspends them). */
   runningTurns(): number;
+  /**
+   * Answers what another host sent for a session that lives here (`placement`): the adapter's
+   * receiving end (docs/design/cloudflare.md "Where turns run").
+   */
+  runPlaced(slug: string, sessionId: string, call: PlacedCall): Promise<unknown>;
   /**
    * Channel-level send (docs/guide/agent-projects.md "Sending into sessions" send options): starts
    * or continues a session of the agent

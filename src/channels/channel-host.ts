@@ -84,6 +84,7 @@ export class ChannelHost {
         });
       },
       context: (channelId) => this.services(channelId),
+      delivers: (sessionId) => deps.sessions.isHere(sessionId),
       logger: deps.logger,
       ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
     });
@@ -167,14 +168,10 @@ export class ChannelHost {
     if (typeof message !== "string" || message.length === 0) throw new TypeError("[agent-serve] [channels] send needs a non-empty message");
     const key = options.continuationToken;
     const existing = key === undefined ? undefined : await store.findByToken(channelId, key);
-    if (existing !== undefined && options.state !== undefined) {
-      await store.update(existing, (record) => {
-        record.state = { ...record.state, ...options.state };
-      });
-    }
     const from = existing === undefined ? 0 : await log.length(existing);
     const auth = options.auth ?? scope.auth;
-    const startState = { ...this.#definitions.get(channelId)?.state, ...options.state };
+    // A continued session merges `state` into its own with the message; a new one starts from the defaults.
+    const startState = existing === undefined ? { ...this.#definitions.get(channelId)?.state, ...options.state } : { ...options.state };
     const sent = await sessions.send(channelId, message, {
       ...(key === undefined ? {} : { continuationToken: key }),
       ...(options.admission ? { admission: options.admission } : {}),
@@ -207,11 +204,18 @@ export class ChannelHost {
     if (typeof sessionId !== "string") return null;
     const record = await this.#deps.store.get(sessionId).catch(() => undefined);
     if (!record || record.channel !== channelId) return null;
-    const { controller } = this.#deps;
+    const { controller, sessions } = this.#deps;
     // The live view wins: a stored "running" without a turn here is a turn whose settle write is
-    // still under way (recovery has settled any a previous process left behind).
+    // still under way (recovery has settled any a previous process left behind). A session living
+    // in another host has only its stored status (./../sessions/placement.ts).
     const resting = record.status === "running" || record.status === "queued" ? "idle" : record.status;
-    const status = controller.isQueued(sessionId) ? "queued" : controller.isBusy(sessionId) ? "running" : resting;
+    const status = !sessions.isHere(sessionId)
+      ? record.status
+      : controller.isQueued(sessionId)
+        ? "queued"
+        : controller.isBusy(sessionId)
+          ? "running"
+          : resting;
     return {
       id: record.sessionId,
       sessionId: record.sessionId,
@@ -270,7 +274,7 @@ export class ChannelHost {
       hasContinuationSession: async (token) => (await this.#sessionOf(channelId, token)) !== undefined,
       isContinuationBusy: async (token) => {
         const sessionId = await this.#sessionOf(channelId, token);
-        return sessionId !== undefined && deps.controller.isBusy(sessionId);
+        return sessionId !== undefined && (await deps.sessions.busy(sessionId));
       },
       getContinuationLastBotMessageTs: async (token) => {
         const sessionId = await this.#sessionOf(channelId, token);
@@ -282,7 +286,7 @@ export class ChannelHost {
       },
       interruptContinuation: async (token) => {
         const sessionId = await this.#sessionOf(channelId, token);
-        return sessionId === undefined ? false : deps.controller.stop(sessionId);
+        return sessionId === undefined ? false : deps.sessions.interrupt(sessionId);
       },
       resolveApproval: async (sessionId, callId, decision, auth) => {
         await deps.sessions.owned(sessionId, auth);

@@ -49,6 +49,11 @@ export interface DeliveryDeps {
   logger: HostLogger;
   /** Delays between attempts of a throwing handler; its length is the number of retries. */
   retryDelaysMs?: readonly number[];
+  /**
+   * Whether this host delivers the session's events: where sessions live in hosts of their own,
+   * only the one holding it does (docs/design/cloudflare.md "Where turns run"). @default all
+   */
+  delivers?: (sessionId: string) => boolean;
 }
 
 const cursorPrefix = (channelId: string): string => `channels/${channelId}/delivered/`;
@@ -81,6 +86,7 @@ export class ChannelDelivery {
       const prefix = cursorPrefix(channelId);
       for (const key of await this.#deps.storage.list(prefix)) {
         const sessionId = key.slice(prefix.length);
+        if (this.#deps.delivers?.(sessionId) === false) continue;
         this.#remember(sessionId, channelId);
         this.#pump(sessionId, channelId);
       }
@@ -105,6 +111,7 @@ export class ChannelDelivery {
   // --- internals ---
 
   #onEvent(event: SessionEvent): void {
+    if (this.#deps.delivers?.(event.sessionId) === false) return;
     const known = this.#owners.get(event.sessionId);
     if (known === null) return;
     if (known !== undefined) return this.#pump(event.sessionId, known);

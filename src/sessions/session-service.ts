@@ -12,6 +12,7 @@ import { pendingFilesKey } from "../harness/pending-files.ts";
 import { conversationLogName } from "../turns/conversation.ts";
 import { type EventLog, eventLogName } from "./event-log.ts";
 import type { EventDraft } from "./events.ts";
+import type { PlacedCall } from "./placement.ts";
 import type { SessionRecord, SessionStore } from "./session-store.ts";
 import type { AdmissionPolicy, TurnController } from "./turn-controller.ts";
 
@@ -43,6 +44,8 @@ export interface FollowUpInput {
   workspaceFiles?: Record<string, string>;
   /** Moves the session's workspace directory from this turn on (host code only). */
   workspaceDir?: string;
+  /** Top-level keys merged into the session's channel state with the message (a channel's send). */
+  state?: Record<string, unknown>;
 }
 
 export interface SendOptions {
@@ -106,6 +109,12 @@ export interface ProcessCoordination {
   recoverIfOrphaned(sessionId: string, owner: string): Promise<boolean>;
 }
 
+/** How this service reaches sessions that live in another host (./placement.ts). */
+export interface PlacedSessions {
+  isHere(sessionId: string): boolean;
+  send(sessionId: string, call: PlacedCall): Promise<unknown>;
+}
+
 export interface ForwardedArgs {
   sessionId: string;
   auth: AuthContext;
@@ -136,6 +145,7 @@ export class SessionService {
   readonly #approvals: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> } | undefined;
   readonly #takeOverParked: ((sessionId: string) => Promise<boolean>) | undefined;
   readonly #newSessionId: () => string;
+  readonly #placed: PlacedSessions | undefined;
   #coordination: ProcessCoordination | undefined;
 
   constructor(deps: {
@@ -153,7 +163,10 @@ export class SessionService {
     takeOverParked?: (sessionId: string) => Promise<boolean>;
     /** Picks a new session's id (docs/design/cloudflare.md: a Durable Object names its session). */
     newSessionId?: () => string;
+    /** Set where sessions live in hosts of their own: what changes one not here is sent there. */
+    placed?: PlacedSessions;
   }) {
+    this.#placed = deps.placed;
     this.#approvals = deps.approvals;
     this.#takeOverParked = deps.takeOverParked;
     this.#store = deps.store;
@@ -178,10 +191,39 @@ export class SessionService {
     return Promise.reject(new HTTPError({ status: 400, code: "invalid_request", message: `unknown forwarded operation ${op}` }));
   }
 
+  /**
+   * What another host sent here for a session that lives here (./placement.ts), answered as if
+   * asked here.
+   */
+  handlePlaced(sessionId: string, call: PlacedCall): Promise<unknown> {
+    if (!this.#here(sessionId)) return Promise.reject(new Error(`[agent-serve] [sessions] session ${sessionId} does not live in this host`));
+    switch (call.op) {
+      case "create":
+        return this.#createHere(sessionId, call.input);
+      case "followUp":
+        return this.followUp(sessionId, call.input);
+      case "stop":
+        return this.stop(sessionId, call.auth);
+      case "interrupt":
+        return this.interrupt(sessionId);
+      case "resume":
+        return this.#takeOverParked?.(sessionId) ?? Promise.resolve(false);
+      case "remove":
+        return this.remove(sessionId, call.auth);
+      case "rename":
+        return this.rename(sessionId, call.title, call.auth);
+    }
+  }
+
   async create(input: CreateSessionInput): Promise<SessionRecord> {
+    const sessionId = this.#newSessionId();
+    if (!this.#here(sessionId)) return (await this.#placed!.send(sessionId, { op: "create", input })) as SessionRecord;
+    return this.#createHere(sessionId, input);
+  }
+
+  async #createHere(sessionId: string, input: CreateSessionInput): Promise<SessionRecord> {
     const at = new Date(this.#now()).toISOString();
     const channel = input.channel ?? "http";
-    const sessionId = this.#newSessionId();
     const ab = this.#enroll?.(sessionId, input.purpose) ?? [];
     const record: SessionRecord = {
       sessionId,
@@ -233,6 +275,7 @@ export class SessionService {
           message,
           auth: record.owner.principalId === auth.principalId ? auth : record.owner,
           continuationToken: key,
+          ...(options.state === undefined ? {} : { state: options.state }),
           ...(options.admission ? { admission: options.admission } : {}),
           rotate: channel === "http",
           ...(options.workspaceFiles === undefined ? {} : { workspaceFiles: options.workspaceFiles }),
@@ -267,6 +310,7 @@ export class SessionService {
    * under the same policy (`forwarded`: this call is that forwarded one, answered here only).
    */
   async followUp(sessionId: string, input: FollowUpInput, options: { forwarded?: boolean } = {}): Promise<string> {
+    if (!this.#here(sessionId)) return (await this.#placed!.send(sessionId, { op: "followUp", input })) as string;
     try {
       return await this.#followUpHere(sessionId, input);
     } catch (error) {
@@ -305,6 +349,7 @@ export class SessionService {
           if (current.continuationToken !== input.continuationToken) throw stale();
           current.continuationToken = rotated;
           if (input.workspaceDir !== undefined) current.workspaceDir = input.workspaceDir;
+          if (input.state !== undefined) current.state = { ...current.state, ...input.state };
         },
         (records) => {
           const tokens = rotated === token ? [] : [this.#store.tokenWrite(record.channel, rotated, sessionId), this.#store.tokenWrite(record.channel, token, null)];
@@ -322,6 +367,10 @@ export class SessionService {
    * records (one commit: from then on it answers 404) and logs go (docs/guide/http-api.md).
    */
   async remove(sessionId: string, auth: AuthContext): Promise<void> {
+    if (!this.#here(sessionId)) {
+      await this.#placed!.send(sessionId, { op: "remove", auth });
+      return;
+    }
     await this.#owned(sessionId, auth);
     await this.stop(sessionId, auth);
     await this.#controller.runExclusive(sessionId, async () => {
@@ -340,6 +389,7 @@ export class SessionService {
    * A turn run by another process is stopped there (forwarded, like a follow-up).
    */
   async stop(sessionId: string, auth: AuthContext, options: { forwarded?: boolean } = {}): Promise<boolean> {
+    if (!this.#here(sessionId)) return (await this.#placed!.send(sessionId, { op: "stop", auth })) === true;
     await this.#owned(sessionId, auth);
     if (await this.#controller.stop(sessionId)) return true;
     if (!options.forwarded && this.#coordination) {
@@ -354,6 +404,24 @@ export class SessionService {
     }
     // A turn parked by a process that has stopped is still a running turn: take it over, end it.
     return (await this.#takeOverParked?.(sessionId)) === true && this.#controller.stop(sessionId);
+  }
+
+  /** Stops the session's running turn, wherever it runs, without an owner check (host code: evals, channels). */
+  async interrupt(sessionId: string): Promise<boolean> {
+    if (!this.#here(sessionId)) return (await this.#placed!.send(sessionId, { op: "interrupt" })) === true;
+    return this.#controller.stop(sessionId);
+  }
+
+  /** Whether the session has a turn running or queued: the live view here, the stored status elsewhere. */
+  async busy(sessionId: string): Promise<boolean> {
+    if (this.#here(sessionId)) return this.#controller.isBusy(sessionId);
+    const status = (await this.#store.get(sessionId))?.status;
+    return status === "running" || status === "queued";
+  }
+
+  /** Whether the session's turns run in this host (always, unless sessions live in hosts of their own). */
+  isHere(sessionId: string): boolean {
+    return this.#here(sessionId);
   }
 
   /** The record, if the viewer may read it (stream, events, cost). */
@@ -372,6 +440,7 @@ export class SessionService {
 
   /** Renames a session the principal owns; resolves with its new title. */
   async rename(sessionId: string, title: string, auth: AuthContext): Promise<string> {
+    if (!this.#here(sessionId)) return (await this.#placed!.send(sessionId, { op: "rename", title, auth })) as string;
     await this.#owned(sessionId, auth);
     const updated = await this.#store.update(sessionId, (record) => {
       record.title = title;
@@ -395,6 +464,10 @@ export class SessionService {
 
   // --- internals ---
 
+  #here(sessionId: string): boolean {
+    return this.#placed === undefined || this.#placed.isHere(sessionId);
+  }
+
   async #owned(sessionId: string, auth: AuthContext): Promise<SessionRecord> {
     const record = await this.#store.get(sessionId);
     if (!record) throw sessionNotFound();
@@ -403,24 +476,30 @@ export class SessionService {
   }
 
   #summary(record: SessionRecord): SessionSummary {
+    // Elsewhere, the stored status is the only view there is.
+    if (!this.#here(record.sessionId)) return summaryOf(record, record.status, record.status === "queued");
     const queued = this.#controller.isQueued(record.sessionId);
     const live = this.#controller.isBusy(record.sessionId);
     // A stored "running" status without a live turn here is stale (another process, or a crash
     // not yet recovered); the live view wins when there is one.
     const status = queued ? "queued" : live && record.status === "idle" ? "running" : record.status;
-    return {
-      sessionId: record.sessionId,
-      channel: record.channel,
-      mode: record.mode,
-      title: record.title ?? null,
-      status,
-      queued,
-      turnCount: record.turnCount,
-      createdAt: record.createdAt,
-      updatedAt: record.updatedAt,
-      continuationToken: record.continuationToken,
-    };
+    return summaryOf(record, status, queued);
   }
+}
+
+function summaryOf(record: SessionRecord, status: SessionRecord["status"], queued: boolean): SessionSummary {
+  return {
+    sessionId: record.sessionId,
+    channel: record.channel,
+    mode: record.mode,
+    title: record.title ?? null,
+    status,
+    queued,
+    turnCount: record.turnCount,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    continuationToken: record.continuationToken,
+  };
 }
 
 const received = (turnId: string, text: string): EventDraft => ({ type: "message.received", turnId, data: { text } });
