@@ -67,7 +67,7 @@ export class MirrorOutbox {
    */
   commit(sessionPart: CommitBatch, coordinatorWrites: RecordWrite[]): Promise<number[]> {
     const seq = ++this.#seq;
-    const writes: MirrorWrites = {};
+    const writes = emptyWrites();
     for (const write of coordinatorWrites) writes[write.key] = write.value;
     const applied = this.#options.local.commit({
       records: [...(sessionPart.records ?? []), { key: `${entryPrefix(this.#options.session)}${seq}`, value: JSON.stringify(writes) }],
@@ -103,7 +103,7 @@ export class MirrorOutbox {
     const seqs = [...this.#entries.keys()].sort((a, b) => a - b);
     const top = seqs.at(-1);
     if (top === undefined) return;
-    const writes: MirrorWrites = {};
+    const writes = emptyWrites();
     for (const seq of seqs) Object.assign(writes, this.#entries.get(seq));
     const { session, local } = this.#options;
     await this.#options.coordinator().mirror(session, top, writes);
@@ -132,6 +132,11 @@ export class MirrorOutbox {
     promise.then(done, done);
     return promise;
   }
+}
+
+/** Without a prototype, so any well-formed key (`__proto__` too) is an ordinary property. */
+function emptyWrites(): MirrorWrites {
+  return Object.create(null) as MirrorWrites;
 }
 
 /** The `mirror` op on the coordinator: one commit of the writes, only for a newer sequence number. */
