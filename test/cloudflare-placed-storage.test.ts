@@ -141,28 +141,35 @@ describe("placed storage", () => {
     expect(Object.keys(world.records(A))).toEqual(["active/ses_a", "sessions/ses_a/mirror-seq", "sessions/ses_a/record"]);
     expect(await inC.entries("sessions/")).toEqual([["sessions/ses_a/record", record]]);
 
-    // A follow-up's rotation made while the coordinator is away goes with the next commit that reaches it.
+    // A follow-up's rotation made while the coordinator is away: flushMirror pushes it once it is back.
     world.refused.add("coordinator");
     await restarted.commit({ records: [{ key: "continuations/http/tok1", value: null }, { key: "continuations/http/tok2", value: "ses_a" }, { key: "sessions/ses_a/record", value: '{"v":2}' }] });
+    expect(world.records(C)["continuations/http/tok1"]).toBe("ses_a");
     world.refused.delete("coordinator");
-    await restarted.commit({ records: [{ key: "sessions/ses_a/record", value: '{"v":3}' }] });
-    expect(world.records(C)).toEqual({ "continuations/http/tok2": "ses_a", "session-mirrors/ses_a": "3", "sessions/ses_a/record": '{"v":3}' });
+    await restarted.flushMirror();
+    expect(world.records(C)).toEqual({ "continuations/http/tok2": "ses_a", "session-mirrors/ses_a": "2", "sessions/ses_a/record": '{"v":2}' });
+    // Or the next commit that reaches it takes what is pending along.
+    world.refused.add("coordinator");
+    await restarted.commit({ records: [{ key: "continuations/http/tok2", value: null }, { key: "continuations/http/tok3", value: "ses_a" }, { key: "sessions/ses_a/record", value: '{"v":3}' }] });
+    world.refused.delete("coordinator");
+    await restarted.commit({ records: [{ key: "sessions/ses_a/record", value: '{"v":4}' }] });
+    expect(world.records(C)).toEqual({ "continuations/http/tok3": "ses_a", "session-mirrors/ses_a": "4", "sessions/ses_a/record": '{"v":4}' });
 
     // A removal, then a late push of the create's entry: an older seq changes nothing.
     await restarted.commit({
       records: [
         { key: "sessions/ses_a/record", value: null },
-        { key: "continuations/http/tok2", value: null },
+        { key: "continuations/http/tok3", value: null },
         { key: "active/ses_a", value: null },
       ],
     });
-    expect(world.records(C)).toEqual({ "session-mirrors/ses_a": "4" });
+    expect(world.records(C)).toEqual({ "session-mirrors/ses_a": "5" });
     const replay = { op: "mirror" as const, session: "ses_a", seq: 1, writes: { "sessions/ses_a/record": record, "continuations/http/tok1": "ses_a" } };
     expect(await world.send(C, [replay])).toEqual([{ ok: true, value: false }]);
-    expect(world.records(C)).toEqual({ "session-mirrors/ses_a": "4" });
+    expect(world.records(C)).toEqual({ "session-mirrors/ses_a": "5" });
     expect(await inB.entries("sessions/")).toEqual([]);
     expect(await inB.get("continuations/http/tok1")).toBeUndefined();
-    expect(world.records(A)).toEqual({ "sessions/ses_a/mirror-seq": "4" });
+    expect(world.records(A)).toEqual({ "sessions/ses_a/mirror-seq": "5" });
   });
 
   it("sends nothing of a cross commit that conflicted, even when a later one sent before it failed succeeds", async () => {
