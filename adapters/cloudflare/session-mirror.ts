@@ -87,11 +87,6 @@ export class MirrorOutbox {
     return this.#track(this.#push());
   }
 
-  /** Whether entries wait for the coordinator. */
-  get pending(): number {
-    return this.#entries.size;
-  }
-
   /** Resolves when nothing is in flight (close waits for it). */
   async settled(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.allSettled(this.#inFlight);
