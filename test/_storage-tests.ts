@@ -89,23 +89,24 @@ export function testStorageDriver(name: string, factory: () => Promise<StorageFi
       });
 
       it("lists keys sorted, isolated by prefix, without logs", async () => {
-        for (const key of ["sessions/b", "sessions2/c", "sessions/a/x", "sessions/a", "other/d", "sessions/a.b"]) {
+        // Not under `sessions/`: on Workers that listing is the coordinator's mirror of session records only.
+        for (const key of ["topics/b", "topics2/c", "topics/a/x", "topics/a", "other/d", "topics/a.b"]) {
           await storage.set(key, key);
         }
-        await storage.append("sessions/log", ["{}"]);
-        await storage.acquireLease("sessions/a", "owner-1", 60_000);
-        expect(await storage.list("sessions/")).toEqual(["sessions/a", "sessions/a.b", "sessions/a/x", "sessions/b"]);
-        expect(await storage.list("sessions2/")).toEqual(["sessions2/c"]);
-        expect(await storage.list("sessions/a/")).toEqual(["sessions/a/x"]);
-        expect(await storage.list("sessions/a")).toEqual(["sessions/a", "sessions/a.b", "sessions/a/x"]);
+        await storage.append("topics/log", ["{}"]);
+        await storage.acquireLease("topics/a", "owner-1", 60_000);
+        expect(await storage.list("topics/")).toEqual(["topics/a", "topics/a.b", "topics/a/x", "topics/b"]);
+        expect(await storage.list("topics2/")).toEqual(["topics2/c"]);
+        expect(await storage.list("topics/a/")).toEqual(["topics/a/x"]);
+        expect(await storage.list("topics/a")).toEqual(["topics/a", "topics/a.b", "topics/a/x"]);
         expect(await storage.list("missing/")).toEqual([]);
         expect(await storage.list("")).toEqual([
           "other/d",
-          "sessions/a",
-          "sessions/a.b",
-          "sessions/a/x",
-          "sessions/b",
-          "sessions2/c",
+          "topics/a",
+          "topics/a.b",
+          "topics/a/x",
+          "topics/b",
+          "topics2/c",
         ]);
       });
 

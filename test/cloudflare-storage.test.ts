@@ -115,3 +115,20 @@ describe("the coordinator's side of follow", () => {
     await Promise.all([follower.close(), writer.close()]);
   });
 });
+
+describe("the mirror op (a session object's outbox push)", () => {
+  it("applies a push once, in one commit, and ignores a repeated or older one", async () => {
+    const name = `f${++fixtures}`;
+    const reader = createRemoteStorage(transport(name), "hello");
+    const pusher = createRemoteStorage(transport(name), "hello");
+    const create = { "sessions/ses_a/record": '{"v":1}', "continuations/http/tok1": "ses_a" };
+    expect(await pusher.mirror("ses_a", 1, create)).toBe(true);
+    expect(await pusher.mirror("ses_a", 1, create)).toBe(false);
+    expect(await pusher.mirror("ses_a", 2, { "sessions/ses_a/record": null, "continuations/http/tok1": null })).toBe(true);
+    // The create's push again, late: the removal stays.
+    expect(await pusher.mirror("ses_a", 1, create)).toBe(false);
+    expect(await reader.entries("")).toEqual([["session-mirrors/ses_a", "2"]]);
+    await expect(pusher.mirror("ses_a", 0, create)).rejects.toThrow(/positive integer/);
+    await Promise.all([reader.close(), pusher.close()]);
+  });
+});

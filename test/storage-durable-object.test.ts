@@ -3,34 +3,10 @@
  * `node:sqlite` through the same small shape `ctx.storage` has (`sql.exec`, `transactionSync`).
  * `test/cloudflare-storage.test.ts` runs the suite again on real Durable Object storage in workerd.
  */
-import { DatabaseSync } from "node:sqlite";
 import { expect, it } from "vitest";
-import { createDurableObjectStorage, type DurableObjectSqlStorage } from "../drivers/durable-object/index.ts";
-import type { SqliteValue } from "../drivers/sqlite/database.ts";
+import { createDurableObjectStorage } from "../drivers/durable-object/index.ts";
+import { nodeSqlStorage } from "./_node-sql-storage.ts";
 import { testStorageDriver } from "./_storage-tests.ts";
-
-/** `ctx.storage`'s shape over one in-memory database. */
-function nodeSqlStorage(db = new DatabaseSync(":memory:")): DurableObjectSqlStorage {
-  return {
-    sql: {
-      exec: (query: string, ...bindings: SqliteValue[]) => {
-        const rows = db.prepare(query).all(...bindings);
-        return { toArray: () => rows };
-      },
-    },
-    transactionSync<T>(fn: () => T): T {
-      db.exec("BEGIN");
-      try {
-        const result = fn();
-        db.exec("COMMIT");
-        return result;
-      } catch (error) {
-        db.exec("ROLLBACK");
-        throw error;
-      }
-    },
-  };
-}
 
 testStorageDriver("durable-object (node:sqlite)", async () => {
   const storage = nodeSqlStorage();
@@ -51,6 +27,9 @@ it("keeps namespaces on one database apart", async () => {
   expect(await b.length("sessions/s1/events")).toBe(0);
   expect(await b.acquireLease("turns/s1", "owner-b", 60_000)).toBe(true);
   expect(await a.acquireLease("turns/s1", "owner-a", 60_000)).toBe(true);
+  expect(await a.leaseHolder("turns/s1")).toBe("owner-a");
+  expect(await b.leaseHolder("turns/s1")).toBe("owner-b");
+  expect(await a.leaseHolder("turns/s2")).toBeUndefined();
   expect(await a.entries("sessions/")).toEqual([["sessions/s1/record", "from a"]]);
   // A conflict names the caller's key, not the namespaced one.
   await expect(a.commit({ records: [{ key: "sessions/s1/record", value: "x", expected: "stale" }] })).rejects.toMatchObject({ key: "sessions/s1/record" });

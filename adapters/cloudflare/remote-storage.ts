@@ -1,5 +1,5 @@
 /**
- * A storage driver whose database lives elsewhere (the coordinator Durable Object), reached
+ * A storage driver whose database lives in another Durable Object, reached
  * through ./storage-wire.ts. Operations go out in call order, queued ones together in one request,
  * one request at a time, so every ordering rule of the port holds as it does in one process; a
  * `follow` holds later operations back until the far side has subscribed.
@@ -7,6 +7,7 @@
  */
 import { assertBatch, assertKey, assertLines, assertPrefix, type StorageDriver } from "../../src/storage/types.ts";
 import { followRemote } from "./remote-follow.ts";
+import type { MirrorWrites } from "./session-mirror.ts";
 import { fromWireError, type WireOp, type WireRequest, type WireResult } from "./storage-wire.ts";
 
 /** Sends one protocol request and resolves with the response (a stub's `fetch`, or a test's). */
@@ -22,8 +23,15 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-/** The remote driver, plus who holds a lease now (recovery asks, docs/design/cloudflare.md "Recovery"). */
-export type RemoteStorage = StorageDriver & { leaseHolder(key: string): Promise<string | undefined> };
+/**
+ * The remote driver, plus who holds a lease now (recovery asks, docs/design/cloudflare.md
+ * "Recovery") and a session object's outbox push to the coordinator (./session-mirror.ts).
+ */
+export type RemoteStorage = StorageDriver & {
+  leaseHolder(key: string): Promise<string | undefined>;
+  /** Resolves true when the far side applied the writes, false when it had `seq` or a newer one. */
+  mirror(session: string, seq: number, writes: MirrorWrites): Promise<boolean>;
+};
 
 export function createRemoteStorage(transport: StorageTransport, namespace: string): RemoteStorage {
   let queue: Pending[] = [];
@@ -42,7 +50,7 @@ export function createRemoteStorage(transport: StorageTransport, namespace: stri
       queue = queue.slice(batch.length);
       try {
         const response = await transport({ namespace, ops: batch.map((pending) => pending.op) });
-        if (!response.ok) throw new Error(`[agent-serve] [storage] the coordinator answered ${response.status}: ${await response.text()}`);
+        if (!response.ok) throw new Error(`[agent-serve] [storage] the storage endpoint answered ${response.status}: ${await response.text()}`);
         const results = (await response.json()) as WireResult[];
         batch.forEach((pending, i) => {
           const result = results[i];
@@ -142,6 +150,7 @@ export function createRemoteStorage(transport: StorageTransport, namespace: stri
     acquireLease: (key, owner, ttlMs) => guard(() => assertKey(key), () => call({ op: "acquireLease", key, owner, ttlMs })),
     releaseLease: (key, owner) => guard(() => assertKey(key), () => call<unknown>({ op: "releaseLease", key, owner }).then(() => {})),
     leaseHolder: (key) => guard(() => assertKey(key), () => call<string | null | undefined>({ op: "leaseHolder", key }).then((owner) => owner ?? undefined)),
+    mirror: (session, seq, writes) => guard(() => assertKey(session), () => call({ op: "mirror", session, seq, writes })),
     async close() {
       // Each unsubscribe removes itself; a Set visits the rest regardless.
       for (const unsubscribe of follows) unsubscribe();

@@ -1,12 +1,13 @@
 /**
- * The storage protocol between a session's Durable Object and the coordinator that holds the
- * database (docs/design/cloudflare.md "Storage"): `POST` a JSON list of operations, applied in
- * order, answered with one result each; `follow` is a long NDJSON response. This file is the
- * coordinator's side; ./remote-storage.ts is the caller's.
+ * The storage protocol between Durable Objects (docs/design/cloudflare.md "Storage"): `POST` a JSON
+ * list of operations, applied in order, answered with one result each; `follow` is a long NDJSON
+ * response. This file is the side of the object that holds the database (the coordinator, or a
+ * session object for its session's data); ./remote-storage.ts is the caller's.
  * @module
  */
 import { StorageUnavailableError } from "../../src/storage/errors.ts";
 import { LogConflictError, RecordConflictError, type StorageDriver } from "../../src/storage/types.ts";
+import { applyMirror, type MirrorWrites } from "./session-mirror.ts";
 
 /** The header that marks a request as this protocol; the worker strips it from outside traffic. */
 export const STORAGE_HEADER = "x-agent-serve-storage";
@@ -19,6 +20,8 @@ export type WireOp =
   | { op: "acquireLease"; key: string; owner: string; ttlMs: number }
   | { op: "releaseLease"; key: string; owner: string }
   | { op: "leaseHolder"; key: string }
+  /** A session object's outbox push (./session-mirror.ts): applied once per newer `seq`. */
+  | { op: "mirror"; session: string; seq: number; writes: MirrorWrites }
   | { op: "unfollow"; id: string }
   | { op: "openFollows" };
 
@@ -42,13 +45,17 @@ export interface WireError {
   actualIndex?: number;
 }
 
+/** A driver that can also say who holds a lease (the Durable Object driver can). */
+export type EndpointDriver = StorageDriver & { leaseHolder?(key: string): Promise<string | undefined> };
+
 /**
- * The coordinator's end of the protocol: answers requests against the namespace's driver and keeps
- * the open follows, so `unfollow` can end one (workerd may not tell a stream its reader left).
+ * The database holder's end of the protocol: answers requests against the namespace's driver and
+ * keeps the open follows, so `unfollow` can end one (workerd may not tell a stream its reader
+ * left). `leaseHolder` answers the op of that name; without it the driver's own answers.
  */
 export function storageEndpoint(
-  driverFor: (namespace: string) => StorageDriver,
-  leaseHolder: (namespace: string, key: string) => string | undefined,
+  driverFor: (namespace: string) => EndpointDriver,
+  leaseHolder?: (namespace: string, key: string) => string | undefined,
 ): (request: Request) => Promise<Response> {
   const follows = new Map<string, () => void>();
   return async (request) => {
@@ -60,7 +67,7 @@ export function storageEndpoint(
     for (const op of body.ops ?? []) {
       try {
         let value: unknown;
-        if (op.op === "leaseHolder") value = leaseHolder(body.namespace, op.key);
+        if (op.op === "leaseHolder") value = leaseHolder ? leaseHolder(body.namespace, op.key) : await driverLeaseHolder(driver, op.key);
         else if (op.op === "unfollow") follows.get(op.id)?.();
         else if (op.op === "openFollows") value = follows.size;
         else value = await apply(driver, op);
@@ -109,11 +116,18 @@ async function apply(driver: StorageDriver, op: WireOp): Promise<unknown> {
       return driver.acquireLease(op.key, op.owner, op.ttlMs);
     case "releaseLease":
       return driver.releaseLease(op.key, op.owner);
+    case "mirror":
+      return applyMirror(driver, op.session, op.seq, op.writes);
     case "leaseHolder":
     case "unfollow":
     case "openFollows":
       throw new Error(`[agent-serve] [storage] ${op.op} is answered by the endpoint`);
   }
+}
+
+function driverLeaseHolder(driver: EndpointDriver, key: string): Promise<string | undefined> {
+  if (!driver.leaseHolder) throw new Error("[agent-serve] [storage] this driver cannot say who holds a lease");
+  return driver.leaseHolder(key);
 }
 
 function toWireError(error: unknown): WireError {

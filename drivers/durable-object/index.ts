@@ -36,7 +36,10 @@ export interface DurableObjectStorageOptions {
 
 const READ_BATCH = 1024;
 
-export function createDurableObjectStorage(storage: DurableObjectSqlStorage, options: DurableObjectStorageOptions = {}): StorageDriver {
+/** The driver, plus who holds a lease now (recovery and the storage protocol ask). */
+export type DurableObjectStorageDriver = StorageDriver & { leaseHolder(key: string): Promise<string | undefined> };
+
+export function createDurableObjectStorage(storage: DurableObjectSqlStorage, options: DurableObjectStorageOptions = {}): DurableObjectStorageDriver {
   const db = sqlDatabase(storage);
   for (const statement of SCHEMA.split(";").map((part) => part.trim())) if (statement) db.exec(statement);
   const st = new Statements(db);
@@ -167,6 +170,10 @@ export function createDurableObjectStorage(storage: DurableObjectSqlStorage, opt
       assertKey(key);
       assertOwner(owner);
       write({ kind: "releaseLease", key: inner(key), owner });
+    },
+    async leaseHolder(key) {
+      assertKey(key);
+      return read(() => leaseHolder(storage, key, options.namespace));
     },
     async close() {
       closed = true;
