@@ -14,6 +14,8 @@ import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { main } from "../cli/main.ts";
 import { type TestEvent, readEvents } from "./_harness.ts";
+import { eventsOnDisk } from "./_durable-object-files.ts";
+import { pollUntil } from "./_storage-tests.ts";
 import { miniflareOptions, readWranglerConfig } from "./_cloudflare.ts";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));
@@ -152,14 +154,17 @@ describe("a built worker in workerd", () => {
     await worker.scheduled({ cron: crons[0]!, scheduledTime: new Date(nightly.getTime() + 1_000) });
     await worker.scheduled({ cron: crons[1]!, scheduledTime: new Date(weekday.getTime() + 1_000) });
 
-    // The Markdown schedule's task session belongs to the schedule's own principal: the log shows it ran.
-    const { body } = await json<{ lines: Array<{ message: string; fields?: { sessionId?: string; event?: string } }> }>("/v1/logs");
+    // The Markdown schedule's task session belongs to the schedule's own principal: the
+    // coordinator's log names it, and its own object's database shows it ran to completion.
+    const { body } = await json<{ lines: Array<{ message: string; fields?: { sessionIds?: string[]; event?: string } }> }>("/v1/logs");
     const fired = body.lines.findIndex((line) => line.message === `schedule nightly fired for ${nightly.toISOString()}`);
     expect(fired).toBeGreaterThanOrEqual(0);
-    const task = body.lines.slice(fired).find((line) => line.fields?.event === "turn.started")?.fields?.sessionId;
+    const task = body.lines.slice(fired).find((line) => line.fields?.event === "schedule.dispatched")?.fields?.sessionIds?.[0];
     expect(task).toMatch(/^ses_/);
     expect(Object.keys(before)).not.toContain(task);
-    expect(body.lines.slice(fired)).toContainEqual(expect.objectContaining({ fields: expect.objectContaining({ sessionId: task, event: "turn.completed" }) }));
+    await pollUntil(async () => (await eventsOnDisk(persist, SLUG, task!)).some((event) => event.type === "session.completed"), 15_000, "the task session to complete");
+    const events = await eventsOnDisk(persist, SLUG, task!);
+    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(["session.started", "turn.started", "turn.completed", "session.completed"]));
 
     // The code schedule called the tool and handed a message to the bearer principal's session.
     const listed = await json<{ sessions: Array<{ sessionId: string; title: string | null }> }>("/v1/sessions");

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { logsIn, objectDatabases, recordsIn } from "./_durable-object-files.ts";
 import { type TestEvent, readEvents } from "./_harness.ts";
 import { BEARER, type BundledWorker, bundleFixtureWorker, startWorker } from "./_miniflare.ts";
 
@@ -230,7 +231,43 @@ describe("agent-serve/cloudflare in workerd", () => {
     ]);
   }, 30_000);
 
-  it("resolves through the session's route a call parked by a turn the coordinator runs", async () => {
+  it("runs a channel's session in its own object: a follow-up during its turn preempts it instead of meeting 409", async () => {
+    const title = "/sleep 4000\n/reply slow ticket";
+    const ticket = json<{ sessionId: string; status?: string }>("/cloud/v1/channels/tickets/tickets", { body: { title } });
+    let sessionId: string | undefined;
+    for (const deadline = Date.now() + 10_000; sessionId === undefined && Date.now() < deadline; ) {
+      const listed = await json<{ sessions: Array<{ sessionId: string; title: string | null; status: string }> }>("/cloud/v1/sessions");
+      sessionId = listed.body.sessions.find((session) => session.title === "ticket" && session.status === "running")?.sessionId;
+      if (sessionId === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(sessionId).toMatch(/^ses_/);
+    const started = await stream(sessionId!, (event) => event.type === "step.started");
+    const followUp = await json<{ continuationToken: string }>(`/cloud/v1/session/${sessionId}`, {
+      body: { message: "/reply preempted the ticket", continuationToken: `ticket:${title}` },
+    });
+    expect(followUp.status).toBe(200);
+    const rest = await stream(sessionId!, (event) => event.type === "message.completed" && data(event).text === "preempted the ticket", started.length, 15_000);
+    // The ticket's own turn was cut short: it never replied, and its turn ended before the new one.
+    expect(rest.map((event) => event.type)).toContain("turn.failed");
+    expect(rest.filter((event) => event.type === "message.completed").map((event) => data(event).text)).toEqual(["preempted the ticket"]);
+    expect((await ticket).status).toBe(200);
+  }, 30_000);
+
+  it("keeps each session's records and logs in its own object's database, and the listing's copies in the coordinator's", async () => {
+    const databases = await objectDatabases(persist);
+    const holding = databases.filter((file) => logsIn(file).includes(`cloud/sessions/${chat.sessionId}/events`));
+    expect(holding).toHaveLength(1);
+    // Its object holds that session only: its events, conversation and record, nobody else's.
+    expect(logsIn(holding[0]!).every((log) => log.startsWith(`cloud/sessions/${chat.sessionId}/`))).toBe(true);
+    expect(recordsIn(holding[0]!)).toEqual(expect.arrayContaining([`cloud/sessions/${chat.sessionId}/record`]));
+    // The coordinator's database: token bindings and the listing's copy of the record, no session log.
+    const coordinator = databases.filter((file) => recordsIn(file).some((key) => key.startsWith("cloud/continuations/")));
+    expect(coordinator).toHaveLength(1);
+    expect(recordsIn(coordinator[0]!)).toContain(`cloud/sessions/${chat.sessionId}/record`);
+    expect(logsIn(coordinator[0]!).filter((log) => log.includes("/sessions/"))).toEqual([]);
+  });
+
+  it("runs a schedule's session in its own object, and resolves its parked call through the session's route", async () => {
     const slot = new Date();
     slot.setUTCHours(3, 30, 0, 0);
     if (slot.getTime() <= Date.now()) slot.setUTCDate(slot.getUTCDate() + 1);

@@ -1,23 +1,24 @@
 /**
  * The coordinator Durable Object (one per worker, named `coordinator`; docs/design/cloudflare.md):
- * it holds the database every host shares (records, logs, leases, for every agent under its slug),
- * answers the storage protocol of session objects, runs the host that serves everything that is
- * not one session's (info, tools, MCP, discovery, evals, listings, artifacts, channels) and fires
- * schedules and reminders from its alarm and the cron trigger.
+ * it holds what belongs to no one session (continuation-token bindings, the session listing's
+ * copies of session records, the turn-slot queue, schedules, reminders, artifacts, eval runs,
+ * channel cursors, kv), serves everything that is not one session's route (info, tools, MCP,
+ * discovery, evals, listings, artifacts, channels, `/v1/chat`) and fires schedules and reminders
+ * from its alarm and the cron trigger. It runs no turns: a session it starts is created in that
+ * session's own object.
  * @module
  */
-import { createDurableObjectStorage, leaseHolder } from "../../drivers/durable-object/index.ts";
 import { createHost } from "../../src/host.ts";
-import type { StorageDriver } from "../../src/storage/types.ts";
 import type { AgentHost } from "../../src/types.ts";
 import { alarmTimers } from "./alarm-timers.ts";
+import { COORDINATOR_NAME } from "./coordinator-name.ts";
 import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from "./host-options.ts";
+import { objectStorage, type ObjectStorage } from "./object-storage.ts";
+import { sendPlaced } from "./placed-calls.ts";
 import type { CloudflareEnv, DurableObjectStateLike, DurableObjectClass } from "./platform.ts";
-import { loadEarlierOwners, scopeRecovery } from "./recovery-scope.ts";
-import { STORAGE_HEADER, storageEndpoint } from "./storage-wire.ts";
+import { STORAGE_HEADER } from "./storage-wire.ts";
 
-/** The name of the one coordinator object. */
-export const COORDINATOR_NAME = "coordinator";
+export { COORDINATOR_NAME };
 
 /** What a request to the coordinator is, besides ordinary HTTP: set only by this adapter. */
 export type CoordinatorCall = "ops" | "tick";
@@ -26,24 +27,21 @@ export function coordinatorClass(options: CloudflareWorkerOptions): DurableObjec
   return class AgentCoordinator {
     readonly #ctx: DurableObjectStateLike;
     readonly #env: CloudflareEnv;
-    readonly #drivers = new Map<string, StorageDriver>();
+    readonly #storage: ObjectStorage;
     readonly #timers: ReturnType<typeof alarmTimers>;
     #host: Promise<AgentHost> | undefined;
-    readonly #storage = storageEndpoint(
-      (namespace) => this.#driver(namespace),
-      (namespace, key) => leaseHolder(this.#ctx.storage, key, namespace),
-    );
 
     constructor(ctx: DurableObjectStateLike, env: CloudflareEnv) {
       this.#ctx = ctx;
       this.#env = env;
+      this.#storage = objectStorage(ctx, env);
       this.#timers = alarmTimers(ctx.storage, (error) => console.error("[agent-serve] [cloudflare] alarm", error));
     }
 
     async fetch(request: Request): Promise<Response> {
       switch (request.headers.get(STORAGE_HEADER) as CoordinatorCall | null) {
         case "ops":
-          return this.#storage(request);
+          return this.#storage.endpoint(request);
         case "tick": {
           const at = Number(await request.text());
           const host = await this.#started();
@@ -64,30 +62,20 @@ export function coordinatorClass(options: CloudflareWorkerOptions): DurableObjec
       if (next !== undefined) this.#timers.wakeAt(next);
     }
 
-    #driver(namespace: string): StorageDriver {
-      let driver = this.#drivers.get(namespace);
-      if (!driver) this.#drivers.set(namespace, (driver = createDurableObjectStorage(this.#ctx.storage, { namespace })));
-      return driver;
-    }
-
-    /** The host, built on first use; its start-up recovers turns nobody runs any more and arms timed work. */
+    /** The host, built on first use; its start-up arms timed work and resumes eval runs. */
     #started(): Promise<AgentHost> {
       const started = (this.#host ??= (async () => {
         const projects = await loadProjects(options);
-        const earlier = await loadEarlierOwners(this.#ctx.storage);
-        // An earlier instance of this object is gone: its turn leases would only delay recovery.
-        for (const { slug } of projects) this.#driver(slug); // creates the tables
-        for (const owner of earlier) this.#ctx.storage.sql.exec("DELETE FROM leases WHERE owner = ?", owner).toArray();
+        const stores = await Promise.all(projects.map(({ slug }) => this.#storage.placed(slug, "coordinator")));
         const host = createHost({
           ...sharedHostOptions(options, this.#env),
-          agents: projects.map(({ slug, project }) => ({
-            slug,
-            project,
-            storage: scopeRecovery(this.#driver(slug), this.#ctx.storage, earlier, {
-              leaseHolder: async (key) => leaseHolder(this.#ctx.storage, key, slug),
-            }),
-          })),
+          agents: projects.map(({ slug, project }, i) => ({ slug, project, storage: stores[i]! })),
           timers: this.#timers,
+          placement: {
+            // One owner across instances: the leases a dead predecessor held (timed work) are its own.
+            owner: COORDINATOR_NAME,
+            send: (slug, sessionId, call) => sendPlaced(this.#env, slug, sessionId, call),
+          },
         });
         await host.ready();
         return host;

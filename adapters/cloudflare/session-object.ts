@@ -1,20 +1,21 @@
 /**
  * The session Durable Object (one per session, named by the session id; docs/design/cloudflare.md):
- * every request about one session reaches it, so its host runs the session's turns, holds the
- * parked approvals and serves the live followers of its stream. Its records and logs live in the
- * coordinator's database, reached through the storage protocol.
+ * the session lives here. Its record, event and conversation logs, active marker, parked calls and
+ * turn lease are in this object's own database; its turns run in this object's host, whoever
+ * started them (the HTTP create routed here, or a schedule, channel, eval, `/v1/chat` or MCP
+ * `ask` in the coordinator, which sends the create here); every request about it reaches it.
+ * Other objects read and write what lives here through the storage endpoint.
  * @module
  */
 import { createHost } from "../../src/host.ts";
 import { newSessionId } from "../../src/ids.ts";
 import type { AgentHost } from "../../src/types.ts";
 import { alarmTimers } from "./alarm-timers.ts";
-import { COORDINATOR_NAME } from "./coordinator.ts";
-import { answeredNothing, mayLiveElsewhere } from "./elsewhere.ts";
 import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from "./host-options.ts";
-import type { CloudflareEnv, DurableObjectStateLike, DurableObjectStubLike, DurableObjectClass } from "./platform.ts";
-import { loadEarlierOwners, releaseEarlierLeases, scopeRecovery } from "./recovery-scope.ts";
-import { createRemoteStorage, type RemoteStorage } from "./remote-storage.ts";
+import { objectStorage, type ObjectStorage } from "./object-storage.ts";
+import { answerPlaced, PLACED_HEADER, sendPlaced } from "./placed-calls.ts";
+import type { PlacedStorage } from "./placed-storage.ts";
+import type { CloudflareEnv, DurableObjectStateLike, DurableObjectClass } from "./platform.ts";
 import { STORAGE_HEADER } from "./storage-wire.ts";
 
 /** Set by the worker on every request it forwards here: the session this object holds. */
@@ -30,7 +31,8 @@ export function sessionClass(options: CloudflareWorkerOptions): DurableObjectCla
   return class AgentSession {
     readonly #ctx: DurableObjectStateLike;
     readonly #env: CloudflareEnv;
-    #host: Promise<{ host: AgentHost; stores: RemoteStorage[] }> | undefined;
+    readonly #storage: ObjectStorage;
+    #host: Promise<{ host: AgentHost; stores: PlacedStorage[] }> | undefined;
     /** The id the next created session takes; consumed once. */
     #newSessionId: string | undefined;
     readonly #timers: ReturnType<typeof alarmTimers>;
@@ -38,82 +40,69 @@ export function sessionClass(options: CloudflareWorkerOptions): DurableObjectCla
     constructor(ctx: DurableObjectStateLike, env: CloudflareEnv) {
       this.#ctx = ctx;
       this.#env = env;
+      this.#storage = objectStorage(ctx, env);
       this.#timers = alarmTimers(ctx.storage, (error) => console.error("[agent-serve] [cloudflare] alarm", error));
     }
 
     async fetch(request: Request): Promise<Response> {
-      const sessionId = request.headers.get(SESSION_HEADER);
+      // Another object reading or writing what lives here: no host needed.
+      if (request.headers.get(STORAGE_HEADER) === "ops") return this.#storage.endpoint(request);
+      const sessionId = request.headers.get(SESSION_HEADER) ?? placedSession(request);
       if (!sessionId) return new Response("not a session request", { status: 400 });
       const { host } = await this.#started(sessionId);
-      const forwarded = new Request(request);
-      const created = forwarded.headers.get(NEW_SESSION_HEADER);
-      if (created === sessionId) this.#newSessionId = created;
-      forwarded.headers.delete(NEW_SESSION_HEADER);
-      forwarded.headers.delete(SESSION_HEADER);
-      const elsewhere = mayLiveElsewhere(forwarded) ? forwarded.clone() : undefined;
-      const response = await host.fetch(forwarded, { env: this.#env, waitUntil: (promise) => this.#ctx.waitUntil(promise) });
-      await this.#keepAwake();
-      if (elsewhere && (await answeredNothing(response))) return coordinatorStub(this.#env).fetch(elsewhere);
+      let response: Response;
+      if (request.headers.has(PLACED_HEADER)) response = await answerPlaced(host, sessionId, request);
+      else {
+        const forwarded = new Request(request);
+        const created = forwarded.headers.get(NEW_SESSION_HEADER);
+        if (created === sessionId) this.#newSessionId = created;
+        forwarded.headers.delete(NEW_SESSION_HEADER);
+        forwarded.headers.delete(SESSION_HEADER);
+        response = await host.fetch(forwarded, { env: this.#env, waitUntil: (promise) => this.#ctx.waitUntil(promise) });
+      }
+      this.#timers.wakeAt(Date.now() + KEEP_ALIVE_MS);
       return response;
     }
 
     /**
-     * Fires the reminders due (a turn here armed them), and wakes again while the session has an
-     * open turn: a fresh instance's start-up recovers a dead one.
+     * Fires the reminders due (a turn here armed them), pushes a session-listing update the
+     * coordinator missed, and wakes again while the session has an open turn: a fresh instance's
+     * start-up recovers a dead one.
      */
     async alarm(): Promise<void> {
       const sessionId = await this.#ctx.storage.get<string>(SESSION_KEY);
       if (sessionId === undefined) return;
       const { host, stores } = await this.#started(sessionId);
       await host.tick();
+      // Still unreachable: the next alarm or commit tries again.
+      await Promise.all(stores.map((store) => store.flushMirror().catch(() => {})));
       const next = this.#timers.next();
       if (next !== undefined) this.#timers.wakeAt(next);
       const open = await Promise.all(stores.map((store) => store.get(`active/${sessionId}`)));
       if (open.some((owner) => owner !== undefined)) this.#timers.wakeAt(Date.now() + KEEP_ALIVE_MS);
     }
 
-    async #keepAwake(): Promise<void> {
-      this.#timers.wakeAt(Date.now() + KEEP_ALIVE_MS);
-    }
-
-    #started(sessionId: string): Promise<{ host: AgentHost; stores: RemoteStorage[] }> {
+    #started(sessionId: string): Promise<{ host: AgentHost; stores: PlacedStorage[] }> {
       const started = (this.#host ??= (async () => {
         if ((await this.#ctx.storage.get<string>(SESSION_KEY)) !== sessionId) await this.#ctx.storage.put(SESSION_KEY, sessionId);
         const projects = await loadProjects(options);
-        const earlier = await loadEarlierOwners(this.#ctx.storage);
-        const coordinator = coordinatorStub(this.#env);
-        const stores = projects.map(({ slug }) =>
-          createRemoteStorage(
-            (wire, signal) =>
-              coordinator.fetch(
-                new Request("https://coordinator.agent-serve.internal/storage", {
-                  method: "POST",
-                  headers: { [STORAGE_HEADER]: "ops", "content-type": "application/json" },
-                  body: JSON.stringify(wire),
-                  ...(signal ? { signal } : {}),
-                }),
-              ),
-            slug,
-          ),
-        );
-        // Before the host starts, so its recovery finds the dead instance's turn open to close.
-        await releaseEarlierLeases(
-          earlier,
-          stores.map((store) => ({ key: `turns/${sessionId}`, holder: (key) => store.leaseHolder(key), release: (key, owner) => store.releaseLease(key, owner) })),
-        );
+        const stores = await Promise.all(projects.map(({ slug }) => this.#storage.placed(slug, { session: sessionId })));
         const host = createHost({
           ...sharedHostOptions(options, this.#env),
-          agents: projects.map(({ slug, project }, i) => ({
-            slug,
-            project,
-            storage: scopeRecovery(stores[i]!, this.#ctx.storage, earlier, { leaseHolder: (key) => stores[i]!.leaseHolder(key), onlySession: sessionId }),
-          })),
+          agents: projects.map(({ slug, project }, i) => ({ slug, project, storage: stores[i]! })),
           // The coordinator fires schedules. Reminders fire from the alarm of the object whose
           // host knows them: this one for those its turns arm (the alarm outlives an eviction).
           schedules: false,
           timers: this.#timers,
+          placement: {
+            session: sessionId,
+            // One owner across instances: a new one takes over what its dead predecessor held.
+            owner: `session_${sessionId}`,
+            send: (slug, id, call) => sendPlaced(this.#env, slug, id, call),
+          },
           newSessionId: () => {
-            // A session started from inside a turn here (a tool's send) gets an ordinary id.
+            // A session started from inside a turn here (a tool's send) gets an ordinary id, and
+            // its own object.
             const id = this.#newSessionId ?? newSessionId();
             this.#newSessionId = undefined;
             return id;
@@ -130,7 +119,8 @@ export function sessionClass(options: CloudflareWorkerOptions): DurableObjectCla
   };
 }
 
-/** The coordinator's stub. */
-export function coordinatorStub(env: CloudflareEnv): DurableObjectStubLike {
-  return env.AGENT_COORDINATOR.get(env.AGENT_COORDINATOR.idFromName(COORDINATOR_NAME));
+/** The session a placed call is for: its URL is `/<sessionId>/placed`. */
+function placedSession(request: Request): string | undefined {
+  if (!request.headers.has(PLACED_HEADER)) return undefined;
+  return new URL(request.url).pathname.split("/")[1] || undefined;
 }

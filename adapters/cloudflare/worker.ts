@@ -9,9 +9,11 @@ import { toErrorResponse } from "../../src/errors.ts";
 import { isSessionId, newSessionId } from "../../src/ids.ts";
 import { endWhenClientLeaves } from "./client-gone.ts";
 import { COORDINATOR_NAME, coordinatorClass } from "./coordinator.ts";
+import { coordinatorStub, sessionStub } from "./object-storage.ts";
+import { PLACED_HEADER } from "./placed-calls.ts";
 import type { CloudflareWorkerOptions } from "./host-options.ts";
 import type { CloudflareEnv, DurableObjectClass, ExecutionContextLike, ScheduledControllerLike } from "./platform.ts";
-import { coordinatorStub, NEW_SESSION_HEADER, SESSION_HEADER, sessionClass } from "./session-object.ts";
+import { NEW_SESSION_HEADER, SESSION_HEADER, sessionClass } from "./session-object.ts";
 import { STORAGE_HEADER } from "./storage-wire.ts";
 
 export interface CloudflareWorker {
@@ -29,7 +31,7 @@ export interface CloudflareApp {
 }
 
 /** Headers only this adapter may set; stripped from every request that comes from outside. */
-const INTERNAL_HEADERS = [STORAGE_HEADER, SESSION_HEADER, NEW_SESSION_HEADER];
+const INTERNAL_HEADERS = [STORAGE_HEADER, SESSION_HEADER, NEW_SESSION_HEADER, PLACED_HEADER];
 
 export function createCloudflareWorker(options: CloudflareWorkerOptions): CloudflareApp {
   const mode = options.mode ?? "multi";
@@ -42,7 +44,7 @@ export function createCloudflareWorker(options: CloudflareWorkerOptions): Cloudf
         if (target.kind === "coordinator") return endWhenClientLeaves(request, await coordinatorStub(env).fetch(inbound));
         inbound.headers.set(SESSION_HEADER, target.sessionId);
         if (target.kind === "create") inbound.headers.set(NEW_SESSION_HEADER, target.sessionId);
-        return endWhenClientLeaves(request, await env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(target.sessionId)).fetch(inbound));
+        return endWhenClientLeaves(request, await sessionStub(env, target.sessionId).fetch(inbound));
       } catch (error) {
         // An object that could not start its host (a project that throws, a broken binding).
         console.error("[agent-serve] [cloudflare] request failed", error);

@@ -47,7 +47,7 @@ export async function dispatchSchedule(
   deps.logger.info(`schedule ${scheduleId} fired ${at === undefined ? "by hand" : `for ${at}`}`, { event: "schedule.fired", scheduleId, ...(at ? { slot: at } : {}) });
   if (typeof definition.markdown === "string") {
     const sent = await deps.sessions.send(SCHEDULE_CHANNEL, definition.markdown, { mode: "task", auth: appAuth, title: scheduleId });
-    return { scheduleId, sessionIds: [sent.sessionId] };
+    return dispatched(deps, { scheduleId, sessionIds: [sent.sessionId] });
   }
   const sessionIds: string[] = [];
   const context: ScheduleContext = {
@@ -73,7 +73,7 @@ export async function dispatchSchedule(
   };
   try {
     await definition.run(context);
-    return { scheduleId, sessionIds };
+    return dispatched(deps, { scheduleId, sessionIds });
   } catch (error) {
     deps.logger.error(`schedule ${scheduleId}: run threw`, error);
     return { scheduleId, sessionIds, error: errorMessage(error) };
@@ -81,6 +81,17 @@ export async function dispatchSchedule(
 }
 
 // --- internals ---
+
+/**
+ * Names the sessions a firing started: the session's own lines may be logged by another host
+ * (on Workers, its Durable Object's; docs/design/cloudflare.md "Where turns run").
+ */
+function dispatched(deps: DispatchDeps, firing: ScheduleFiring): ScheduleFiring {
+  if (firing.sessionIds.length > 0) {
+    deps.logger.info(`schedule ${firing.scheduleId} started ${firing.sessionIds.join(", ")}`, { event: "schedule.dispatched", ...firing });
+  }
+  return firing;
+}
 
 /** A session-less direct call, as `POST /v1/tools/:toolName` without `sessionId` makes it. */
 async function callTool(deps: DispatchDeps, name: string, raw: unknown): Promise<{ isError: boolean; result: JsonValue }> {
