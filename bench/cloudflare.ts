@@ -1,9 +1,10 @@
 /**
  * Chat turns on Workers (miniflare/workerd, `agent-serve/cloudflare`) against the same turns on
  * the Node host over sqlite, in the same run: one client, sequential turns (create, then
- * follow-ups), each read to `session.waiting` on the live stream. On Workers every storage
- * operation of a session object is a request to the coordinator object (docs/design/cloudflare.md
- * "Storage"), so this shows what that costs per turn. Also: workerd start to the first answer.
+ * follow-ups), each read to `session.waiting` on the live stream. On Workers a session's data is
+ * in its own object and what crosses to the coordinator is the listing's copy of its record and
+ * its token bindings (docs/design/cloudflare.md "Storage"), so this shows what the objects and
+ * those pushes cost per turn. Also: workerd start to the first answer.
  *
  *   npx node bench/cloudflare.ts [--turns=20] [--rounds=3]
  */
