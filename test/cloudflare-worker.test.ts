@@ -253,6 +253,53 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect((await ticket).status).toBe(200);
   }, 30_000);
 
+  it("runs MCP ask and /v1/chat sessions in their own objects, and deletes a session everywhere", async () => {
+    const ask = async (args: Record<string, unknown>): Promise<Record<string, unknown>> => {
+      const response = await call("/cloud/v1/mcp", {
+        body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ask", arguments: args } },
+        headers: { accept: "application/json, text/event-stream" },
+      });
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      const payload = JSON.parse(text.includes("data: ") ? text.slice(text.indexOf("data: ") + 6).split("\n")[0]! : text) as { result: { structuredContent: Record<string, unknown> } };
+      return payload.result.structuredContent;
+    };
+    const first = await ask({ message: "/reply asked over mcp", waitSeconds: 10 });
+    expect(first).toMatchObject({ status: "waiting", reply: "asked over mcp", sessionId: expect.stringMatching(/^ses_/) });
+    const second = await ask({ message: "/reply asked again", sessionId: first.sessionId, continuationToken: first.continuationToken, waitSeconds: 10 });
+    expect(second).toMatchObject({ status: "waiting", reply: "asked again", sessionId: first.sessionId });
+
+    const chatResponse = await call("/cloud/v1/chat", { body: { id: "chat-cf", messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "/reply chatted on workers" }] }] } });
+    expect(chatResponse.status).toBe(200);
+    const chatText = await chatResponse.text();
+    const deltas = chatText.split("\n").flatMap((line) => {
+      const part = line.startsWith("data: {") ? (JSON.parse(line.slice(6)) as { type: string; delta?: string }) : undefined;
+      return part?.type === "text-delta" ? [part.delta] : [];
+    });
+    expect(deltas.join("")).toBe("chatted on workers");
+    const chatSession = /"sessionId":"(ses_[A-Za-z0-9_-]+)"/.exec(chatText)?.[1];
+    expect(chatSession).toMatch(/^ses_/);
+
+    const listed = await json<{ sessions: Array<{ sessionId: string; channel: string; turnCount: number }> }>("/cloud/v1/sessions");
+    expect(listed.body.sessions).toContainEqual(expect.objectContaining({ sessionId: first.sessionId, channel: "mcp", turnCount: 2 }));
+    expect(listed.body.sessions).toContainEqual(expect.objectContaining({ sessionId: chatSession, channel: "ui", turnCount: 1 }));
+    for (const sessionId of [first.sessionId as string, chatSession!]) {
+      const holding = (await objectDatabases(persist)).filter((file) => logsIn(file).includes(`cloud/sessions/${sessionId}/events`));
+      expect(holding).toHaveLength(1);
+      expect(recordsIn(holding[0]!)).toContain(`cloud/sessions/${sessionId}/record`);
+    }
+
+    // Removal: its object drops the record and logs, the coordinator the listing's copy and the token.
+    const removed = await call(`/cloud/v1/session/${first.sessionId}`, { method: "DELETE" });
+    expect(removed.status).toBe(200);
+    expect((await json(`/cloud/v1/session/${first.sessionId}/events`)).status).toBe(404);
+    const after = await json<{ sessions: Array<{ sessionId: string }> }>("/cloud/v1/sessions");
+    expect(after.body.sessions.map((session) => session.sessionId)).not.toContain(first.sessionId);
+    const everywhere = (await objectDatabases(persist)).flatMap((file) => [...logsIn(file), ...recordsIn(file)]);
+    expect(everywhere.filter((name) => name.includes(`sessions/${first.sessionId}/`) && !name.includes("/mirror-seq"))).toEqual([]);
+    expect(everywhere.filter((name) => name.startsWith("cloud/continuations/mcp/"))).toEqual([]);
+  });
+
   it("keeps each session's records and logs in its own object's database, and the listing's copies in the coordinator's", async () => {
     const databases = await objectDatabases(persist);
     const holding = databases.filter((file) => logsIn(file).includes(`cloud/sessions/${chat.sessionId}/events`));
