@@ -232,7 +232,7 @@ describe("agent-serve/cloudflare in workerd", () => {
   }, 30_000);
 
   it("runs a channel's session in its own object: a follow-up during its turn preempts it instead of meeting 409", async () => {
-    const title = "/sleep 4000\n/reply slow ticket";
+    const title = "/sleep 8000\n/reply slow ticket";
     const ticket = json<{ sessionId: string; status?: string }>("/cloud/v1/channels/tickets/tickets", { body: { title } });
     let sessionId: string | undefined;
     for (const deadline = Date.now() + 10_000; sessionId === undefined && Date.now() < deadline; ) {
