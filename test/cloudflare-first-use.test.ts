@@ -1,10 +1,11 @@
 /**
  * Code the built worker imports on first use rather than at start-up (docs/design/cloudflare-build.md
- * "Start-up CPU"): the AI SDK and a model provider, the price catalog, the MCP SDK. The build
- * writes exactly one module, and workerd configured only from the generated `wrangler.jsonc`
- * (`main` alone, as wrangler uploads it with no_bundle) runs each of those paths: a turn on an
- * `openai-compatible` model against a local Chat Completions server, the session's cost report,
- * and an MCP request.
+ * "Start-up CPU"): the AI SDK and the model providers, the price catalog, the MCP SDK, the project
+ * loader. No static import path from the entry reaches them (esbuild's metafile), so workerd does
+ * not evaluate them when the worker starts. The build writes exactly one module, and workerd
+ * configured only from the generated `wrangler.jsonc` (`main` alone, as wrangler uploads it with
+ * no_bundle) runs each of those paths: a turn on an `openai-compatible` model against a local
+ * Chat Completions server, the session's cost report, and an MCP request.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +15,7 @@ import { serve } from "srvx";
 import type { Server } from "srvx";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { buildCloudflare } from "../cli/build.ts";
+import { bundleWorker } from "../cli/cloudflare/bundle.ts";
 import { miniflareOptions } from "./_cloudflare.ts";
 import { type TestEvent, readEvents } from "./_harness.ts";
 import { tempProjects } from "./_temp-projects.ts";
@@ -68,6 +70,25 @@ async function call(path: string, body?: unknown, headers: Record<string, string
 
 test("the build writes one module: the worker uploads nothing but main", () => {
   expect(readdirSync(outDir).sort()).toEqual(["entry.mjs", "worker.mjs", "wrangler.jsonc"]);
+});
+
+test("the start-up evaluates none of it: only dynamic imports lead from the entry to those packages", async () => {
+  const { metafile } = await bundleWorker({ entry: join(outDir, "entry.mjs"), outfile: join(scratch, "check", "worker.mjs") });
+  const entry = Object.keys(metafile.inputs).find((path) => path.endsWith("entry.mjs"))!;
+  // What evaluating the entry evaluates: static imports and the require calls of what it reaches.
+  const atStartup = new Set([entry]);
+  for (const path of atStartup) {
+    for (const imported of metafile.inputs[path]?.imports ?? []) {
+      if (!imported.external && (imported.kind === "import-statement" || imported.kind === "require-call")) atStartup.add(imported.path);
+    }
+  }
+  const firstUse = /node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|@pydantic\/genai-prices|zod|yaml)\/|(^|\/)loader\/load-snapshot\.ts$/;
+  const bundled = Object.keys(metafile.inputs).filter((path) => firstUse.test(path));
+  expect(bundled.filter((path) => path.endsWith("load-snapshot.ts"))).toHaveLength(1);
+  for (const name of ["ai", "@ai-sdk/openai-compatible", "@ai-sdk/openai", "@modelcontextprotocol/sdk", "@pydantic/genai-prices", "zod", "yaml"]) {
+    expect(bundled.some((path) => path.includes(`node_modules/${name}/`)), `${name} is in the bundle`).toBe(true);
+  }
+  expect([...atStartup].filter((path) => firstUse.test(path))).toEqual([]);
 });
 
 test("a turn on a provider model loads the AI SDK in workerd, and the cost report loads the price catalog", async () => {
