@@ -38,9 +38,8 @@ export const BEARER = "cf-test-secret";
 /** Starts workerd on the bundle with its Durable Objects stored under `persistDir`. */
 export async function startWorker(bundle: BundledWorker, persistDir: string, bindings: Record<string, string> = { AGENT_SERVE_BEARER_TOKEN: BEARER }): Promise<Miniflare> {
   const mf = new Miniflare({
-    modules: true,
-    script: bundle.script,
-    scriptPath: bundle.scriptPath,
+    // The bundle as the one module it is: with `modules: true` Miniflare would parse it for imports first (seconds).
+    modules: [{ type: "ESModule", path: bundle.scriptPath, contents: bundle.script }],
     modulesRoot: bundle.dir,
     compatibilityDate: "2026-01-01",
     // Aborts request.signal when a client goes away, so a dropped stream stops following.

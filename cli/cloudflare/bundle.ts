@@ -4,13 +4,18 @@
  * Agent SDK's module names) resolved to this package as the Node loader does, host dependencies a
  * project lacks taken from this package, and the bundle's `node:*` imports reported from the
  * metafile.
+ *
+ * One file, not split at the dynamic imports: workerd compiles every module a worker uploads when
+ * it starts, imported or not, and code esbuild inlines behind a dynamic `import()` is only
+ * pre-parsed and never evaluated until imported, so chunks would not shorten the start-up
+ * (measured: docs/design/cloudflare-build.md "Start-up CPU").
  * @module
  */
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import type { Metafile, Plugin } from "esbuild";
+import type { BuildOptions, Metafile, Plugin } from "esbuild";
 import { FROM_SOURCE, SOURCE_CONDITION, packageFile } from "../../loader/package-root.ts";
 
 export interface BundleOptions {
@@ -29,22 +34,7 @@ export interface BundleResult {
 }
 
 export async function bundleWorker(options: BundleOptions): Promise<BundleResult> {
-  const result = await build({
-    entryPoints: [options.entry],
-    outfile: options.outfile,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    mainFields: ["module", "main"],
-    conditions: ["workerd", "worker", "browser"],
-    resolveExtensions: [".ts", ".mts", ".js", ".mjs", ".json"],
-    // workerd provides these; a `node:*` import needs the nodejs_compat flag (reported below).
-    external: ["cloudflare:*", "node:*"],
-    plugins: [selfPlugin()],
-    metafile: true,
-    logLevel: "silent",
-    legalComments: "none",
-  });
+  const result = await build({ ...workerBuildOptions(options.entry), outfile: options.outfile, metafile: true });
   const output = Object.values(result.metafile.outputs)[0];
   const nodeImports = new Map<string, string>();
   for (const [importer, input] of Object.entries(result.metafile.inputs)) {
@@ -57,6 +47,24 @@ export async function bundleWorker(options: BundleOptions): Promise<BundleResult
     gzipBytes: gzipSync(readFileSync(options.outfile)).byteLength,
     nodeImports: [...nodeImports].map(([module, importer]) => ({ module, importer })).sort((a, b) => a.module.localeCompare(b.module)),
     metafile: result.metafile,
+  };
+}
+
+/** esbuild's options for the worker bundle of `entry`, without where it goes (the start-up benchmark builds variants from them). */
+export function workerBuildOptions(entry: string): BuildOptions & { format: "esm" } {
+  return {
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    conditions: ["workerd", "worker", "browser"],
+    resolveExtensions: [".ts", ".mts", ".js", ".mjs", ".json"],
+    // workerd provides these; a `node:*` import needs the nodejs_compat flag (bundleWorker reports them).
+    external: ["cloudflare:*", "node:*"],
+    plugins: [selfPlugin()],
+    logLevel: "silent",
+    legalComments: "none",
   };
 }
 

@@ -57,7 +57,7 @@ async function* streamStep(
 ): AsyncGenerator<ModelStreamPart> {
   const { signal } = request;
   throwIfAborted(signal);
-  const ai = await import("ai");
+  const ai = await import("./ai-sdk-runtime.ts");
   const model = await load();
   const tools: ToolSet = {};
   for (const spec of request.tools) {

@@ -3,12 +3,13 @@
  * carry the protocol in POST only; GET and DELETE get the router's 405 with `Allow: POST`, which
  * the MCP transport spec allows for a server that offers no standalone SSE stream and no session
  * termination.
+ *
+ * The MCP modules are imported by the first MCP request: the SDK builds its protocol schemas (zod)
+ * when evaluated, most of what a Workers isolate's start-up would otherwise spend
+ * (docs/design/cloudflare-build.md "Start-up CPU").
  * @module
  */
 import { authenticate } from "../auth-chain.ts";
-import { agentMcpTools } from "../../mcp/agent-tools.ts";
-import { serverToolsAsMcp } from "../../mcp/server-tools.ts";
-import { handleMcpRequest } from "../../mcp/stateless.ts";
 import { defineRoute } from "../route.ts";
 
 export const mcpEndpoint = defineRoute({
@@ -16,7 +17,8 @@ export const mcpEndpoint = defineRoute({
   path: "/v1/mcp",
   auth: "agent",
   summary: "MCP over streamable HTTP (stateless): tools ask, check and call_tool",
-  handler({ request, agent, auth, wide, host }) {
+  async handler({ request, agent, auth, wide, host }) {
+    const [{ handleMcpRequest }, { agentMcpTools }] = await Promise.all([import("../../mcp/stateless.ts"), import("../../mcp/agent-tools.ts")]);
     return handleMcpRequest(request, {
       name: agent.project.name,
       version: host.version,
@@ -37,6 +39,7 @@ export const mcpToolsEndpoint = defineRoute({
   summary: "MCP endpoint exposing each server tool under its own name (host-level auth)",
   async handler({ request, agent, ip, host }) {
     const auth = await authenticate(host.hostPolicies, request, ip === undefined ? {} : { ip });
+    const [{ handleMcpRequest }, { serverToolsAsMcp }] = await Promise.all([import("../../mcp/stateless.ts"), import("../../mcp/server-tools.ts")]);
     return handleMcpRequest(request, {
       name: `${agent.project.name} tools`,
       version: host.version,

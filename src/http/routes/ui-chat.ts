@@ -42,7 +42,7 @@ export const uiChat = defineRoute({
     const sameMessage = answers.length > 0 && typeof last["id"] === "string" ? { messageId: last["id"] } : {};
     const events = eventStreamResponse(agent.log, sent.sessionId, { startIndex: sent.from, follow: true, endOnTerminal: false, closing: host.closing });
     // `ai` loads on first use, as for models: a host that never serves this route never pays for it.
-    const { createUIMessageStream, createUIMessageStreamResponse } = await import("ai");
+    const { createUIMessageStream, createUIMessageStreamResponse } = await import("../../model/ai-sdk-runtime.ts");
     const stream = createUIMessageStream({
       async execute({ writer }) {
         writer.write({ type: "start", ...sameMessage, messageMetadata: { sessionId: sent.sessionId } });
