@@ -10,6 +10,7 @@ import { defaultPolicies } from "./http/auth-chain.ts";
 import { createHostHandler } from "./http/host-router.ts";
 import type { HostServices } from "./http/route.ts";
 import { randomId } from "./ids.ts";
+import { callServerTool, findServerTool } from "./tools/direct-call.ts";
 import { createHostLogger, createLogBuffer } from "./logger.ts";
 import { logRequest } from "./request-log.ts";
 import { createClock } from "./timers/clock.ts";
@@ -118,6 +119,9 @@ export function createHost(options: AgentHostOptions): AgentHost {
       await whenReady();
       const agent = agents.find((a) => a.slug === slug);
       if (!agent) throw new Error(`[agent-serve] [host] no agent mounted as ${JSON.stringify(slug)}`);
+      if (call.op === "callTool") {
+        return callServerTool(agent, findServerTool(agent, call.toolName), { input: call.input, sessionId, auth: call.auth, signal: new AbortController().signal });
+      }
       return agent.sessions.handlePlaced(sessionId, call);
     },
     async tick(at) {

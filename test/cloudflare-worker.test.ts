@@ -163,6 +163,20 @@ describe("agent-serve/cloudflare in workerd", () => {
     const invalid = await json("/cloud/v1/tools/add", { body: { input: { a: "x" } } });
     expect(invalid.status).toBe(400);
 
+    // Bound to the session: run by its object and recorded on its stream, between its turns.
+    const bound = async (a: number) => json<{ isError: boolean; result: unknown; callId: string }>("/cloud/v1/tools/add", { body: { input: { a, b: 1 }, sessionId: session.sessionId } });
+    const firstCall = await bound(10);
+    expect(firstCall).toMatchObject({ status: 200, body: { isError: false, result: { sum: 11 } } });
+    const followed = await json<{ continuationToken: string }>(`/cloud/v1/session/${session.sessionId}`, { body: { message: "/reply between calls", continuationToken: session.continuationToken } });
+    expect(followed.status).toBe(200);
+    await stream(session.sessionId, (event) => event.type === "message.completed" && data(event).text === "between calls");
+    const secondCall = await bound(20);
+    expect(secondCall).toMatchObject({ status: 200, body: { isError: false, result: { sum: 21 } } });
+    const recorded = await stream(session.sessionId, (event) => event.type === "action.result" && data(event).toolCallId === secondCall.body.callId);
+    const results = recorded.filter((event) => event.type === "action.result").map((event) => data(event).output);
+    expect(results).toEqual([{ sum: 5 }, { sum: 11 }, { sum: 21 }]);
+    expect(recorded.map((event) => event.index)).toEqual(recorded.map((_, i) => i));
+
     const mcp = await call("/cloud/v1/mcp", {
       body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "call_tool", arguments: { name: "add", input: { a: 1, b: 1 } } } },
       headers: { accept: "application/json, text/event-stream" },

@@ -125,6 +125,23 @@ for (const { name, missing, store: newStore } of stores) {
       expect(row.continuationToken).toBe(rotated);
     });
 
+    it("runs a session's turns on A, then B, then A again: each continues from where the log ends", async () => {
+      const { a, b } = threeHosts();
+      const created = await create(a, "first");
+      const { sessionId } = created;
+      let { continuationToken } = created;
+      await until(a, sessionId, (e) => count(e, "session.waiting") === 1);
+      for (const [host, message, waits] of [[b, "second", 2], [a, "third", 3], [b, "fourth", 4]] as const) {
+        const response = await host.request(`${base}/v1/session/${sessionId}`, postJson({ continuationToken, message }));
+        expect(response.status).toBe(200);
+        ({ continuationToken } = (await response.json()) as { continuationToken: string });
+        await until(host, sessionId, (e) => count(e, "session.waiting") === waits);
+      }
+      const all = await events(a, sessionId);
+      expect(all.map((e) => e.index)).toEqual(all.map((_, i) => i));
+      expect(all.filter((e) => e.type === "message.completed").map((e) => e.data["text"])).toEqual(["echo: first", "echo: second", "echo: third", "echo: fourth"]);
+    });
+
     it("coalesces on C follow-ups to a turn running on A into one turn", async () => {
       const { a, c } = threeHosts();
       const key = { channel: "chat", continuationToken: "thread-1" };

@@ -68,7 +68,7 @@ export class EventLog {
     return done;
   }
 
-  /** Drops what this process caches about a session's log (the session was removed). */
+  /** Drops what this process caches about a session's log (the session was removed, or another process may have written it since). */
   forget(sessionId: string): void {
     const writer = this.#writers.get(sessionId);
     if (writer && !writer.flushing && !writer.pending && writer.inFlight === 0) this.#writers.delete(sessionId);

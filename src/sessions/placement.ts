@@ -33,7 +33,9 @@ export type PlacedCall =
   /** A parked call of the session was decided elsewhere: continue its turn if nothing runs it. */
   | { op: "resume" }
   | { op: "remove"; auth: AuthContext }
-  | { op: "rename"; title: string; auth: AuthContext };
+  | { op: "rename"; title: string; auth: AuthContext }
+  /** A direct call of a server tool inside the session (recorded on its stream, like a turn's). */
+  | { op: "callTool"; toolName: string; input: unknown; auth: AuthContext };
 
 /** Whether `sessionId` lives in the host with this placement (always, without one). */
 export function livesHere(placement: SessionPlacement | undefined, sessionId: string): boolean {

@@ -154,6 +154,8 @@ export class SessionService {
         return this.remove(sessionId, call.auth);
       case "rename":
         return this.rename(sessionId, call.title, call.auth);
+      case "callTool":
+        return Promise.reject(new Error("[agent-serve] [sessions] a placed tool call is answered by the host"));
     }
   }
 
@@ -359,6 +361,12 @@ export class SessionService {
     if (this.#here(sessionId)) return this.#controller.isBusy(sessionId);
     const status = (await this.#store.get(sessionId))?.status;
     return status === "running" || status === "queued";
+  }
+
+  /** Sends `call` to the host the session lives in (./placement.ts); only for a session not here. */
+  sendToHome(sessionId: string, call: PlacedCall): Promise<unknown> {
+    if (this.#here(sessionId)) return Promise.reject(new Error(`[agent-serve] [sessions] session ${sessionId} lives in this host`));
+    return this.#placed!.send(sessionId, call);
   }
 
   /** Whether the session's turns run in this host (always, unless sessions live in hosts of their own). */

@@ -156,7 +156,7 @@ export class TurnController {
       // A new session's lease cannot be held elsewhere: it is taken without waiting, and lands in
       // the same group commit as the session itself (the driver applies writes in call order).
       if (leases && fresh) void leases.take(sessionId).catch(() => {});
-      else if (leases && !(await leases.take(sessionId))) throw busyElsewhere();
+      else if (leases && !(await this.#takeLease(sessionId))) throw busyElsewhere();
       try {
         if (leases && !fresh && this.#deps.recoverOrphan) {
           // The lease was free, but the marker names another process: it crashed mid-turn.
@@ -189,7 +189,7 @@ export class TurnController {
     live.admitting = true;
     try {
       const leases = this.#deps.leases;
-      if (leases && !(await leases.take(sessionId))) return false;
+      if (leases && !(await this.#takeLease(sessionId))) return false;
       await this.#deps.store.markActive(sessionId, leases?.owner ?? turnId);
       this.#start(record, live, turnId, "", true);
       return true;
@@ -211,7 +211,7 @@ export class TurnController {
     const leases = options.lease ? this.#deps.leases : undefined;
     // With `lease`, no process sharing the store runs a turn of the session meanwhile either.
     const exclusive = leases
-      ? leases.take(sessionId).then(async (held) => {
+      ? this.#takeLease(sessionId).then(async (held) => {
           if (!held) throw busyElsewhere();
           try {
             return await work();
@@ -287,6 +287,17 @@ export class TurnController {
     let live = this.#live.get(sessionId);
     if (!live) this.#live.set(sessionId, (live = { admitting: false }));
     return live;
+  }
+
+  /**
+   * Takes the session's turn lease. Once it is held, another process that ran the session's
+   * turns meanwhile has written its last event: this process's cached end of the event log may
+   * be behind, so the next write reads it again (docs/design/processes.md "Forwarding").
+   */
+  async #takeLease(sessionId: string): Promise<boolean> {
+    const held = await this.#deps.leases!.take(sessionId);
+    if (held) this.#deps.log.forget(sessionId);
+    return held;
   }
 
   #forgetIfIdle(sessionId: string, live: LiveSession): void {

@@ -81,6 +81,12 @@ export function findServerTool(agent: Pick<AgentRuntime, "project">, toolName: s
 export async function callServerTool(agent: DirectCallAgent, tool: ServerTool, request: DirectCallRequest): Promise<DirectCallOutcome> {
   const input = await validateToolInput(tool.definition, request.input ?? {});
   if (await needsApproval(tool.definition, input)) throw approvalRequired(tool.name);
+  const { sessionId } = request;
+  // A session living in another host runs its calls there, where its turns and stream are
+  // (docs/design/cloudflare.md "Where turns run"); that host validates the raw input again.
+  if (sessionId !== undefined && isSessionId(sessionId) && !agent.sessions.isHere(sessionId)) {
+    return (await agent.sessions.sendToHome(sessionId, { op: "callTool", toolName: tool.name, input: request.input ?? {}, auth: request.auth })) as DirectCallOutcome;
+  }
   const callId = toolCallIdForDirectCall(tool.name);
   const started = Date.now();
   const outcome =
