@@ -314,6 +314,17 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect(everywhere.filter((name) => name.startsWith("cloud/continuations/mcp/"))).toEqual([]);
   });
 
+  it("gives a channel's onStart controls over a session living in its own object: busy, interrupt, emit", async () => {
+    const answered = await json<{ sessionId: string; busy: boolean; interrupted: boolean; idle: boolean; lastBotMessageAt: string | null }>("/cloud/v1/channels/tickets/controls", { body: { key: "ctl-1" } });
+    expect(answered.status).toBe(200);
+    expect(answered.body).toMatchObject({ busy: true, interrupted: true, idle: true });
+    expect(Number.isNaN(Date.parse(answered.body.lastBotMessageAt ?? ""))).toBe(false);
+    const events = await stream(answered.body.sessionId, (event) => event.type === "message.completed");
+    expect(data(events.find((event) => event.type === "turn.failed"))).toEqual({ message: "turn interrupted" });
+    expect(data(events.at(-1))).toMatchObject({ text: "posted by the channel" });
+    expect(events.map((event) => event.index)).toEqual(events.map((_, i) => i));
+  }, 30_000);
+
   it("keeps each session's records and logs in its own object's database, and the listing's copies in the coordinator's", async () => {
     const databases = await objectDatabases(persist);
     const holding = databases.filter((file) => logsIn(file).includes(`cloud/sessions/${chat.sessionId}/events`));

@@ -269,7 +269,7 @@ export class ChannelHost {
       emitAssistantMessage: async (sessionId, text) => {
         const record = await deps.store.get(sessionId);
         if (!record || record.channel !== channelId) throw notFound("session_not_found", `no session ${sessionId} in channel ${channelId}`);
-        await deps.log.append(sessionId, [{ type: "message.completed", data: { text, finishReason: "stop" } }]);
+        await deps.sessions.emitMessage(sessionId, text);
       },
       hasContinuationSession: async (token) => (await this.#sessionOf(channelId, token)) !== undefined,
       isContinuationBusy: async (token) => {

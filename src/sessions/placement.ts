@@ -34,6 +34,8 @@ export type PlacedCall =
   | { op: "resume" }
   | { op: "remove"; auth: AuthContext }
   | { op: "rename"; title: string; auth: AuthContext }
+  /** A finished assistant message a channel appends, with no model turn (`emitAssistantMessage`). */
+  | { op: "emitMessage"; text: string }
   /** A direct call of a server tool inside the session (recorded on its stream, like a turn's). */
   | { op: "callTool"; toolName: string; input: unknown; auth: AuthContext };
 

@@ -154,6 +154,8 @@ export class SessionService {
         return this.remove(sessionId, call.auth);
       case "rename":
         return this.rename(sessionId, call.title, call.auth);
+      case "emitMessage":
+        return this.emitMessage(sessionId, call.text);
       case "callTool":
         return Promise.reject(new Error("[agent-serve] [sessions] a placed tool call is answered by the host"));
     }
@@ -348,6 +350,20 @@ export class SessionService {
     }
     // A turn parked by a process that has stopped is still a running turn: take it over, end it.
     return (await this.#takeOverParked?.(sessionId)) === true && this.#controller.stop(sessionId);
+  }
+
+  /**
+   * Appends a finished assistant message with no model turn (a channel's `emitAssistantMessage`),
+   * in the host the session lives in.
+   */
+  async emitMessage(sessionId: string, text: string): Promise<void> {
+    if (!this.#here(sessionId)) {
+      await this.#placed!.send(sessionId, { op: "emitMessage", text });
+      return;
+    }
+    // Another process may have written the log since this one last did (no lease is taken here).
+    this.#log.forget(sessionId);
+    await this.#log.append(sessionId, [{ type: "message.completed", data: { text, finishReason: "stop" } }]);
   }
 
   /** Stops the session's running turn, wherever it runs, without an owner check (host code: evals, channels). */
