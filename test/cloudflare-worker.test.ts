@@ -3,8 +3,9 @@
  * bundled as a generated entry would be) serves sessions from their Durable Objects. Through
  * `dispatchFetch`: create, stream to `session.waiting`, follow up, server tools (model-driven and
  * direct), an approval parked and approved, artifacts, an eval run, a schedule fired by the cron
- * trigger, MCP and info;
- * then workerd restarts on the same persisted storage and every stream replays identically.
+ * trigger, MCP and info. Sessions a channel, schedule, MCP `ask` or `/v1/chat` starts run in their
+ * own objects, and each object's database (read from disk) holds its session only. Then workerd
+ * restarts on the same persisted storage and every stream replays identically.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
