@@ -77,6 +77,15 @@ export const postJson = (body: unknown, headers: Record<string, string> = {}): R
   body: JSON.stringify(body),
 });
 
+/** A live stream's events up to the first for which `until` holds; fails on another status, or when the stream ends first. */
+export async function readEventsUntil(response: Response, until: (event: TestEvent) => boolean, timeoutMs = 5000): Promise<TestEvent[]> {
+  if (response.status !== 200) throw new Error(`the stream answered ${response.status}: ${await response.text()}`);
+  const events = await readEvents(response, until, timeoutMs);
+  const last = events.at(-1);
+  if (!last || !until(last)) throw new Error(`stream ended after ${events.map((e) => e.type).join(",")}`);
+  return events;
+}
+
 /** Reads NDJSON lines from a streaming response until `until` matches or the timeout passes. */
 export async function readEvents(
   response: Response,

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
+import { afterAll, beforeAll } from "vitest";
 
 export interface BundledWorker {
   dir: string;
@@ -53,4 +54,45 @@ export async function startWorker(bundle: BundledWorker, persistDir: string, bin
   });
   await mf.ready;
   return mf;
+}
+
+/** The fixture worker one test file runs: `mf` changes on `restart`. */
+export interface FileWorker {
+  readonly mf: Miniflare;
+  /** The folder its Durable Objects are persisted in. */
+  readonly persist: string;
+  /** Stops workerd and starts it again on the same persisted storage. */
+  restart(): Promise<void>;
+}
+
+/**
+ * Registers the `beforeAll`/`afterAll` of a test file that runs the fixture worker: bundled once,
+ * started on storage persisted to a temporary folder (`prefix`), all of it removed after.
+ */
+export function fixtureWorkerForFile(prefix: string): FileWorker {
+  let bundle: BundledWorker | undefined;
+  let persist = "";
+  let mf: Miniflare | undefined;
+  beforeAll(async () => {
+    bundle = await bundleFixtureWorker();
+    persist = await mkdtemp(join(tmpdir(), prefix));
+    mf = await startWorker(bundle, persist);
+  }, 60_000);
+  afterAll(async () => {
+    await mf?.dispose();
+    await bundle?.cleanup();
+    if (persist) await rm(persist, { recursive: true, force: true });
+  });
+  return {
+    get mf() {
+      return mf!;
+    },
+    get persist() {
+      return persist;
+    },
+    async restart() {
+      await mf!.dispose();
+      mf = await startWorker(bundle!, persist);
+    },
+  };
 }

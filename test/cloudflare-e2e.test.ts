@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { main } from "../cli/main.ts";
-import { type TestEvent, readEvents } from "./_harness.ts";
+import { type TestEvent, readEventsUntil } from "./_harness.ts";
 import { eventsOnDisk } from "./_durable-object-files.ts";
 import { pollUntil } from "./_storage-tests.ts";
 import { miniflareOptions, readWranglerConfig } from "./_cloudflare.ts";
@@ -70,12 +70,7 @@ async function json<T>(path: string, body?: unknown): Promise<{ status: number; 
 
 /** The live stream from `startIndex` until `until` holds. */
 async function stream(sessionId: string, until: (event: TestEvent) => boolean, startIndex = 0, timeoutMs = 15_000): Promise<TestEvent[]> {
-  const response = await call(`/v1/session/${sessionId}/stream?startIndex=${startIndex}`);
-  expect(response.status).toBe(200);
-  const events = await readEvents(response, until, timeoutMs);
-  const last = events.at(-1);
-  if (!last || !until(last)) throw new Error(`stream ended after ${events.map((e) => e.type).join(",")}`);
-  return events;
+  return readEventsUntil(await call(`/v1/session/${sessionId}/stream?startIndex=${startIndex}`), until, timeoutMs);
 }
 
 const waiting = (event: TestEvent): boolean => event.type === "session.waiting";

@@ -4,36 +4,18 @@
  * remote driver a session object uses, so this covers the Durable Object driver, the protocol and
  * the remote driver's ordering and shared follow together.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Miniflare } from "miniflare";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createRemoteStorage, type StorageTransport } from "../adapters/cloudflare/remote-storage.ts";
-import { type BundledWorker, bundleFixtureWorker, startWorker } from "./_miniflare.ts";
+import { fixtureWorkerForFile } from "./_miniflare.ts";
 import { pollUntil, testStorageDriver } from "./_storage-tests.ts";
 
-let bundle: BundledWorker;
-let persist: string;
-let mf: Miniflare;
+const workerd = fixtureWorkerForFile("agent-serve-cf-store-");
 let fixtures = 0;
-
-beforeAll(async () => {
-  bundle = await bundleFixtureWorker();
-  persist = await mkdtemp(join(tmpdir(), "agent-serve-cf-store-"));
-  mf = await startWorker(bundle, persist);
-}, 60_000);
-
-afterAll(async () => {
-  await mf?.dispose();
-  await bundle?.cleanup();
-  if (persist) await rm(persist, { recursive: true, force: true });
-});
 
 const transport =
   (name: string): StorageTransport =>
   (wire, signal) =>
-    mf.dispatchFetch(`http://localhost/__conformance/${name}`, {
+    workerd.mf.dispatchFetch(`http://localhost/__conformance/${name}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(wire),

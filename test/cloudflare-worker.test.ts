@@ -7,35 +7,17 @@
  * own objects, and each object's database (read from disk) holds its session only. Then workerd
  * restarts on the same persisted storage and every stream replays identically.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Miniflare } from "miniflare";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { logsIn, objectDatabases, recordsIn } from "./_durable-object-files.ts";
-import { type TestEvent, readEvents } from "./_harness.ts";
-import { BEARER, type BundledWorker, bundleFixtureWorker, startWorker } from "./_miniflare.ts";
+import { type TestEvent, readEventsUntil } from "./_harness.ts";
+import { BEARER, fixtureWorkerForFile } from "./_miniflare.ts";
 
-let bundle: BundledWorker;
-let persist: string;
-let mf: Miniflare;
-
-beforeAll(async () => {
-  bundle = await bundleFixtureWorker();
-  persist = await mkdtemp(join(tmpdir(), "agent-serve-cf-worker-"));
-  mf = await startWorker(bundle, persist);
-}, 60_000);
-
-afterAll(async () => {
-  await mf?.dispose();
-  await bundle?.cleanup();
-  if (persist) await rm(persist, { recursive: true, force: true });
-});
+const fixture = fixtureWorkerForFile("agent-serve-cf-worker-");
 
 const AUTH = { authorization: `Bearer ${BEARER}` };
 
 async function call(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
-  const response = await mf.dispatchFetch(`http://localhost${path}`, {
+  const response = await fixture.mf.dispatchFetch(`http://localhost${path}`, {
     method: init.method ?? (init.body === undefined ? "GET" : "POST"),
     headers: { ...AUTH, ...(init.body === undefined ? {} : { "content-type": "application/json" }), ...init.headers },
     ...(init.body === undefined ? {} : { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) }),
@@ -50,12 +32,7 @@ async function json<T = Record<string, unknown>>(path: string, init?: Parameters
 
 /** Reads the live stream from `startIndex` until `until` holds; rejects after `timeoutMs`. */
 async function stream(sessionId: string, until: (event: TestEvent) => boolean, startIndex = 0, timeoutMs = 10_000, slug = "cloud"): Promise<TestEvent[]> {
-  const response = await call(`/${slug}/v1/session/${sessionId}/stream?startIndex=${startIndex}`);
-  expect(response.status).toBe(200);
-  const events = await readEvents(response, until, timeoutMs);
-  const last = events.at(-1);
-  if (!last || !until(last)) throw new Error(`stream ended after ${events.map((e) => e.type).join(",")}`);
-  return events;
+  return readEventsUntil(await call(`/${slug}/v1/session/${sessionId}/stream?startIndex=${startIndex}`), until, timeoutMs);
 }
 
 const waiting = (event: TestEvent): boolean => event.type === "session.waiting";
@@ -228,7 +205,7 @@ describe("agent-serve/cloudflare in workerd", () => {
     const slot = new Date();
     slot.setUTCHours(3, 0, 0, 0);
     if (slot.getTime() <= Date.now()) slot.setUTCDate(slot.getUTCDate() + 1);
-    const worker = (await mf.getWorker()) as unknown as { scheduled(options: { cron: string; scheduledTime: Date }): Promise<unknown> };
+    const worker = (await fixture.mf.getWorker()) as unknown as { scheduled(options: { cron: string; scheduledTime: Date }): Promise<unknown> };
     for (let i = 0; i < 2; i++) await worker.scheduled({ cron: "0 3 * * *", scheduledTime: new Date(slot.getTime() + 1_000) });
     const listed = await json<{ sessions: Array<{ sessionId: string; title: string | null }> }>("/cloud/v1/sessions");
     const nightly = listed.body.sessions.filter((session) => session.title === "nightly");
@@ -299,7 +276,7 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect(listed.body.sessions).toContainEqual(expect.objectContaining({ sessionId: first.sessionId, channel: "mcp", turnCount: 2 }));
     expect(listed.body.sessions).toContainEqual(expect.objectContaining({ sessionId: chatSession, channel: "ui", turnCount: 1 }));
     for (const sessionId of [first.sessionId as string, chatSession!]) {
-      const holding = (await objectDatabases(persist)).filter((file) => logsIn(file).includes(`cloud/sessions/${sessionId}/events`));
+      const holding = (await objectDatabases(fixture.persist)).filter((file) => logsIn(file).includes(`cloud/sessions/${sessionId}/events`));
       expect(holding).toHaveLength(1);
       expect(recordsIn(holding[0]!)).toContain(`cloud/sessions/${sessionId}/record`);
     }
@@ -310,7 +287,7 @@ describe("agent-serve/cloudflare in workerd", () => {
     expect((await json(`/cloud/v1/session/${first.sessionId}/events`)).status).toBe(404);
     const after = await json<{ sessions: Array<{ sessionId: string }> }>("/cloud/v1/sessions");
     expect(after.body.sessions.map((session) => session.sessionId)).not.toContain(first.sessionId);
-    const everywhere = (await objectDatabases(persist)).flatMap((file) => [...logsIn(file), ...recordsIn(file)]);
+    const everywhere = (await objectDatabases(fixture.persist)).flatMap((file) => [...logsIn(file), ...recordsIn(file)]);
     expect(everywhere.filter((name) => name.includes(`sessions/${first.sessionId}/`) && !name.includes("/mirror-seq"))).toEqual([]);
     expect(everywhere.filter((name) => name.startsWith("cloud/continuations/mcp/"))).toEqual([]);
   });
@@ -327,7 +304,7 @@ describe("agent-serve/cloudflare in workerd", () => {
   }, 30_000);
 
   it("keeps each session's records and logs in its own object's database, and the listing's copies in the coordinator's", async () => {
-    const databases = await objectDatabases(persist);
+    const databases = await objectDatabases(fixture.persist);
     const holding = databases.filter((file) => logsIn(file).includes(`cloud/sessions/${chat.sessionId}/events`));
     expect(holding).toHaveLength(1);
     // Its object holds that session only: its events, conversation and record, nobody else's.
@@ -344,7 +321,7 @@ describe("agent-serve/cloudflare in workerd", () => {
     const slot = new Date();
     slot.setUTCHours(3, 30, 0, 0);
     if (slot.getTime() <= Date.now()) slot.setUTCDate(slot.getUTCDate() + 1);
-    const worker = (await mf.getWorker()) as unknown as { scheduled(options: { cron: string; scheduledTime: Date }): Promise<unknown> };
+    const worker = (await fixture.mf.getWorker()) as unknown as { scheduled(options: { cron: string; scheduledTime: Date }): Promise<unknown> };
     await worker.scheduled({ cron: "30 3 * * *", scheduledTime: new Date(slot.getTime() + 1_000) });
     const listed = await json<{ sessions: Array<{ sessionId: string; title: string | null }> }>("/cloud/v1/sessions");
     const gated = listed.body.sessions.find((session) => session.title === "gated")!;
@@ -367,8 +344,7 @@ describe("agent-serve/cloudflare in workerd", () => {
     const before = await dumpAll();
     delete before[cut.sessionId];
     expect(Object.keys(before).length).toBeGreaterThanOrEqual(4);
-    await mf.dispose();
-    mf = await startWorker(bundle, persist);
+    await fixture.restart();
     const restarted = await dumpAll();
     expect(Object.keys(restarted)).toContain(cut.sessionId);
     delete restarted[cut.sessionId];
