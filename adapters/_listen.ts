@@ -3,7 +3,7 @@
  * to the next free one with a notice; a taken explicit port fails with a hint.
  * @module
  */
-import { createError } from "../src/errors.ts";
+import { createError } from "../src/base/errors.ts";
 
 export interface PortPolicy {
   /** @default 3000 */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Server, ServerOptions, ServerRequest } from "srvx";
-import type { AgentHost, RequestContext } from "../src/types.ts";
+import type { AgentHost, RequestContext } from "../src/host/types.ts";
 import { listenWithPolicy } from "./_listen.ts";
 
 export interface ServeOptions {

@@ -7,8 +7,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import { createRedisStorage } from "../drivers/redis/index.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import type { OpenSqlite } from "../drivers/sqlite/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
 
 /**
  * Which store the mounts use: sqlite (`path` absent: `<state root>/state.db`), memory, or Redis

@@ -13,7 +13,7 @@ import type { LoadedProjects, LoadProjectOptions, ProjectRuntime, ServedProject,
 import { serveWith } from "./_serve.ts";
 import type { FetchHandler, RunningServer, ServeOptions } from "./_serve.ts";
 
-export { createHost } from "../src/host.ts";
+export { createHost } from "../src/host/host.ts";
 export { createProjectHost } from "./_project.ts";
 export type { LoadedProjects, LoadProjectOptions, ProjectHostOptions, ServedProject, ServeProjectOptions } from "./_project.ts";
 export type { FetchHandler, RunningServer, ServeOptions } from "./_serve.ts";

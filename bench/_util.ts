@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import http from "node:http";
 import { serve } from "srvx";
 import type { ServerRequest } from "srvx";
-import type { ProjectDefinition } from "../src/project/types.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
 
 export const CLIENT_SCRIPT = fileURLToPath(new URL("./_load.ts", import.meta.url));
 

@@ -12,7 +12,7 @@ import { appendFile, mkdir, open, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 
 const TOTAL = Number(process.env.BENCH_APPENDS ?? 5_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

@@ -17,11 +17,11 @@
 import * as v from "valibot";
 import { join } from "node:path";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import { defineTool } from "../src/tools/index.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { alternate, fmt, machineLine, median, option, percentile, printTable, scriptedProject, tempDir } from "./_util.ts";
 
 const CALLS = option("calls", 30);

@@ -16,11 +16,11 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { serveNode } from "../adapters/node.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { POST, defineChannel } from "../src/channels/index.ts";
+import { POST, defineChannel } from "../src/entries/channels.ts";
 import { createHost } from "../src/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import { defineTool } from "../src/tools/define.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import { defineTool } from "../src/engine/tools/define.ts";
 import { alternate, fmt, machineLine, median, option, printTable, runClient, scriptedProject, tempDir } from "./_util.ts";
 
 const clients = option("clients", 16);

@@ -9,7 +9,7 @@
  *   npx node bench/cloudflare.ts [--turns=20] [--rounds=3]
  */
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { createHost } from "../src/host.ts";
+import { createHost } from "../src/host/host.ts";
 import { bundleFixtureWorker, startWorker } from "../test/_miniflare.ts";
 import { alternate, fmt, machineLine, median, option, printTable, readStreamToWaiting, scriptedProject, serveLoopback, tempDir } from "./_util.ts";
 

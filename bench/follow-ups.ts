@@ -10,8 +10,8 @@
  */
 import { createRedisStorage } from "../drivers/redis/index.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { createHost } from "../src/host.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
+import { createHost } from "../src/host/host.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
 import { REDIS_SERVER, startRedisServer } from "../test/_redis-server.ts";
 import { alternate, fmt, machineLine, median, option, printTable, scriptedProject, tempDir } from "./_util.ts";
 

@@ -13,10 +13,10 @@
  * @module
  */
 import { eventStreamResponse } from "../src/http/event-stream.ts";
-import { EventLog } from "../src/sessions/event-log.ts";
-import { type EventDraft, isEventType } from "../src/sessions/events.ts";
-import { followLog } from "../src/sessions/follow.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { EventLog } from "../src/engine/sessions/event-log.ts";
+import { type EventDraft, isEventType } from "../src/base/events/vocabulary.ts";
+import { followLog } from "../src/base/events/follow.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { alternate, fmt, machineLine, median, option, printTable, runClient, serveLoopback } from "./_util.ts";
 
 interface Download {

@@ -18,8 +18,8 @@
 import { FastResponse } from "srvx";
 import { serveNode } from "../adapters/node.ts";
 import { createHost } from "../src/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import {
   type LoopbackServer,
   alternate,

@@ -11,9 +11,9 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { createHostKv } from "../src/kv/kv.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
+import { createHostKv } from "../src/engine/kv/kv.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
 
 const OPS = Number(process.env.BENCH_KV_OPS ?? 2_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

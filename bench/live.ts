@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { serveNode } from "../adapters/node.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { alternate, fmt, machineLine, median, option, printTable, scriptedProject, tempDir } from "./_util.ts";
 
 const CLIENT = fileURLToPath(new URL("./_live-client.ts", import.meta.url));

@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRedisStorage } from "../drivers/redis/index.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
 import { REDIS_SERVER, startRedisServer, type RedisServer } from "../test/_redis-server.ts";
 import { alternate, fmt, machineLine, median, option, percentile, printTable, tempDir } from "./_util.ts";
 

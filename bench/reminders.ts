@@ -17,9 +17,9 @@ import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { createHost } from "../src/host.ts";
-import type { ReminderRecord, RemindersFacade } from "../src/reminders/types.ts";
-import type { SessionRecord } from "../src/sessions/session-store.ts";
+import { createHost } from "../src/host/host.ts";
+import type { ReminderRecord, RemindersFacade } from "../src/base/definitions/reminders.ts";
+import type { SessionRecord } from "../src/engine/sessions/session-store.ts";
 import { alternate, fmt, machineLine, median, option, percentile, printTable, scriptedProject, tempDir } from "./_util.ts";
 import { serveCli, stopCli } from "./_util.ts";
 

@@ -10,8 +10,8 @@
 import * as v from "valibot";
 import { serveNode } from "../adapters/node.ts";
 import { createHost } from "../src/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/define.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/engine/tools/define.ts";
 import { alternate, fmt, machineLine, median, option, printTable, runClient, scriptedProject } from "./_util.ts";
 
 const clients = option("clients", 16);

@@ -18,8 +18,8 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
 import { alternate, fmt, machineLine, median, option, printTable, runClient, scriptedProject, tempDir } from "./_util.ts";
 
 interface TurnsResult {

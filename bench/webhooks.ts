@@ -12,10 +12,10 @@
 import { createRequire } from "node:module";
 import * as v from "valibot";
 import { serveNode } from "../adapters/node.ts";
-import { POST, defineChannel } from "../src/channels/index.ts";
-import { githubChannel, signGitHubPayload } from "../src/channels/github/index.ts";
+import { POST, defineChannel } from "../src/entries/channels.ts";
+import { githubChannel, signGitHubPayload } from "../src/entries/channels/github.ts";
 import { createHost } from "../src/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { alternate, fmt, machineLine, median, option, printTable, runClient, scriptedProject } from "./_util.ts";
 
 const clients = option("clients", 16);

@@ -17,11 +17,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadProject } from "../loader/load-project.ts";
 import { createLocalRuntime } from "../loader/runtime.ts";
-import { planWorkspace } from "../src/harness/workspace-plan.ts";
+import { planWorkspace } from "../src/engine/harness/workspace-plan.ts";
 import { createHost } from "../src/index.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
-import type { RuntimePort } from "../src/runtime/types.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
+import type { RuntimePort } from "../src/base/ports/runtime.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { alternate, fmt, machineLine, median, option, percentile, printTable, tempDir } from "./_util.ts";
 
 const sessions = option("sessions", 40);

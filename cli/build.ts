@@ -12,7 +12,7 @@ import { formatDiagnostic } from "../adapters/_project.ts";
 import { discoverProjects } from "../loader/discover.ts";
 import { recordProject } from "../loader/record-project.ts";
 import type { RecordedProject } from "../loader/record-project.ts";
-import type { Diagnostic } from "../src/project/types.ts";
+import type { Diagnostic } from "../src/base/definitions/project.ts";
 import { bundleWorker } from "./cloudflare/bundle.ts";
 import { cronTriggers } from "./cloudflare/cron-triggers.ts";
 import { workerEntry } from "./cloudflare/entry.ts";

@@ -10,7 +10,7 @@ import type { CliIo } from "./io.ts";
 import { createProgress } from "./progress.ts";
 import { withTarget } from "./target.ts";
 import type { TargetArgs } from "./target.ts";
-import { errorMessage } from "../src/errors.ts";
+import { errorMessage } from "../src/base/errors.ts";
 
 export interface CallArgs extends TargetArgs {
   toolName: string;

@@ -17,7 +17,7 @@ import type { LineReader } from "./line-reader.ts";
 import { createProgress } from "./progress.ts";
 import type { Progress } from "./progress.ts";
 import { brief } from "./render-event.ts";
-import type { SessionSummary } from "../src/events/index.ts";
+import type { SessionSummary } from "../src/entries/events.ts";
 import { createStyle } from "./style.ts";
 import type { Style } from "./style.ts";
 import { openTarget } from "./target.ts";

@@ -4,8 +4,8 @@
  * one JSON object per line for machines (see `docs/guide/cli.md`).
  * @module
  */
-import { plainMessage } from "../src/logger.ts";
-import type { HostLogger, LogFields, LogLevel } from "../src/types.ts";
+import { plainMessage } from "../src/base/logger.ts";
+import type { HostLogger, LogFields, LogLevel } from "../src/host/types.ts";
 import type { CliIo } from "./io.ts";
 import { createStyle } from "./style.ts";
 

@@ -3,8 +3,8 @@
  * each turn's subagent runs below it.
  * @module
  */
-import type { CostReport, CostTurn } from "../src/events/index.ts";
-import type { Usage } from "../src/model/types.ts";
+import type { CostReport, CostTurn } from "../src/entries/events.ts";
+import type { Usage } from "../src/base/ports/model.ts";
 import { explainSessionError, sessionPath } from "./api-client.ts";
 import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";

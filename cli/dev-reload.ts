@@ -11,8 +11,8 @@ import { relative, resolve, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type StoragePool, createStoragePool } from "../adapters/_storage.ts";
 import { nextProjectGeneration } from "../loader/module-hooks.ts";
-import { plainMessage } from "../src/logger.ts";
-import type { AgentHost, ClosingSignal, RequestContext } from "../src/types.ts";
+import { plainMessage } from "../src/base/logger.ts";
+import type { AgentHost, ClosingSignal, RequestContext } from "../src/host/types.ts";
 import { type CliIo, errorMessage } from "./io.ts";
 import { type StartHostOptions, type StartedHost, startHost } from "./start-host.ts";
 

@@ -4,11 +4,11 @@
  */
 import { listenHost } from "./start-host.ts";
 import { renderDocsSite } from "../loader/docs-site.ts";
-import { createHost } from "../src/host.ts";
+import { createHost } from "../src/host/host.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { waitForStop } from "./stop-signal.ts";
-import { errorMessage } from "../src/errors.ts";
+import { errorMessage } from "../src/base/errors.ts";
 
 export interface DocsArgs {
   /** @default 3000, moving to the next free port when taken */

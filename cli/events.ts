@@ -5,7 +5,7 @@
  */
 import { explainSessionError, sessionPath } from "./api-client.ts";
 import type { ApiClient } from "./api-client.ts";
-import { type EventEnvelope, SETTLING_EVENTS, parseEventLine } from "../src/events/index.ts";
+import { type EventEnvelope, SETTLING_EVENTS, parseEventLine } from "../src/entries/events.ts";
 
 /** The event envelope as the CLI reads it, from a host of any version. */
 export type CliEvent = EventEnvelope;

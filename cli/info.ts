@@ -7,12 +7,12 @@
 import { resolve } from "node:path";
 import { resolveCredentials } from "../loader/credentials.ts";
 import { discoverProjects } from "../loader/discover.ts";
-import type { ChannelInfo } from "../src/channels/describe.ts";
-import { type ProjectInfo, projectInfo } from "../src/discovery/project-info.ts";
+import type { ChannelInfo } from "../src/features/channels/describe.ts";
+import { type ProjectInfo, projectInfo } from "../src/features/discovery/project-info.ts";
 import { agentRoutes } from "../src/http/routes/index.ts";
-import { defaultModelId, effectiveModel, normalizeModelSpec, routeModelId } from "../src/model/resolve.ts";
-import type { ModelSpec } from "../src/model/types.ts";
-import type { Diagnostic, ProjectDefinition } from "../src/project/types.ts";
+import { defaultModelId, effectiveModel, normalizeModelSpec, routeModelId } from "../src/engine/model/resolve.ts";
+import type { ModelSpec } from "../src/base/ports/model.ts";
+import type { Diagnostic, ProjectDefinition } from "../src/base/definitions/project.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { formatDiagnostic } from "./start-host.ts";

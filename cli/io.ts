@@ -46,4 +46,4 @@ export class CommandError extends Error {
 }
 
 /** The message of anything thrown. */
-export { errorMessage } from "../src/errors.ts";
+export { errorMessage } from "../src/base/errors.ts";

@@ -3,8 +3,8 @@
  * `playground`).
  * @module
  */
-import { LOG_LEVELS, isLogLevel } from "../src/logger.ts";
-import type { LogLevel } from "../src/types.ts";
+import { LOG_LEVELS, isLogLevel } from "../src/base/logger.ts";
+import type { LogLevel } from "../src/host/types.ts";
 import type { LogFormat } from "./cli-logger.ts";
 import { UsageError } from "./io.ts";
 import { rawOption } from "./raw-option.ts";

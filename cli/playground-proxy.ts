@@ -7,10 +7,10 @@
  * @module
  */
 import type { FetchHandler } from "../adapters/_serve.ts";
-import { HTTPError, toErrorResponse } from "../src/errors.ts";
+import { HTTPError, toErrorResponse } from "../src/base/errors.ts";
 import { localDevStrict } from "../src/http/auth-policies.ts";
 import { createPlaygroundHandler } from "../src/http/playground-site.ts";
-import type { PlaygroundSite } from "../src/types.ts";
+import type { PlaygroundSite } from "../src/host/types.ts";
 
 export interface PlaygroundProxyOptions {
   site: PlaygroundSite;

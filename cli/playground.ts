@@ -14,7 +14,7 @@ import { serveCommand } from "./serve.ts";
 import type { ServeArgs } from "./serve.ts";
 import { waitForStop } from "./stop-signal.ts";
 import { openTarget } from "./target.ts";
-import { errorMessage } from "../src/errors.ts";
+import { errorMessage } from "../src/base/errors.ts";
 
 export interface PlaygroundArgs extends ServeArgs {
   /**

@@ -8,7 +8,7 @@ import { EXIT_FAILURE, EXIT_OK, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { listenHost, startHost } from "./start-host.ts";
 import type { StartHostOptions } from "./start-host.ts";
-import { errorMessage } from "../src/errors.ts";
+import { errorMessage } from "../src/base/errors.ts";
 
 export interface RunArgs extends StartHostOptions {
   message: string;

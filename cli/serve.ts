@@ -9,8 +9,8 @@ import type { CliIo } from "./io.ts";
 import { listenHost, startHost } from "./start-host.ts";
 import type { StartHostOptions } from "./start-host.ts";
 import { waitForStop } from "./stop-signal.ts";
-import { errorMessage } from "../src/errors.ts";
-import { plainMessage } from "../src/logger.ts";
+import { errorMessage } from "../src/base/errors.ts";
+import { plainMessage } from "../src/base/logger.ts";
 
 export interface ServeArgs extends StartHostOptions {
   /** @default 3000, moving to the next free port when taken */

@@ -7,7 +7,7 @@ import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { createProgress } from "./progress.ts";
 import { renderEvent } from "./render-event.ts";
-import type { SessionSummary } from "../src/events/index.ts";
+import type { SessionSummary } from "../src/entries/events.ts";
 import { statusText } from "./sessions.ts";
 import { createStyle } from "./style.ts";
 import { age, table } from "./table.ts";

@@ -3,7 +3,7 @@
  * `{sessions}` as the server answers it, continuation tokens included.
  * @module
  */
-import type { SessionSummary } from "../src/events/index.ts";
+import type { SessionSummary } from "../src/entries/events.ts";
 import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { createProgress } from "./progress.ts";

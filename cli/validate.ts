@@ -6,10 +6,10 @@
 import { resolve } from "node:path";
 import { resolveCredentials } from "../loader/credentials.ts";
 import { discoverProjects } from "../loader/discover.ts";
-import { missingModelSetup, normalizeModelSpec, routeModelId } from "../src/model/resolve.ts";
-import { describeChannels } from "../src/channels/describe.ts";
-import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE } from "../src/harness/shell-exposure.ts";
-import type { Diagnostic, ProjectDefinition } from "../src/project/types.ts";
+import { missingModelSetup, normalizeModelSpec, routeModelId } from "../src/engine/model/resolve.ts";
+import { describeChannels } from "../src/features/channels/describe.ts";
+import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE } from "../src/engine/harness/shell-exposure.ts";
+import type { Diagnostic, ProjectDefinition } from "../src/base/definitions/project.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { formatDiagnostic } from "./start-host.ts";

@@ -3,8 +3,8 @@
  * warning naming it, so nothing is skipped silently (docs/guide/agent-projects.md).
  * @module
  */
-import type { Diagnostic } from "../src/project/types.ts";
-import { didYouMean } from "../src/project/unknown-keys.ts";
+import type { Diagnostic } from "../src/base/definitions/project.ts";
+import { didYouMean } from "../src/engine/project/unknown-keys.ts";
 import type { ProjectSource } from "./project-source.ts";
 
 /** Folders below `bot/` the host loads (`lib/` holds helper code and is not loaded as definitions). */

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import type { Diagnostic, ProjectDefinition } from "../src/project/types.ts";
+import type { Diagnostic, ProjectDefinition } from "../src/base/definitions/project.ts";
 import { findDefinitionRoot, loadProject } from "./load-project.ts";
 import { slugProblem } from "./slug.ts";
 

@@ -10,8 +10,8 @@
 import { type HostRoute, hostRoutes } from "../src/http/host-routes.ts";
 import type { RouteDefinition } from "../src/http/route.ts";
 import { agentRoutes } from "../src/http/routes/index.ts";
-import type { AgentConfig } from "../src/project/types.ts";
-import type { EventType } from "../src/sessions/events.ts";
+import type { AgentConfig } from "../src/base/definitions/project.ts";
+import type { EventType } from "../src/base/events/vocabulary.ts";
 
 export interface ReferencePage {
   /** File-like name below `reference/` (`routes` is `/docs/reference/routes`). */
@@ -117,15 +117,15 @@ function cell(text: string): string {
 
 const MODULES: ReadonlyArray<readonly [string, () => Promise<Record<string, unknown>>, string]> = [
   ["agent-serve", () => import("../src/index.ts"), "The host (`createHost`) and `defineAgent`."],
-  ["agent-serve/tools", () => import("../src/tools/index.ts"), "`defineTool`: server and agent-execution tools."],
-  ["agent-serve/hooks", () => import("../src/hooks/index.ts"), "`defineHook({ events: { <type or *>: (event, ctx) => ... } })`: side effects after each recorded event; `ctx` has the session record, artifacts, host services and a logger."],
-  ["agent-serve/channels", () => import("../src/channels/index.ts"), "Auth policies for auth chains: `localDevStrict()` (the default), `localDev()`, `loopbackOnly()`, `bearerAuth(token or verifier)`, `allowAll()`."],
-  ["agent-serve/artifacts", () => import("../src/artifacts/index.ts"), "`defineArtifacts({ kinds, agentTool, max })`."],
-  ["agent-serve/schedules", () => import("../src/schedules/index.ts"), "`defineSchedule({ cron, markdown | run, catchUp })`."],
-  ["agent-serve/evals", () => import("../src/evals/index.ts"), "`defineEval` and matchers."],
-  ["agent-serve/connections", () => import("../src/connections/index.ts"), "`defineConnection` for MCP servers the agent calls."],
-  ["agent-serve/skills", () => import("../src/skills/index.ts"), "Skill helpers."],
-  ["agent-serve/storage", () => import("../src/storage/index.ts"), "Storage drivers and the driver contract."],
+  ["agent-serve/tools", () => import("../src/entries/tools.ts"), "`defineTool`: server and agent-execution tools."],
+  ["agent-serve/hooks", () => import("../src/entries/hooks.ts"), "`defineHook({ events: { <type or *>: (event, ctx) => ... } })`: side effects after each recorded event; `ctx` has the session record, artifacts, host services and a logger."],
+  ["agent-serve/channels", () => import("../src/entries/channels.ts"), "Auth policies for auth chains: `localDevStrict()` (the default), `localDev()`, `loopbackOnly()`, `bearerAuth(token or verifier)`, `allowAll()`."],
+  ["agent-serve/artifacts", () => import("../src/entries/artifacts.ts"), "`defineArtifacts({ kinds, agentTool, max })`."],
+  ["agent-serve/schedules", () => import("../src/entries/schedules.ts"), "`defineSchedule({ cron, markdown | run, catchUp })`."],
+  ["agent-serve/evals", () => import("../src/entries/evals.ts"), "`defineEval` and matchers."],
+  ["agent-serve/connections", () => import("../src/entries/connections.ts"), "`defineConnection` for MCP servers the agent calls."],
+  ["agent-serve/skills", () => import("../src/entries/skills.ts"), "Skill helpers."],
+  ["agent-serve/storage", () => import("../src/entries/storage.ts"), "Storage drivers and the driver contract."],
   ["agent-serve/testing", () => import("../src/testing.ts"), "Test helpers (the scripted model)."],
 ];
 

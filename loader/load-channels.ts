@@ -4,10 +4,10 @@
  * diagnostics naming the file (and the route); only valid channels are mounted.
  * @module
  */
-import type { ChannelDefinition } from "../src/channels/types.ts";
-import { errorMessage } from "../src/errors.ts";
-import { validateChannels } from "../src/channels/validate.ts";
-import type { Diagnostic } from "../src/project/types.ts";
+import type { ChannelDefinition } from "../src/base/definitions/channels.ts";
+import { errorMessage } from "../src/base/errors.ts";
+import { validateChannels } from "../src/features/channels/validate.ts";
+import type { Diagnostic } from "../src/base/definitions/project.ts";
 import type { ProjectSource } from "./project-source.ts";
 
 const EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];

@@ -4,13 +4,13 @@
  * diagnostics with the file; only valid definitions reach the `ProjectDefinition`.
  * @module
  */
-import { TAG_ARTIFACT_TOOL, validateArtifactsDefinition } from "../src/artifacts/tag-tool.ts";
-import type { ArtifactsDefinition } from "../src/artifacts/types.ts";
-import type { HookDefinition } from "../src/hooks/types.ts";
-import type { Diagnostic } from "../src/project/types.ts";
-import type { ToolDefinition } from "../src/tools/types.ts";
-import { validateHooks, validateTools } from "../src/tools/validate-tools.ts";
-import { errorMessage } from "../src/errors.ts";
+import { TAG_ARTIFACT_TOOL, validateArtifactsDefinition } from "../src/features/artifacts/tag-tool.ts";
+import type { ArtifactsDefinition } from "../src/base/definitions/artifacts.ts";
+import type { HookDefinition } from "../src/base/definitions/hooks.ts";
+import type { Diagnostic } from "../src/base/definitions/project.ts";
+import type { ToolDefinition } from "../src/base/definitions/tools.ts";
+import { validateHooks, validateTools } from "../src/engine/tools/validate-tools.ts";
+import { errorMessage } from "../src/base/errors.ts";
 import { joinPath } from "./project-source.ts";
 import type { ProjectSource } from "./project-source.ts";
 

@@ -4,11 +4,11 @@
  * failures, invalid definitions and duplicate ids become error diagnostics and are left out.
  * @module
  */
-import { EVAL_FILE, buildCatalog, evalIdFromPath, exportedEvals } from "../src/evals/catalog.ts";
-import type { EvalConfig, EvalDefinition } from "../src/evals/types.ts";
-import { validateEval, validateEvalConfig } from "../src/evals/validate.ts";
-import type { Diagnostic } from "../src/project/types.ts";
-import { errorMessage } from "../src/errors.ts";
+import { EVAL_FILE, buildCatalog, evalIdFromPath, exportedEvals } from "../src/features/evals/catalog.ts";
+import type { EvalConfig, EvalDefinition } from "../src/base/definitions/evals.ts";
+import { validateEval, validateEvalConfig } from "../src/features/evals/validate.ts";
+import type { Diagnostic } from "../src/base/definitions/project.ts";
+import { errorMessage } from "../src/base/errors.ts";
 import type { ProjectSource } from "./project-source.ts";
 
 const FOLDER = "evals";

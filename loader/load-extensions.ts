@@ -5,18 +5,18 @@
  * (docs/design/agent-sdk-compatibility.md).
  * @module
  */
-import type { ChannelDefinition } from "../src/channels/types.ts";
-import { validateChannels } from "../src/channels/validate.ts";
-import type { ExtensionContributions, ExtensionInfo, ExtensionMount } from "../src/extensions/types.ts";
-import type { ConnectionDefinition, ProjectSkill, SubagentDefinition } from "../src/harness/types.ts";
-import type { HookDefinition } from "../src/hooks/types.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
-import { unknownKeyDiagnostics } from "../src/project/unknown-keys.ts";
-import type { ScheduleDefinition } from "../src/schedules/types.ts";
-import { validateSchedule } from "../src/schedules/validate.ts";
-import { isStandardSchema } from "../src/tools/schema.ts";
-import type { ToolDefinition } from "../src/tools/types.ts";
-import { validateHooks, validateTools } from "../src/tools/validate-tools.ts";
+import type { ChannelDefinition } from "../src/base/definitions/channels.ts";
+import { validateChannels } from "../src/features/channels/validate.ts";
+import type { ExtensionContributions, ExtensionInfo, ExtensionMount } from "../src/base/definitions/extensions.ts";
+import type { ConnectionDefinition, ProjectSkill, SubagentDefinition } from "../src/base/definitions/harness.ts";
+import type { HookDefinition } from "../src/base/definitions/hooks.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
+import { unknownKeyDiagnostics } from "../src/engine/project/unknown-keys.ts";
+import type { ScheduleDefinition } from "../src/base/definitions/schedules.ts";
+import { validateSchedule } from "../src/features/schedules/validate.ts";
+import { isStandardSchema } from "../src/engine/tools/schema.ts";
+import type { ToolDefinition } from "../src/base/definitions/tools.ts";
+import { validateHooks, validateTools } from "../src/engine/tools/validate-tools.ts";
 import { checkConnection } from "./harness/load-connections.ts";
 import type { ProjectSource } from "./project-source.ts";
 

@@ -6,8 +6,8 @@
  * (`load-snapshot.ts`).
  * @module
  */
-import { channelPackDiagnostics } from "../src/channels/packs/diagnostics.ts";
-import type { AgentConfig, Diagnostic, ProjectDefinition } from "../src/project/types.ts";
+import { channelPackDiagnostics } from "../src/features/channels/packs/diagnostics.ts";
+import type { AgentConfig, Diagnostic, ProjectDefinition } from "../src/base/definitions/project.ts";
 import { layoutDiagnostics } from "./check-layout.ts";
 import { checkHarness, loadHarness } from "./harness/load-harness.ts";
 import { loadChannels } from "./load-channels.ts";
@@ -16,7 +16,7 @@ import { loadExtensions } from "./load-extensions.ts";
 import { loadEvals } from "./load-evals.ts";
 import { loadSchedules } from "./load-schedules.ts";
 import { validateAgentConfig } from "./validate-config.ts";
-import { errorMessage } from "../src/errors.ts";
+import { errorMessage } from "../src/base/errors.ts";
 import type { ProjectSource } from "./project-source.ts";
 
 /** `bot/` is the layout's root; `agent/` is the legacy name, still accepted. */

@@ -4,7 +4,7 @@
  * diagnostics, never exceptions, so `serve` and `validate` can print every one of them.
  * @module
  */
-import type { ProjectDefinition } from "../src/project/types.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
 import { definitionRootOf, loadProjectFrom } from "./load-from-source.ts";
 import { nodeProjectSource } from "./node-project-source.ts";
 import { probeSandbox } from "./workspace/sandbox.ts";

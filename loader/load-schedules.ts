@@ -4,11 +4,11 @@
  * schedules become error diagnostics and are left out.
  * @module
  */
-import type { Diagnostic } from "../src/project/types.ts";
-import { parseScheduleMarkdown } from "../src/schedules/markdown.ts";
-import type { ScheduleDefinition } from "../src/schedules/types.ts";
-import { validateSchedule } from "../src/schedules/validate.ts";
-import { errorMessage } from "../src/errors.ts";
+import type { Diagnostic } from "../src/base/definitions/project.ts";
+import { parseScheduleMarkdown } from "../src/features/schedules/markdown.ts";
+import type { ScheduleDefinition } from "../src/base/definitions/schedules.ts";
+import { validateSchedule } from "../src/features/schedules/validate.ts";
+import { errorMessage } from "../src/base/errors.ts";
 import type { ProjectSource } from "./project-source.ts";
 
 const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];

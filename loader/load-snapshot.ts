@@ -5,7 +5,7 @@
  * Imports nothing runtime-specific.
  * @module
  */
-import type { ProjectDefinition } from "../src/project/types.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
 import { loadProjectFrom } from "./load-from-source.ts";
 import { snapshotSource } from "./project-source.ts";
 import type { ProjectSnapshot } from "./project-source.ts";

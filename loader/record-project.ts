@@ -4,7 +4,7 @@
  * without a filesystem (docs/guide/cloudflare.md "Build").
  * @module
  */
-import type { ProjectDefinition } from "../src/project/types.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
 import { loadProjectFrom } from "./load-from-source.ts";
 import { nodeProjectSource } from "./node-project-source.ts";
 import { joinPath } from "./project-source.ts";

@@ -7,8 +7,8 @@
 import { appendFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { createError } from "../src/errors.ts";
-import type { RuntimePort, WorkspacePlacement } from "../src/runtime/types.ts";
+import { createError } from "../src/base/errors.ts";
+import type { RuntimePort, WorkspacePlacement } from "../src/base/ports/runtime.ts";
 import { createHarnessPort } from "./workspace/harness.ts";
 import { createMcpPort } from "./workspace/mcp-client.ts";
 import { createWorkspacePreparer } from "./workspace/prepare.ts";

@@ -1,7 +1,7 @@
-import { validateExperiments } from "../src/experiments/validate.ts";
-import { modelIdWarning, validateModelId } from "../src/model/model-ids.ts";
-import type { AgentConfig, Diagnostic } from "../src/project/types.ts";
-import { unknownKeyDiagnostics } from "../src/project/unknown-keys.ts";
+import { validateExperiments } from "../src/engine/experiments/validate.ts";
+import { modelIdWarning, validateModelId } from "../src/engine/model/model-ids.ts";
+import type { AgentConfig, Diagnostic } from "../src/base/definitions/project.ts";
+import { unknownKeyDiagnostics } from "../src/engine/project/unknown-keys.ts";
 
 /** The members of `defineAgent({...})` (docs/guide/agent-projects.md). */
 export const AGENT_CONFIG_KEYS = [

@@ -6,20 +6,20 @@
 export const ENTRIES = {
   ".": "src/index.ts",
   "./testing": "src/testing.ts",
-  "./tools": "src/tools/index.ts",
-  "./hooks": "src/hooks/index.ts",
-  "./memory": "src/memory/index.ts",
-  "./extensions": "src/extensions/index.ts",
-  "./artifacts": "src/artifacts/index.ts",
-  "./schedules": "src/schedules/index.ts",
-  "./evals": "src/evals/index.ts",
-  "./events": "src/events/index.ts",
-  "./skills": "src/skills/index.ts",
-  "./connections": "src/connections/index.ts",
-  "./channels": "src/channels/index.ts",
-  "./channels/slack": "src/channels/slack/index.ts",
-  "./channels/github": "src/channels/github/index.ts",
-  "./storage": "src/storage/index.ts",
+  "./tools": "src/entries/tools.ts",
+  "./hooks": "src/entries/hooks.ts",
+  "./memory": "src/entries/memory.ts",
+  "./extensions": "src/entries/extensions.ts",
+  "./artifacts": "src/entries/artifacts.ts",
+  "./schedules": "src/entries/schedules.ts",
+  "./evals": "src/entries/evals.ts",
+  "./events": "src/entries/events.ts",
+  "./skills": "src/entries/skills.ts",
+  "./connections": "src/entries/connections.ts",
+  "./channels": "src/entries/channels.ts",
+  "./channels/slack": "src/entries/channels/slack.ts",
+  "./channels/github": "src/entries/channels/github.ts",
+  "./storage": "src/entries/storage.ts",
   "./storage/sqlite": "drivers/sqlite/index.ts",
   "./storage/redis": "drivers/redis/index.ts",
   "./node": "adapters/node.ts",
@@ -54,6 +54,6 @@ export function tsconfigPaths() {
   }
   // Agent SDK projects in the checkout (test fixtures) type-check against these sources too.
   paths["@cursor/bdk"] = ["./src/index.ts"];
-  paths["@cursor/bdk/*"] = ["./src/*/index.ts"];
+  paths["@cursor/bdk/*"] = ["./src/entries/*.ts"];
   return paths;
 }

@@ -5,18 +5,18 @@
  * configuration in `bot/agent.ts`.
  * @module
  */
-export { createHost } from "./host.ts";
-export { defineAgent } from "./project/define.ts";
+export { createHost } from "./host/host.ts";
+export { defineAgent } from "./engine/project/define.ts";
 // Every `define*` is also here: Agent SDK projects import `defineTool` and the rest from the root.
-export { defineTool } from "./tools/index.ts";
-export { defineHook } from "./hooks/index.ts";
-export { defineArtifacts } from "./artifacts/index.ts";
-export { defineSchedule } from "./schedules/index.ts";
-export { defineEval, defineEvalConfig } from "./evals/index.ts";
-export { defineSkill } from "./skills/index.ts";
-export { defineConnection } from "./connections/index.ts";
-export { prompt } from "./project/prompt.ts";
-export { HTTPError } from "./errors.ts";
+export { defineTool } from "./entries/tools.ts";
+export { defineHook } from "./entries/hooks.ts";
+export { defineArtifacts } from "./entries/artifacts.ts";
+export { defineSchedule } from "./entries/schedules.ts";
+export { defineEval, defineEvalConfig } from "./entries/evals.ts";
+export { defineSkill } from "./entries/skills.ts";
+export { defineConnection } from "./entries/connections.ts";
+export { prompt } from "./engine/project/prompt.ts";
+export { HTTPError } from "./base/errors.ts";
 export type {
   AgentHost,
   AgentHostOptions,
@@ -34,12 +34,12 @@ export type {
   SendOptions,
   SendResult,
   TickReport,
-} from "./types.ts";
-export type { TimerPort } from "./timers/types.ts";
-export type { ReminderInput, ReminderRecord, RemindersFacade } from "./reminders/types.ts";
-export type { ScheduleDefinition } from "./schedules/types.ts";
-export type { AgentConfig, Diagnostic, ModelPrice, ProjectDefinition } from "./project/types.ts";
-export type { AuthContext, AuthPolicy } from "./http/auth-types.ts";
-export type { SessionEvent, EventType } from "./sessions/events.ts";
-export type { StorageDriver } from "./storage/types.ts";
-export type { LanguageModelPort, ModelStreamPart, ModelStepRequest, Usage } from "./model/types.ts";
+} from "./host/types.ts";
+export type { TimerPort } from "./base/ports/timers.ts";
+export type { ReminderInput, ReminderRecord, RemindersFacade } from "./base/definitions/reminders.ts";
+export type { ScheduleDefinition } from "./base/definitions/schedules.ts";
+export type { AgentConfig, Diagnostic, ModelPrice, ProjectDefinition } from "./base/definitions/project.ts";
+export type { AuthContext, AuthPolicy } from "./base/auth.ts";
+export type { SessionEvent, EventType } from "./base/events/vocabulary.ts";
+export type { StorageDriver } from "./base/storage/types.ts";
+export type { LanguageModelPort, ModelStreamPart, ModelStepRequest, Usage } from "./base/ports/model.ts";

@@ -3,6 +3,6 @@
  * (docs/guide/getting-started.md "The scripted model").
  * @module agent-serve/testing
  */
-export { createScriptedModel } from "./model/scripted.ts";
-export type { ScriptedModelOptions } from "./model/scripted.ts";
-export type { LanguageModelPort, ModelStepRequest, ModelStreamPart } from "./model/types.ts";
+export { createScriptedModel } from "./engine/model/scripted.ts";
+export type { ScriptedModelOptions } from "./engine/model/scripted.ts";
+export type { LanguageModelPort, ModelStepRequest, ModelStreamPart } from "./base/ports/model.ts";

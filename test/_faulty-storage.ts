@@ -2,8 +2,8 @@
  * A storage driver that can start failing writes, as a disk that fills up does, and recover: the
  * failures are `StorageUnavailableError`, what a driver raises for ENOSPC, EROFS or EIO.
  */
-import { StorageUnavailableError } from "../src/storage/errors.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
+import { StorageUnavailableError } from "../src/base/storage/errors.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
 
 export interface FaultyStorage {
   driver: StorageDriver;

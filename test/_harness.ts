@@ -4,12 +4,12 @@
  */
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
-import { createHost } from "../src/host.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import type { EventEnvelope } from "../src/events/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { AgentHost, AgentHostOptions, HostLogger } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import type { EventEnvelope } from "../src/entries/events.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { AgentHost, AgentHostOptions, HostLogger } from "../src/host/types.ts";
 
 export interface HostUnderTest {
   kind: "in-process" | "http";

@@ -3,7 +3,7 @@
  * store: the instance's follow reaches every host and its leases exclude every host. This wrapper
  * says so in the capabilities, which is what makes the hosts coordinate as separate processes do.
  */
-import type { StorageDriver } from "../src/storage/types.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
 
 export function sharedStore(inner: StorageDriver): StorageDriver {
   const capabilities = { ...inner.capabilities, follow: "shared" as const, sharedLeases: true };

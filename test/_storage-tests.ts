@@ -5,7 +5,7 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LogConflictError, RecordConflictError, type StorageDriver, updateRecord } from "../src/storage/index.ts";
+import { LogConflictError, RecordConflictError, type StorageDriver, updateRecord } from "../src/entries/storage.ts";
 
 export interface StorageFixture {
   driver: StorageDriver;

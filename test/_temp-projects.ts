@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll } from "vitest";
-import type { Diagnostic } from "../src/project/types.ts";
+import type { Diagnostic } from "../src/base/definitions/project.ts";
 
 /** A project factory for one test file; the files are removed after the file's tests. */
 export function tempProjects(prefix: string): (files: Record<string, string>) => string {

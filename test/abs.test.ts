@@ -1,16 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
-import { ExperimentService } from "../src/experiments/service.ts";
-import type { ExperimentDefinition } from "../src/experiments/types.ts";
-import { createHost } from "../src/host.ts";
-import { createScriptedModel } from "../src/model/scripted.ts";
-import type { ModelResolver } from "../src/model/types.ts";
-import { EventLog } from "../src/sessions/event-log.ts";
-import type { EventDraft } from "../src/sessions/events.ts";
-import { SessionStore } from "../src/sessions/session-store.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import type { AgentHost, AgentHostOptions } from "../src/types.ts";
+import { ExperimentService } from "../src/engine/experiments/service.ts";
+import type { ExperimentDefinition } from "../src/base/definitions/experiments.ts";
+import { createHost } from "../src/host/host.ts";
+import { createScriptedModel } from "../src/engine/model/scripted.ts";
+import type { ModelResolver } from "../src/base/ports/model.ts";
+import { EventLog } from "../src/engine/sessions/event-log.ts";
+import type { EventDraft } from "../src/base/events/vocabulary.ts";
+import { SessionStore } from "../src/engine/sessions/session-store.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import type { AgentHost, AgentHostOptions } from "../src/host/types.ts";
 import { type HostUnderTest, type TestEvent, allEvents, describeHost, eventually, postJson, project, quietLogger } from "./_harness.ts";
 
 const base = "/hello";

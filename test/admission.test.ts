@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { allEvents, describeHost, eventually, helloOptions, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
 
 const base = "/hello";

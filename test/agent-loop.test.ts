@@ -4,11 +4,11 @@
  * tools-start-turns cycle of an agent's composition.
  */
 import { describe, expect, it } from "vitest";
-import { createScriptedModel } from "../src/model/scripted.ts";
-import type { ConversationMessage } from "../src/model/types.ts";
-import { createSessionEntry } from "../src/sessions/session-entry.ts";
-import { type LoopRecorder, runAgentLoop, silentRecorder } from "../src/turns/agent-loop.ts";
-import type { ToolExecutor } from "../src/turns/tool-executor.ts";
+import { createScriptedModel } from "../src/engine/model/scripted.ts";
+import type { ConversationMessage } from "../src/base/ports/model.ts";
+import { createSessionEntry } from "../src/engine/sessions/session-entry.ts";
+import { type LoopRecorder, runAgentLoop, silentRecorder } from "../src/engine/turns/agent-loop.ts";
+import type { ToolExecutor } from "../src/engine/turns/tool-executor.ts";
 
 const model = createScriptedModel();
 const user = (content: string): ConversationMessage[] => [{ role: "user", content }];

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import type { ConversationMessage } from "../src/model/types.ts";
+import type { ConversationMessage } from "../src/base/ports/model.ts";
 import { cliEnv, finished, killAfterEach, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
 import { eventually, fetchEvents, readEvents } from "./_harness.ts";

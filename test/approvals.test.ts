@@ -6,13 +6,13 @@
  */
 import * as v from "valibot";
 import { beforeEach, expect, it } from "vitest";
-import { bearerAuth } from "../src/channels/index.ts";
-import type { AuthContext } from "../src/http/auth-types.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import { defineTool } from "../src/tools/index.ts";
-import type { ToolDefinition } from "../src/tools/index.ts";
-import type { AgentHostOptions } from "../src/types.ts";
+import { bearerAuth } from "../src/entries/channels.ts";
+import type { AuthContext } from "../src/base/auth.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import type { ToolDefinition } from "../src/entries/tools.ts";
+import type { AgentHostOptions } from "../src/host/types.ts";
 import { type HostUnderTest, type TestEvent, describeHost, eventually, helloOptions, postJson, project, readEvents } from "./_harness.ts";
 
 const base = "/hello";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { allowAll, bearerAuth, localDev, localDevStrict, loopbackOnly } from "../src/channels/index.ts";
-import { createHost } from "../src/host.ts";
-import type { AuthContext } from "../src/http/auth-types.ts";
+import { allowAll, bearerAuth, localDev, localDevStrict, loopbackOnly } from "../src/entries/channels.ts";
+import { createHost } from "../src/host/host.ts";
+import type { AuthContext } from "../src/base/auth.ts";
 import { describeHost, helloOptions, postJson } from "./_harness.ts";
 
 const req = (url: string, headers: Record<string, string> = {}) => new Request(url, { headers });

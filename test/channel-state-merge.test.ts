@@ -5,9 +5,9 @@
  */
 import * as v from "valibot";
 import { expect, test } from "vitest";
-import { GET, POST, defineChannel } from "../src/channels/index.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { GET, POST, defineChannel } from "../src/entries/channels.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { eventually, postJson, project, quietLogger } from "./_harness.ts";
 
 test("a handler's state change and a concurrent send's state both survive", async () => {

@@ -5,11 +5,11 @@
 import * as v from "valibot";
 import { afterEach, expect, test } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
-import { POST, bearerAuth, defineChannel, localDevStrict } from "../src/channels/index.ts";
-import type { ChannelDefinition } from "../src/channels/types.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { AgentHost, AgentHostOptions } from "../src/types.ts";
+import { POST, bearerAuth, defineChannel, localDevStrict } from "../src/entries/channels.ts";
+import type { ChannelDefinition } from "../src/base/definitions/channels.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { AgentHost, AgentHostOptions } from "../src/host/types.ts";
 import { helloOptions, postJson, project } from "./_harness.ts";
 
 const whoami = POST("/whoami", { bodySchema: v.object({}), handler: (_request, { auth }) => ({ principal: auth.principalId, by: auth.authenticator }) });

@@ -5,12 +5,12 @@
  */
 import * as v from "valibot";
 import { expect, test } from "vitest";
-import { POST, defineChannel } from "../src/channels/index.ts";
-import type { ChannelStartContext } from "../src/channels/types.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/define.ts";
-import type { AgentHost } from "../src/types.ts";
+import { POST, defineChannel } from "../src/entries/channels.ts";
+import type { ChannelStartContext } from "../src/base/definitions/channels.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/engine/tools/define.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { type HostUnderTest, describeHost, eventually, helloOptions, postJson, project } from "./_harness.ts";
 
 interface Delivered {

@@ -5,8 +5,8 @@
 import * as v from "valibot";
 import { z } from "zod";
 import { expect, test } from "vitest";
-import { DELETE, GET, PATCH, POST, PUT, defineChannel } from "../src/channels/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { DELETE, GET, PATCH, POST, PUT, defineChannel } from "../src/entries/channels.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { type HostUnderTest, describeHost, helloOptions, postJson, project } from "./_harness.ts";
 
 const seen: Array<{ rawBody: string; body: unknown; requestText: string }> = [];
@@ -150,7 +150,7 @@ describeHost("channel routes", options, (get) => {
 });
 
 test("single mode mounts channel routes at /v1/channels/<id>", async () => {
-  const { createHost } = await import("../src/host.ts");
+  const { createHost } = await import("../src/host/host.ts");
   const host = createHost({ ...options(), mode: "single" });
   try {
     const response = await host.request("/v1/channels/tickets/echo", { method: "POST" });
@@ -161,7 +161,7 @@ test("single mode mounts channel routes at /v1/channels/<id>", async () => {
 });
 
 test("each agent of a multi-agent host mounts its own channels under its slug", async () => {
-  const { createHost } = await import("../src/host.ts");
+  const { createHost } = await import("../src/host/host.ts");
   const { serveNode } = await import("../adapters/node.ts");
   const named = (name: string) =>
     defineChannel({ routes: [POST("/who", { bodySchema: v.object({}), handler: async (_request, { send }) => ({ agent: name, sessionId: (await send(`hi from ${name}`)).sessionId }) })] });

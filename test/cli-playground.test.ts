@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { serveNode } from "../adapters/node.ts";
 import type { NodeServer } from "../adapters/node.ts";
-import { createHost } from "../src/host.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { run, scratchDir, start } from "./_cli-io.ts";
 import { helloOptions, readEvents } from "./_harness.ts";
 

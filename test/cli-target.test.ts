@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { serveNode } from "../adapters/node.ts";
 import type { NodeServer } from "../adapters/node.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { AgentHost, AgentHostOptions } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { AgentHost, AgentHostOptions } from "../src/host/types.ts";
 import { run, scratchDir, writeFiles } from "./_cli-io.ts";
 import { helloOptions, project } from "./_harness.ts";
 

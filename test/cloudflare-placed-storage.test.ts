@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PlacedStorage } from "../adapters/cloudflare/placed-storage.ts";
-import { RecordConflictError } from "../src/storage/types.ts";
+import { RecordConflictError } from "../src/base/storage/types.ts";
 import { World } from "./_placed-world.ts";
 import { pollUntil, readAll, testStorageDriver } from "./_storage-tests.ts";
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadPriceCatalog, priceFor } from "../src/cost/prices.ts";
-import { costOf, foldCostReport } from "../src/cost/report.ts";
-import type { CostEvent } from "../src/cost/report.ts";
+import { loadPriceCatalog, priceFor } from "../src/features/cost/prices.ts";
+import { costOf, foldCostReport } from "../src/features/cost/report.ts";
+import type { CostEvent } from "../src/features/cost/report.ts";
 
 let index = 0;
 const envelope = (type: string, turnId: string | undefined, data: unknown): CostEvent & { index: number; sessionId: string; at: string } => ({

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import type { StorageDriver } from "../src/storage/index.ts";
+import type { StorageDriver } from "../src/entries/storage.ts";
 import { cliEnv, finished, killAfterEach, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
 import { eventually } from "./_harness.ts";

@@ -1,7 +1,7 @@
 /** Once-only delivery claims (ctx.host.deliveries) over the storage port's leases. */
 import { afterEach, expect, test, vi } from "vitest";
-import { createDeliveryClaims } from "../src/channels/packs/delivery-claims.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createDeliveryClaims } from "../src/features/channels/packs/delivery-claims.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 
 afterEach(() => vi.useRealTimers());
 

@@ -9,10 +9,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import * as v from "valibot";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/index.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { run, scratchDir, toolsProject } from "./_cli-io.ts";
 import { eventually, postJson, project, quietLogger } from "./_harness.ts";
 

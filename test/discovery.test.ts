@@ -2,11 +2,11 @@
 import { readFile } from "node:fs/promises";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { defineArtifacts } from "../src/artifacts/index.ts";
-import { createHost } from "../src/host.ts";
-import { defineHook } from "../src/hooks/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/index.ts";
+import { defineArtifacts } from "../src/entries/artifacts.ts";
+import { createHost } from "../src/host/host.ts";
+import { defineHook } from "../src/entries/hooks.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/entries/tools.ts";
 import { describeHost, eventually, helloOptions, postJson, project, quietLogger } from "./_harness.ts";
 
 const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as { version: string };

@@ -9,9 +9,9 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
 import { renderDocsSite } from "../loader/docs-site.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { CHROMIUM_PATH, hasChromium, launchChromium, watchProblems } from "./_browser.ts";
 import { helloOptions, project } from "./_harness.ts";
 

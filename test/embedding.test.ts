@@ -8,8 +8,8 @@ import { serve } from "srvx/node";
 import { afterEach, describe, expect, test } from "vitest";
 import { createApp } from "../examples/embedding/hono-app.ts";
 import { createNodeServer } from "../examples/embedding/node-http.ts";
-import { createHost } from "../src/host.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { helloOptions, postJson, readEvents } from "./_harness.ts";
 
 const cleanups: Array<() => Promise<unknown>> = [];

@@ -9,11 +9,11 @@ import * as v from "valibot";
 import { afterAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { loadProject } from "../loader/load-project.ts";
-import { buildCatalog, evalIdFromPath, exportedEvals, selectCases } from "../src/evals/catalog.ts";
-import { defineEval, defineEvalConfig, includes, matches, satisfies } from "../src/evals/index.ts";
-import type { EvalDefinition } from "../src/evals/index.ts";
-import { partialMatch } from "../src/evals/partial-match.ts";
-import { validateEval, validateEvalConfig } from "../src/evals/validate.ts";
+import { buildCatalog, evalIdFromPath, exportedEvals, selectCases } from "../src/features/evals/catalog.ts";
+import { defineEval, defineEvalConfig, includes, matches, satisfies } from "../src/entries/evals.ts";
+import type { EvalDefinition } from "../src/entries/evals.ts";
+import { partialMatch } from "../src/features/evals/partial-match.ts";
+import { validateEval, validateEvalConfig } from "../src/features/evals/validate.ts";
 import { writeFiles } from "./_cli-io.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-evals-define-"));

@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { defineEval, defineEvalConfig } from "../src/evals/index.ts";
-import type { EvalConfig, EvalDefinition, EvalRunSnapshot } from "../src/evals/index.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import type { AgentHost } from "../src/types.ts";
+import { defineEval, defineEvalConfig } from "../src/entries/evals.ts";
+import type { EvalConfig, EvalDefinition, EvalRunSnapshot } from "../src/entries/evals.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { eventually, postJson, project, quietLogger, severable } from "./_harness.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-evals-restart-"));

@@ -5,11 +5,11 @@
  */
 import * as v from "valibot";
 import { beforeEach, expect, it } from "vitest";
-import { defineEval, defineEvalConfig, includes, matches, satisfies } from "../src/evals/index.ts";
-import type { EvalDefinition, EvalRunSnapshot } from "../src/evals/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/index.ts";
-import type { ToolDefinition } from "../src/tools/index.ts";
+import { defineEval, defineEvalConfig, includes, matches, satisfies } from "../src/entries/evals.ts";
+import type { EvalDefinition, EvalRunSnapshot } from "../src/entries/evals.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import type { ToolDefinition } from "../src/entries/tools.ts";
 import { type HostUnderTest, allEvents, describeHost, eventually, helloOptions, postJson, project } from "./_harness.ts";
 
 const base = "/hello";

@@ -1,6 +1,6 @@
 /** `agent-serve/events`: parsing a stream line, narrowing by type, and the reply fold. */
 import { describe, expect, it } from "vitest";
-import { type SessionEvent, emptyReplyState, foldReply, isEvent, parseEventLine } from "../src/events/index.ts";
+import { type SessionEvent, emptyReplyState, foldReply, isEvent, parseEventLine } from "../src/entries/events.ts";
 
 let index = 0;
 const event = <T extends SessionEvent["type"]>(type: T, data: Extract<SessionEvent, { type: T }>["data"]): SessionEvent =>

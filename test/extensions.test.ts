@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../loader/load-project.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { run, scratchDir } from "./_cli-io.ts";
 import { quietLogger } from "./_harness.ts";
 import { summarizeDiagnostics, tempProjects } from "./_temp-projects.ts";

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseFrontmatter as skillFrontmatter } from "../loader/harness/frontmatter.ts";
-import { parseFrontmatter } from "../src/project/frontmatter.ts";
-import { parseScheduleMarkdown } from "../src/schedules/markdown.ts";
+import { parseFrontmatter } from "../src/engine/project/frontmatter.ts";
+import { parseScheduleMarkdown } from "../src/features/schedules/markdown.ts";
 
 describe("frontmatter", () => {
   it("reads YAML: folded and block scalars, quotes, comments, booleans", () => {

@@ -11,12 +11,12 @@ import { sign } from "@octokit/webhooks-methods";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { defaultGitHubAuth, githubChannel, parseGitHubPrContinuationKey } from "../src/channels/github/index.ts";
-import type { GitHubChannelOptions } from "../src/channels/github/index.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import type { AgentHost } from "../src/types.ts";
+import { defaultGitHubAuth, githubChannel, parseGitHubPrContinuationKey } from "../src/entries/channels/github.ts";
+import type { GitHubChannelOptions } from "../src/entries/channels/github.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { eventually, project, quietLogger } from "./_harness.ts";
 import { type StubApi, startStubApi } from "./_stub-api.ts";
 

@@ -6,7 +6,7 @@
 import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadProject } from "../loader/load-project.ts";
-import type { Diagnostic } from "../src/project/types.ts";
+import type { Diagnostic } from "../src/base/definitions/project.ts";
 import { writeProject } from "./_workspace.ts";
 
 const cleanup: string[] = [];

@@ -7,10 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLocalRuntime } from "../loader/runtime.ts";
-import { createHost } from "../src/host.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/index.ts";
+import { createHost } from "../src/host/host.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/entries/tools.ts";
 import { type HostUnderTest, allEvents, describeHost, eventually, helloOptions, project, quietLogger } from "./_harness.ts";
 import { recordingModel, results, settled, toolLine, turn } from "./_workspace.ts";
 

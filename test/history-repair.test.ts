@@ -1,7 +1,7 @@
 /** Tool calls without a result in the model history (docs/design/faults.md). */
 import { expect, test } from "vitest";
-import type { ConversationMessage } from "../src/model/types.ts";
-import { missingToolResults, withToolResults } from "../src/turns/history-repair.ts";
+import type { ConversationMessage } from "../src/base/ports/model.ts";
+import { missingToolResults, withToolResults } from "../src/engine/turns/history-repair.ts";
 
 const call = (id: string, name = "slow") => ({ type: "tool-call" as const, toolCallId: id, toolName: name, input: {} });
 const result = (id: string, value: string, name = "slow") => ({ type: "tool-result" as const, toolCallId: id, toolName: name, output: { type: "text" as const, value } });

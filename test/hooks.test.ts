@@ -5,14 +5,14 @@
  * skipped without touching the turn.
  */
 import { beforeEach, expect, it } from "vitest";
-import { bearerAuth } from "../src/channels/index.ts";
-import type { HookDefinition } from "../src/hooks/index.ts";
-import { defineHook } from "../src/hooks/index.ts";
-import type { AuthContext } from "../src/http/auth-types.ts";
-import { eventLogName } from "../src/sessions/event-log.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import type { AgentHostOptions, HostLogger } from "../src/types.ts";
+import { bearerAuth } from "../src/entries/channels.ts";
+import type { HookDefinition } from "../src/entries/hooks.ts";
+import { defineHook } from "../src/entries/hooks.ts";
+import type { AuthContext } from "../src/base/auth.ts";
+import { eventLogName } from "../src/engine/sessions/event-log.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import type { AgentHostOptions, HostLogger } from "../src/host/types.ts";
 import { type HostUnderTest, type TestEvent, describeHost, eventually, helloOptions, postJson, project } from "./_harness.ts";
 
 const base = "/hello";

@@ -9,9 +9,9 @@ import { type NodeServer, serveNode } from "../adapters/node.ts";
 import { routeReference } from "../loader/docs-reference.ts";
 import { type HostRouteId, hostRoutes } from "../src/http/host-routes.ts";
 import { agentRoutes } from "../src/http/routes/index.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { helloOptions, project } from "./_harness.ts";
 
 const reference = routeReference(agentRoutes, Object.values(hostRoutes));

@@ -6,9 +6,9 @@
 import { request as httpRequest } from "node:http";
 import { afterEach, expect, test } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { AgentHost, AgentHostOptions } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { AgentHost, AgentHostOptions } from "../src/host/types.ts";
 import { eventually, postJson, project, quietLogger } from "./_harness.ts";
 
 const started: Array<{ host: AgentHost; server: NodeServer }> = [];

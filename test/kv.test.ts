@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import memoryDriver from "unstorage/drivers/memory";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { createHost } from "../src/host.ts";
-import { createHostKv } from "../src/kv/kv.ts";
-import { decodeKvKey, encodeKvKey } from "../src/kv/storage-port-driver.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { ToolContext } from "../src/tools/types.ts";
+import { createHost } from "../src/host/host.ts";
+import { createHostKv } from "../src/engine/kv/kv.ts";
+import { decodeKvKey, encodeKvKey } from "../src/engine/kv/storage-port-driver.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { ToolContext } from "../src/base/definitions/tools.ts";
 import { project, quietLogger } from "./_harness.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-kv-"));

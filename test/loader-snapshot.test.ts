@@ -12,7 +12,7 @@ import { loadProject } from "../loader/load-project.ts";
 import { loadProjectSnapshot } from "../loader/load-snapshot.ts";
 import { recordProject } from "../loader/record-project.ts";
 import type { ProjectSnapshot } from "../loader/project-source.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
 import { tempProjects } from "./_temp-projects.ts";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));

@@ -2,9 +2,9 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { loadProject } from "../loader/load-project.ts";
-import { runServerTool } from "../src/tools/run-tool.ts";
-import { toolInputJsonSchema, validateToolInput } from "../src/tools/schema.ts";
-import type { ToolContext } from "../src/tools/types.ts";
+import { runServerTool } from "../src/engine/tools/run-tool.ts";
+import { toolInputJsonSchema, validateToolInput } from "../src/engine/tools/schema.ts";
+import type { ToolContext } from "../src/base/definitions/tools.ts";
 import { summarizeDiagnostics, tempProjects } from "./_temp-projects.ts";
 import { testHostServices } from "./_host-services.ts";
 

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { discoverProjects } from "../loader/discover.ts";
 import { loadProject } from "../loader/load-project.ts";
 import { slugProblem } from "../loader/slug.ts";
-import type { Diagnostic } from "../src/project/types.ts";
+import type { Diagnostic } from "../src/base/definitions/project.ts";
 
 // Temp dirs live outside the repository, so nothing above them provides node_modules: imports of
 // agent-serve, valibot and the Agent SDK names resolve only through the loader's hooks.

@@ -7,12 +7,12 @@
 import { describe, expect, it } from "vitest";
 import { createCliLogger } from "../cli/cli-logger.ts";
 import { main } from "../cli/main.ts";
-import { plainMessage } from "../src/logger.ts";
-import { createHost } from "../src/host.ts";
-import { defineTool } from "../src/tools/index.ts";
-import type { HostLogger, LogLine } from "../src/types.ts";
+import { plainMessage } from "../src/base/logger.ts";
+import { createHost } from "../src/host/host.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import type { HostLogger, LogLine } from "../src/host/types.ts";
 import { helloOptions, postJson, project } from "./_harness.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { settled, toolLine } from "./_workspace.ts";
 
 function recording(): HostLogger & { lines: string[] } {

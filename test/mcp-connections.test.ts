@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
 import { loadProject } from "../loader/load-project.ts";
 import { createLocalRuntime } from "../loader/runtime.ts";
-import { createHost } from "../src/host.ts";
-import type { AgentHost } from "../src/types.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createHost } from "../src/host/host.ts";
+import type { AgentHost } from "../src/host/types.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { type HostUnderTest, helloOptions, quietLogger } from "./_harness.ts";
 import { results, toolLine, turn, writeProject } from "./_workspace.ts";
 

@@ -8,10 +8,10 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/index.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { project, quietLogger } from "./_harness.ts";
 
 const run = promisify(execFile);

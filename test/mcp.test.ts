@@ -7,11 +7,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import * as v from "valibot";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
-import { createHost } from "../src/host.ts";
-import type { AuthPolicy } from "../src/http/auth-types.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/index.ts";
-import type { AgentHost, AgentHostOptions } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import type { AuthPolicy } from "../src/base/auth.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import type { AgentHost, AgentHostOptions } from "../src/host/types.ts";
 import { allEvents, project, quietLogger } from "./_harness.ts";
 
 const greet = defineTool({

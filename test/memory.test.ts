@@ -5,10 +5,10 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createHost } from "../src/host.ts";
-import { memoryHook } from "../src/memory/index.ts";
-import type { MemoryRecord } from "../src/memory/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createHost } from "../src/host/host.ts";
+import { memoryHook } from "../src/entries/memory.ts";
+import type { MemoryRecord } from "../src/entries/memory.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { run, scratchDir } from "./_cli-io.ts";
 import { project, quietLogger } from "./_harness.ts";
 

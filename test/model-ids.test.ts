@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serve } from "srvx";
 import type { Server } from "srvx";
-import { createAiSdkModel } from "../src/model/ai-sdk.ts";
-import { effectiveModel, missingModelSetup, modelIdWarning, routeModelId } from "../src/model/resolve.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createAiSdkModel } from "../src/engine/model/ai-sdk.ts";
+import { effectiveModel, missingModelSetup, modelIdWarning, routeModelId } from "../src/engine/model/resolve.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { project, quietLogger } from "./_harness.ts";
 
 describe("bare model ids", () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serve } from "srvx";
 import type { Server } from "srvx";
-import { createAiSdkModel } from "../src/model/ai-sdk.ts";
-import { createModelResolver, defaultModelId, normalizeModelSpec, validateModelId } from "../src/model/resolve.ts";
-import type { ConversationMessage, LanguageModelPort, ModelStepRequest, ModelStreamPart } from "../src/model/types.ts";
+import { createAiSdkModel } from "../src/engine/model/ai-sdk.ts";
+import { createModelResolver, defaultModelId, normalizeModelSpec, validateModelId } from "../src/engine/model/resolve.ts";
+import type { ConversationMessage, LanguageModelPort, ModelStepRequest, ModelStreamPart } from "../src/base/ports/model.ts";
 
 /** A fake Chat Completions server: the last user message picks the behaviour. */
 interface Recorded {

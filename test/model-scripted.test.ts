@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createScriptedModel } from "../src/testing.ts";
-import type { ConversationMessage, ModelStepRequest, ModelStreamPart } from "../src/model/types.ts";
+import type { ConversationMessage, ModelStepRequest, ModelStreamPart } from "../src/base/ports/model.ts";
 
 function request(messages: ConversationMessage[], overrides: Partial<ModelStepRequest> = {}): ModelStepRequest {
   return { system: "", messages, tools: [], signal: new AbortController().signal, params: {}, ...overrides };

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { createHost, loadProject, serveNode, serveProject } from "../adapters/node.ts";
 import type { NodeServer } from "../adapters/node.ts";
 import { importWithNodeHooks } from "../loader/import-module.ts";
-import type { AgentHostOptions, RequestContext } from "../src/types.ts";
+import type { AgentHostOptions, RequestContext } from "../src/host/types.ts";
 
 const agents: AgentHostOptions["agents"] = [
   { slug: "a", project: { name: "A", agent: { model: "scripted" }, instructions: "Be brief.", diagnostics: [] } },

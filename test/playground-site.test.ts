@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readPlaygroundSite } from "../loader/playground-site.ts";
-import type { PlaygroundSite } from "../src/types.ts";
+import type { PlaygroundSite } from "../src/host/types.ts";
 import { writeFiles } from "./_cli-io.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { describeHost, helloOptions, project } from "./_harness.ts";
 
 const site: PlaygroundSite = {

@@ -6,12 +6,12 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRedisStorage } from "../drivers/redis/index.ts";
-import { randomId } from "../src/ids.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import type { AgentHost } from "../src/types.ts";
+import { randomId } from "../src/base/ids.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { allEvents, eventually, postJson, project, quietLogger, readEvents, severable, type HostUnderTest, type TestEvent } from "./_harness.ts";
 import { type RedisServer, REDIS_MISSING, REDIS_SERVER, startRedisServer } from "./_redis-server.ts";
 import { sharedStore } from "./_shared-store.ts";

@@ -1,7 +1,7 @@
 /** A whole turn through the host against a local OpenAI-compatible server (the real provider path). */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { serve, type Server } from "srvx";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { allEvents, describeHost, eventually, postJson, project, quietLogger } from "./_harness.ts";
 
 let fake: Server;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { allEvents, eventually, postJson, project, quietLogger, readEvents, type HostUnderTest, severable } from "./_harness.ts";
 
 const base = "/hello";

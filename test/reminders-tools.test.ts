@@ -3,11 +3,11 @@
  * lines: bound to the calling conversation, refused in task sessions, shadowed by authored tools.
  */
 import { describe, expect, it } from "vitest";
-import { createHost } from "../src/host.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
-import type { ToolContext } from "../src/tools/types.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { AgentHost, HostLogger } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
+import type { ToolContext } from "../src/base/definitions/tools.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { AgentHost, HostLogger } from "../src/host/types.ts";
 import { type TestEvent, allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
 
 const base = "/hello";

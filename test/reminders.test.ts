@@ -4,13 +4,13 @@
  * except where the built-in clock itself is under test.
  */
 import { describe, expect, it } from "vitest";
-import { createHost } from "../src/host.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
-import type { ReminderRecord, RemindersFacade, ReminderRunContext } from "../src/reminders/types.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import type { ToolDefinition } from "../src/tools/types.ts";
-import type { AgentHost, AgentHostOptions, HostLogger } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
+import type { ReminderRecord, RemindersFacade, ReminderRunContext } from "../src/base/definitions/reminders.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import type { ToolDefinition } from "../src/base/definitions/tools.ts";
+import type { AgentHost, AgentHostOptions, HostLogger } from "../src/host/types.ts";
 import { type TestEvent, allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
 import { REDIS_MISSING, REDIS_SERVER, startRedisServer } from "./_redis-server.ts";
 import { createRedisStorage } from "../drivers/redis/index.ts";

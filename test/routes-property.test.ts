@@ -8,12 +8,12 @@ import fc from "fast-check";
 import * as v from "valibot";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
-import { createHost } from "../src/host.ts";
+import { createHost } from "../src/host/host.ts";
 import { agentRoutes } from "../src/http/routes/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import { defineTool } from "../src/tools/index.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { postJson, project, quietLogger } from "./_harness.ts";
 
 const WRITES = new Set(["commit", "set", "delete", "append", "deleteLog", "acquireLease", "releaseLease"]);

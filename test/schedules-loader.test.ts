@@ -5,9 +5,9 @@
  */
 import { describe, expect, test } from "vitest";
 import { loadProject } from "../loader/load-project.ts";
-import { createHost } from "../src/host.ts";
-import { parseScheduleMarkdown } from "../src/schedules/markdown.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createHost } from "../src/host/host.ts";
+import { parseScheduleMarkdown } from "../src/features/schedules/markdown.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { quietLogger } from "./_harness.ts";
 import { summarizeDiagnostics, tempProjects } from "./_temp-projects.ts";
 

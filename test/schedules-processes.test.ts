@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, expect, test } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import type { SessionRecord } from "../src/sessions/session-store.ts";
+import type { SessionRecord } from "../src/engine/sessions/session-store.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-schedules-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -22,7 +22,7 @@ const repo = (path: string): string => pathToFileURL(fileURLToPath(new URL(`../$
  * processes decide about the same slot at the same moment. Prints the slots it fired.
  */
 const CHILD = `
-import { createHost } from ${JSON.stringify(repo("src/host.ts"))};
+import { createHost } from ${JSON.stringify(repo("src/host/host.ts"))};
 import { createSqliteStorage } from ${JSON.stringify(repo("drivers/sqlite/index.ts"))};
 const [root, startText, stepText, t0Text] = process.argv.slice(2);
 const start = Number(startText), step = Number(stepText), t0 = Number(t0Text);

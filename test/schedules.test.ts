@@ -4,13 +4,13 @@
  * sessions; run handlers; `schedules: false`.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createHost } from "../src/host.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
-import type { ScheduleContext, ScheduleDefinition } from "../src/schedules/types.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { SessionRecord } from "../src/sessions/session-store.ts";
-import type { StorageDriver } from "../src/storage/types.ts";
-import type { AgentHost, AgentHostOptions, HostLogger, LogLine } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
+import type { ScheduleContext, ScheduleDefinition } from "../src/base/definitions/schedules.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { SessionRecord } from "../src/engine/sessions/session-store.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import type { AgentHost, AgentHostOptions, HostLogger, LogLine } from "../src/host/types.ts";
 import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest, severable } from "./_harness.ts";
 
 const base = "/hello";

@@ -7,10 +7,10 @@ import examples from "@octokit/webhooks-examples";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
-import { defaultGitHubAuth, githubChannel } from "../src/channels/github/index.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { AgentHost } from "../src/types.ts";
+import { defaultGitHubAuth, githubChannel } from "../src/entries/channels/github.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { eventually, project, quietLogger } from "./_harness.ts";
 import { type StubApi, startStubApi } from "./_stub-api.ts";
 

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { eventStreamResponse } from "../src/http/event-stream.ts";
-import { EventLog, type LogListener } from "../src/sessions/event-log.ts";
-import type { EventDraft } from "../src/sessions/events.ts";
-import { type FollowableLog, followLog } from "../src/sessions/follow.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { EventLog, type LogListener } from "../src/engine/sessions/event-log.ts";
+import type { EventDraft } from "../src/base/events/vocabulary.ts";
+import { type FollowableLog, followLog } from "../src/base/events/follow.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 
 const neverClosing = { subscribe: () => () => {} };
 const delta = (n: number): EventDraft => ({ type: "message.appended", turnId: "turn_1", data: { delta: `d${n}` } });

@@ -6,10 +6,10 @@
 import { createHmac } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
-import { slackChannel, type SlackChannelOptions } from "../src/channels/slack/index.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { AgentHost } from "../src/types.ts";
+import { slackChannel, type SlackChannelOptions } from "../src/entries/channels/slack.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { eventually, project, quietLogger } from "./_harness.ts";
 import { type RecordedCall, type StubApi, startStubApi } from "./_stub-api.ts";
 

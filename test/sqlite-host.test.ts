@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { createHost } from "../src/host.ts";
-import type { CommitBatch, StorageDriver } from "../src/storage/types.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import type { CommitBatch, StorageDriver } from "../src/base/storage/types.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { createLocalRuntime } from "../loader/runtime.ts";
 import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
 

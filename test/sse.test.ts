@@ -6,9 +6,9 @@
 import { EventSource } from "eventsource";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { helloOptions, postJson, project } from "./_harness.ts";
 
 let host: AgentHost;

@@ -1,4 +1,4 @@
-import { createMemoryStorage } from "../src/storage/index.ts";
+import { createMemoryStorage } from "../src/entries/storage.ts";
 import { testStorageDriver } from "./_storage-tests.ts";
 
 testStorageDriver("memory", async () => ({ driver: createMemoryStorage(), cleanup: async () => {} }));

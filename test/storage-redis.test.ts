@@ -14,7 +14,7 @@ import { parseStorageUrl } from "../cli/storage-url.ts";
 import { UsageError } from "../cli/io.ts";
 import { openStorage } from "../adapters/_storage.ts";
 import { createRedisStorage, type RedisStorageOptions } from "../drivers/redis/index.ts";
-import { LogConflictError, StorageUnavailableError, type StorageDriver, updateRecord } from "../src/storage/index.ts";
+import { LogConflictError, StorageUnavailableError, type StorageDriver, updateRecord } from "../src/entries/storage.ts";
 import { type RedisServer, REDIS_MISSING, REDIS_SERVER, startRedisServer } from "./_redis-server.ts";
 import { lineRange, pollUntil, readAll, testStorageDriver, within } from "./_storage-tests.ts";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openNodeSqlite } from "../drivers/sqlite/database.ts";
 import { createSqliteStorage, type OpenSqlite, type SqliteStorageOptions } from "../drivers/sqlite/index.ts";
-import { LogConflictError, StorageUnavailableError, type StorageDriver } from "../src/storage/index.ts";
+import { LogConflictError, StorageUnavailableError, type StorageDriver } from "../src/entries/storage.ts";
 import { lineRange, readAll, testStorageDriver } from "./_storage-tests.ts";
 
 const sqliteFactory = (options: Omit<SqliteStorageOptions, "path"> = {}) => async () => {

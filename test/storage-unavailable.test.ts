@@ -6,7 +6,7 @@
  * real tmpfs.
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { faultyStorage, type FaultyStorage } from "./_faulty-storage.ts";
 import { allEvents, describeHost, eventually, helloOptions, postJson, project, quietLogger, readEvents } from "./_harness.ts";
 import type { TestEvent } from "./_harness.ts";

@@ -3,12 +3,12 @@
  * parsing, the reminders' due index and the lease-guarded decision helper.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DueIndex } from "../src/reminders/due-index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { createClock } from "../src/timers/clock.ts";
-import { compileCron, cronProblem } from "../src/timers/cron.ts";
-import { parseDuration } from "../src/timers/duration.ts";
-import { createExclusive } from "../src/timers/exclusive.ts";
+import { DueIndex } from "../src/features/reminders/due-index.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { createClock } from "../src/features/timers/clock.ts";
+import { compileCron, cronProblem } from "../src/features/timers/cron.ts";
+import { parseDuration } from "../src/base/duration.ts";
+import { createExclusive } from "../src/features/timers/exclusive.ts";
 
 const T0 = Date.parse("2026-03-02T09:00:00.000Z");
 

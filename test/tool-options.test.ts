@@ -5,10 +5,10 @@
  */
 import * as v from "valibot";
 import { expect, it } from "vitest";
-import { defineEval } from "../src/evals/index.ts";
-import type { EvalRunSnapshot } from "../src/evals/index.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/index.ts";
+import { defineEval } from "../src/entries/evals.ts";
+import type { EvalRunSnapshot } from "../src/entries/evals.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/entries/tools.ts";
 import { describeHost, eventually, helloOptions, postJson, project } from "./_harness.ts";
 
 const refunds: string[] = [];

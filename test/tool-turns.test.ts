@@ -9,9 +9,9 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { afterAll, beforeEach, expect, it } from "vitest";
 import { createLocalRuntime } from "../loader/runtime.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/index.ts";
-import type { ToolDefinition } from "../src/tools/index.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import type { ToolDefinition } from "../src/entries/tools.ts";
 import { type TestEvent, allEvents, describeHost, eventually, helloOptions, postJson, project } from "./_harness.ts";
 
 const base = "/hello";

@@ -9,12 +9,12 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { afterAll, beforeEach, expect, it } from "vitest";
 import { createLocalRuntime } from "../loader/runtime.ts";
-import { bearerAuth } from "../src/channels/index.ts";
-import type { AuthContext } from "../src/http/auth-types.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/index.ts";
-import type { ToolDefinition } from "../src/tools/index.ts";
-import type { AgentHostOptions } from "../src/types.ts";
+import { bearerAuth } from "../src/entries/channels.ts";
+import type { AuthContext } from "../src/base/auth.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import type { ToolDefinition } from "../src/entries/tools.ts";
+import type { AgentHostOptions } from "../src/host/types.ts";
 import { type HostUnderTest, type TestEvent, describeHost, eventually, helloOptions, postJson, project } from "./_harness.ts";
 
 const base = "/hello";

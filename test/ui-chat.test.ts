@@ -18,10 +18,10 @@ import {
 import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
-import { createHost } from "../src/host.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
-import { defineTool } from "../src/tools/index.ts";
-import type { AgentHost } from "../src/types.ts";
+import { createHost } from "../src/host/host.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import type { AgentHost } from "../src/host/types.ts";
 import { helloOptions, postJson, project } from "./_harness.ts";
 import { toolLine } from "./_workspace.ts";
 

@@ -11,10 +11,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadProject } from "../loader/load-project.ts";
 import { createLocalRuntime } from "../loader/runtime.ts";
 import { createWorkspacePreparer } from "../loader/workspace/prepare.ts";
-import { planWorkspace } from "../src/harness/workspace-plan.ts";
-import { createHost } from "../src/host.ts";
-import type { ProjectDefinition } from "../src/project/types.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { planWorkspace } from "../src/engine/harness/workspace-plan.ts";
+import { createHost } from "../src/host/host.ts";
+import type { ProjectDefinition } from "../src/base/definitions/project.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { allEvents, eventually, type HostUnderTest, postJson, project, quietLogger } from "./_harness.ts";
 import { results, settled, toolLine, turn, writeProject } from "./_workspace.ts";
 

@@ -5,7 +5,7 @@
  * storage when it starts, so no arm is lost.
  * @module
  */
-import type { TimerPort } from "../../src/timers/types.ts";
+import type { TimerPort } from "../../src/base/ports/timers.ts";
 import type { DurableObjectStorageLike } from "./platform.ts";
 
 /** The port: one alarm at the earliest armed time; `wakeAt` also moves it earlier. */

@@ -8,8 +8,8 @@
  * session's own object.
  * @module
  */
-import { createHost } from "../../src/host.ts";
-import type { AgentHost } from "../../src/types.ts";
+import { createHost } from "../../src/host/host.ts";
+import type { AgentHost } from "../../src/host/types.ts";
 import { alarmTimers } from "./alarm-timers.ts";
 import { COORDINATOR_NAME } from "./coordinator-name.ts";
 import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from "./host-options.ts";

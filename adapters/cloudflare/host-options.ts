@@ -5,8 +5,8 @@
  * timers.
  * @module
  */
-import type { ProjectDefinition } from "../../src/project/types.ts";
-import type { AgentHostOptions, DocsSite, ModelCredentials, PlaygroundSite } from "../../src/types.ts";
+import type { ProjectDefinition } from "../../src/base/definitions/project.ts";
+import type { AgentHostOptions, DocsSite, ModelCredentials, PlaygroundSite } from "../../src/host/types.ts";
 
 /** One agent the worker serves: `slug` is its URL prefix in multi mode. */
 export interface CloudflareProject {

@@ -5,9 +5,9 @@
  * host's error envelope, which becomes the same `HTTPError` on the caller's side.
  * @module
  */
-import { HTTPError, toErrorResponse } from "../../src/errors.ts";
-import type { PlacedCall } from "../../src/sessions/placement.ts";
-import type { AgentHost } from "../../src/types.ts";
+import { HTTPError, toErrorResponse } from "../../src/base/errors.ts";
+import type { PlacedCall } from "../../src/engine/sessions/placement.ts";
+import type { AgentHost } from "../../src/host/types.ts";
 import type { CloudflareEnv } from "./platform.ts";
 
 /** Marks a placed call; its value is the agent's slug. The worker strips it from outside traffic. */

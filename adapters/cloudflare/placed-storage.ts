@@ -16,7 +16,7 @@ import {
   type LogAppend,
   type RecordWrite,
   type StorageDriver,
-} from "../../src/storage/types.ts";
+} from "../../src/base/storage/types.ts";
 import { homeName, homeOf, leaseHomeOf, prefixHomeOf, sameHome, sessionRecordOf, type Home } from "./placement.ts";
 import { createRemoteStorage, type RemoteStorage, type StorageTransport } from "./remote-storage.ts";
 import { MirrorOutbox } from "./session-mirror.ts";

@@ -5,7 +5,7 @@
  * reads what was committed meanwhile from the log before going on, so the follower misses nothing.
  * @module
  */
-import type { FollowListener } from "../../src/storage/types.ts";
+import type { FollowListener } from "../../src/base/storage/types.ts";
 import type { StorageTransport } from "./remote-storage.ts";
 
 /** Waits before subscribing again, growing to this at most. */

@@ -5,7 +5,7 @@
  * `follow` holds later operations back until the far side has subscribed.
  * @module
  */
-import { assertBatch, assertKey, assertLines, assertPrefix, type StorageDriver } from "../../src/storage/types.ts";
+import { assertBatch, assertKey, assertLines, assertPrefix, type StorageDriver } from "../../src/base/storage/types.ts";
 import { followRemote } from "./remote-follow.ts";
 import type { MirrorWrites } from "./session-mirror.ts";
 import { fromWireError, type WireOp, type WireRequest, type WireResult } from "./storage-wire.ts";

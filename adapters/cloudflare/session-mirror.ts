@@ -8,7 +8,7 @@
  * nothing. This file holds both ends.
  * @module
  */
-import { type CommitBatch, RecordConflictError, type RecordWrite, type StorageDriver } from "../../src/storage/types.ts";
+import { type CommitBatch, RecordConflictError, type RecordWrite, type StorageDriver } from "../../src/base/storage/types.ts";
 
 /** The coordinator's writes of one or more commits, by key (`null` deletes); later commits win. */
 export type MirrorWrites = Record<string, string | null>;

@@ -7,9 +7,9 @@
  * Other objects read and write what lives here through the storage endpoint.
  * @module
  */
-import { createHost } from "../../src/host.ts";
-import { newSessionId } from "../../src/ids.ts";
-import type { AgentHost } from "../../src/types.ts";
+import { createHost } from "../../src/host/host.ts";
+import { newSessionId } from "../../src/base/ids.ts";
+import type { AgentHost } from "../../src/host/types.ts";
 import { alarmTimers } from "./alarm-timers.ts";
 import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from "./host-options.ts";
 import { objectStorage, type ObjectStorage } from "./object-storage.ts";

@@ -5,8 +5,8 @@
  * session object for its session's data); ./remote-storage.ts is the caller's.
  * @module
  */
-import { StorageUnavailableError } from "../../src/storage/errors.ts";
-import { LogConflictError, RecordConflictError, type StorageDriver } from "../../src/storage/types.ts";
+import { StorageUnavailableError } from "../../src/base/storage/errors.ts";
+import { LogConflictError, RecordConflictError, type StorageDriver } from "../../src/base/storage/types.ts";
 import { applyMirror, type MirrorWrites } from "./session-mirror.ts";
 
 /** The header that marks a request as this protocol; the worker strips it from outside traffic. */

@@ -5,8 +5,8 @@
  * here, everything else to the coordinator; the cron trigger ticks the coordinator's host.
  * @module
  */
-import { toErrorResponse } from "../../src/errors.ts";
-import { isSessionId, newSessionId } from "../../src/ids.ts";
+import { toErrorResponse } from "../../src/base/errors.ts";
+import { isSessionId, newSessionId } from "../../src/base/ids.ts";
 import { endWhenClientLeaves } from "./client-gone.ts";
 import { COORDINATOR_NAME, coordinatorClass } from "./coordinator.ts";
 import { coordinatorStub, sessionStub } from "./object-storage.ts";

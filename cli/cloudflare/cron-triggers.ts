@@ -7,8 +7,8 @@
  * a worker may have, one per-minute trigger covers everything and `host.tick` decides.
  * @module
  */
-import type { Diagnostic } from "../../src/project/types.ts";
-import type { ScheduleDefinition } from "../../src/schedules/types.ts";
+import type { Diagnostic } from "../../src/base/definitions/project.ts";
+import type { ScheduleDefinition } from "../../src/base/definitions/schedules.ts";
 
 /** Fires every minute; covers any schedule. */
 export const EVERY_MINUTE = "* * * * *";

@@ -9,8 +9,8 @@
  * {@link DurableObjectSqlStorage}'s small shape (the conformance suite does so).
  * @module
  */
-import { Followers } from "../../src/storage/followers.ts";
-import { StorageUnavailableError } from "../../src/storage/errors.ts";
+import { Followers } from "../../src/base/storage/followers.ts";
+import { StorageUnavailableError } from "../../src/base/storage/errors.ts";
 import {
   assertBatch,
   assertKey,
@@ -19,7 +19,7 @@ import {
   LogConflictError,
   RecordConflictError,
   type StorageDriver,
-} from "../../src/storage/types.ts";
+} from "../../src/base/storage/types.ts";
 import type { SqliteDatabase, SqliteRow, SqliteValue } from "../sqlite/database.ts";
 import { applyEach, SCHEMA, Statements, type WriteOp } from "../sqlite/schema.ts";
 

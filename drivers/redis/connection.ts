@@ -5,7 +5,7 @@
  * @module
  */
 import type { Redis, RedisOptions } from "ioredis";
-import { StorageUnavailableError } from "../../src/storage/errors.ts";
+import { StorageUnavailableError } from "../../src/base/storage/errors.ts";
 
 /** Replies that mean "this Redis cannot take the command now", not "the command is wrong". */
 const UNAVAILABLE_REPLIES = /^(OOM|READONLY|MISCONF|LOADING|BUSY|MASTERDOWN|NOREPLICAS|CLUSTERDOWN|TRYAGAIN|NOAUTH|WRONGPASS)\b/;

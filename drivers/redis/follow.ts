@@ -5,7 +5,7 @@
  * sees every line once, in index order, whichever process appended it.
  * @module
  */
-import type { FollowListener } from "../../src/storage/types.ts";
+import type { FollowListener } from "../../src/base/storage/types.ts";
 import type { RedisConnection } from "./connection.ts";
 import { entryId, indexOf, type KeyLayout } from "./scripts.ts";
 

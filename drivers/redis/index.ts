@@ -11,7 +11,7 @@
  * @module
  */
 import type { RedisOptions } from "ioredis";
-import { assertBatch, assertKey, assertPrefix, type CommitBatch, type StorageDriver } from "../../src/storage/types.ts";
+import { assertBatch, assertKey, assertPrefix, type CommitBatch, type StorageDriver } from "../../src/base/storage/types.ts";
 import { RedisConnection } from "./connection.ts";
 import { RedisFollowers } from "./follow.ts";
 import {

@@ -4,7 +4,7 @@
  * between, and its effects reach the append-only file as one transaction.
  * @module
  */
-import { LogConflictError, RecordConflictError, type CommitBatch } from "../../src/storage/types.ts";
+import { LogConflictError, RecordConflictError, type CommitBatch } from "../../src/base/storage/types.ts";
 
 /** Where each kind of thing lives under the driver's prefix. */
 export class KeyLayout {

@@ -2,7 +2,7 @@
  * Which SQLite and system failures mean "the store cannot take writes now" (docs/design/storage.md).
  * @module
  */
-import { StorageUnavailableError } from "../../src/storage/errors.ts";
+import { StorageUnavailableError } from "../../src/base/storage/errors.ts";
 
 /** Primary result codes: READONLY, IOERR, CORRUPT, FULL, CANTOPEN, NOTADB. */
 const UNAVAILABLE_CODES = new Set([8, 10, 11, 13, 14, 26]);

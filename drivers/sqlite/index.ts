@@ -14,9 +14,9 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { StorageUnavailableError } from "../../src/storage/errors.ts";
-import { Followers } from "../../src/storage/followers.ts";
-import { assertBatch, assertKey, assertPrefix, type StorageDriver } from "../../src/storage/types.ts";
+import { StorageUnavailableError } from "../../src/base/storage/errors.ts";
+import { Followers } from "../../src/base/storage/followers.ts";
+import { assertBatch, assertKey, assertPrefix, type StorageDriver } from "../../src/base/storage/types.ts";
 import { type OpenSqlite, openNodeSqlite, type SqliteDatabase } from "./database.ts";
 import { storageError } from "./errors.ts";
 import { configureReader, configureWriter } from "./configure.ts";

@@ -4,7 +4,7 @@
  * handle lives (the event loop's thread, or a worker).
  * @module
  */
-import { LogConflictError, RecordConflictError, type CommitBatch } from "../../src/storage/types.ts";
+import { LogConflictError, RecordConflictError, type CommitBatch } from "../../src/base/storage/types.ts";
 import type { SqliteDatabase, SqliteStatement } from "./database.ts";
 
 export const SCHEMA = `

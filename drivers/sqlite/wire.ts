@@ -3,7 +3,7 @@
  * SQLite errors keep the codes `storageError` reads.
  * @module
  */
-import { LogConflictError, RecordConflictError } from "../../src/storage/types.ts";
+import { LogConflictError, RecordConflictError } from "../../src/base/storage/types.ts";
 
 export interface WireError {
   name: string;

@@ -1,10 +1,10 @@
 /**
  * The frontmatter of a skill file, read with the project's one frontmatter parser
- * (`src/project/frontmatter.ts`, YAML): string fields only, since a skill's keys (`name`,
+ * (`src/engine/project/frontmatter.ts`, YAML): string fields only, since a skill's keys (`name`,
  * `description`) are text. A block that is not valid YAML reads as no fields.
  * @module
  */
-import { parseFrontmatter as parseYamlFrontmatter } from "../../src/project/frontmatter.ts";
+import { parseFrontmatter as parseYamlFrontmatter } from "../../src/engine/project/frontmatter.ts";
 
 export interface Frontmatter {
   fields: Record<string, string>;

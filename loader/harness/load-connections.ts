@@ -3,11 +3,11 @@
  * `({command, args, env})`. The file name is the server name the `mcp` tool uses.
  * @module
  */
-import type { ConnectionDefinition } from "../../src/harness/types.ts";
-import type { Diagnostic } from "../../src/project/types.ts";
-import { unknownKeyDiagnostics } from "../../src/project/unknown-keys.ts";
+import type { ConnectionDefinition } from "../../src/base/definitions/harness.ts";
+import type { Diagnostic } from "../../src/base/definitions/project.ts";
+import { unknownKeyDiagnostics } from "../../src/engine/project/unknown-keys.ts";
 import type { ProjectSource } from "../project-source.ts";
-import { errorMessage } from "../../src/errors.ts";
+import { errorMessage } from "../../src/base/errors.ts";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const MODULE = /\.(m?[jt]s)$/;

@@ -4,15 +4,15 @@
  * local options, cloud rules). Problems become diagnostics.
  * @module
  */
-import type { ConnectionDefinition, ProjectSkill, SubagentDefinition, WorkspaceSeed } from "../../src/harness/types.ts";
-import { validateHarnessConfig } from "../../src/harness/validate.ts";
-import type { Diagnostic, ProjectDefinition } from "../../src/project/types.ts";
+import type { ConnectionDefinition, ProjectSkill, SubagentDefinition, WorkspaceSeed } from "../../src/base/definitions/harness.ts";
+import { validateHarnessConfig } from "../../src/engine/harness/validate.ts";
+import type { Diagnostic, ProjectDefinition } from "../../src/base/definitions/project.ts";
 import type { LoadOptions } from "../load-from-source.ts";
 import type { ProjectSource } from "../project-source.ts";
 import { loadConnections } from "./load-connections.ts";
 import { loadSkills } from "./load-skills.ts";
 import { loadSubagents } from "./load-subagents.ts";
-import { errorMessage } from "../../src/errors.ts";
+import { errorMessage } from "../../src/base/errors.ts";
 
 export interface HarnessDefinitions {
   skills?: Record<string, ProjectSkill>;

@@ -4,13 +4,13 @@
  * and `<name>.ts` (`export default defineSkill({description, markdown, files})`).
  * @module
  */
-import type { ProjectSkill } from "../../src/harness/types.ts";
-import { unknownKeyDiagnostics } from "../../src/project/unknown-keys.ts";
-import type { Diagnostic } from "../../src/project/types.ts";
+import type { ProjectSkill } from "../../src/base/definitions/harness.ts";
+import { unknownKeyDiagnostics } from "../../src/engine/project/unknown-keys.ts";
+import type { Diagnostic } from "../../src/base/definitions/project.ts";
 import { joinPath } from "../project-source.ts";
 import type { ProjectSource } from "../project-source.ts";
 import { firstLine, parseFrontmatter } from "./frontmatter.ts";
-import { errorMessage } from "../../src/errors.ts";
+import { errorMessage } from "../../src/base/errors.ts";
 
 /** Skill names become folder names in the workspace. */
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

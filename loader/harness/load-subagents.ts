@@ -4,12 +4,12 @@
  * and workspace; capability folders of its own are ignored with a warning.
  * @module
  */
-import type { SubagentDefinition } from "../../src/harness/types.ts";
-import { validateModelId } from "../../src/model/resolve.ts";
-import type { AgentConfig, Diagnostic } from "../../src/project/types.ts";
-import { unknownKeyDiagnostics } from "../../src/project/unknown-keys.ts";
+import type { SubagentDefinition } from "../../src/base/definitions/harness.ts";
+import { validateModelId } from "../../src/engine/model/resolve.ts";
+import type { AgentConfig, Diagnostic } from "../../src/base/definitions/project.ts";
+import { unknownKeyDiagnostics } from "../../src/engine/project/unknown-keys.ts";
 import type { ProjectSource } from "../project-source.ts";
-import { errorMessage } from "../../src/errors.ts";
+import { errorMessage } from "../../src/base/errors.ts";
 
 const SUBAGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const AGENT_FILES = ["agent.ts", "agent.mts", "agent.js", "agent.mjs"];

@@ -4,7 +4,7 @@
  */
 import { mkdir, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { HarnessInputs, HarnessOutcome } from "../../src/runtime/types.ts";
+import type { HarnessInputs, HarnessOutcome } from "../../src/base/ports/runtime.ts";
 import { resolveInWorkspace } from "./paths.ts";
 
 /** Lines `read` returns when the model gives no limit. */

@@ -3,11 +3,11 @@
  * error results for the model (a path outside the workspace, a missing file), never exceptions.
  * @module
  */
-import type { HarnessPort } from "../../src/runtime/types.ts";
+import type { HarnessPort } from "../../src/base/ports/runtime.ts";
 import { editTool, lsTool, readTool } from "./file-tools.ts";
 import { globTool, grepTool } from "./search.ts";
 import { type ShellOptions, shellTool } from "./shell.ts";
-import { errorMessage } from "../../src/errors.ts";
+import { errorMessage } from "../../src/base/errors.ts";
 
 export interface HarnessOptions extends ShellOptions {
   /** How long one `grep` may search. */

@@ -9,8 +9,8 @@ import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { JsonValue } from "../../src/model/types.ts";
-import type { HarnessOutcome, McpConnectionConfig, McpPort, McpToolInfo } from "../../src/runtime/types.ts";
+import type { JsonValue } from "../../src/base/ports/model.ts";
+import type { HarnessOutcome, McpConnectionConfig, McpPort, McpToolInfo } from "../../src/base/ports/runtime.ts";
 
 export interface McpClientOptions {
   /** Where `${NAME}` templates read from. @default process.env */

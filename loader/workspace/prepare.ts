@@ -12,8 +12,8 @@
 import { constants } from "node:fs";
 import { chmod, copyFile, lstat, mkdir, readFile, readdir, rm, rmdir, writeFile } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
-import type { WorkspacePlan } from "../../src/runtime/types.ts";
-import { KeyedLock } from "../../src/sessions/keyed-lock.ts";
+import type { WorkspacePlan } from "../../src/base/ports/runtime.ts";
+import { KeyedLock } from "../../src/base/keyed-lock.ts";
 import { resolveInWorkspace } from "./paths.ts";
 
 export const MARKER_FILE = ".agent-serve/workspace.json";

@@ -7,8 +7,8 @@
  */
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
-import { createError } from "../../src/errors.ts";
-import type { ScriptResult } from "../../src/runtime/types.ts";
+import { createError } from "../../src/base/errors.ts";
+import type { ScriptResult } from "../../src/base/ports/runtime.ts";
 
 export interface RunOptions {
   cwd: string;

@@ -5,11 +5,11 @@
  */
 import { stat } from "node:fs/promises";
 import { Worker } from "node:worker_threads";
-import type { HarnessInputs, HarnessOutcome } from "../../src/runtime/types.ts";
+import type { HarnessInputs, HarnessOutcome } from "../../src/base/ports/runtime.ts";
 import type { GrepJob, GrepResult } from "./grep-worker.ts";
 import { resolveInWorkspace } from "./paths.ts";
 import { globProblem, globToRegExp, walkFiles } from "./walk.ts";
-import { errorMessage } from "../../src/errors.ts";
+import { errorMessage } from "../../src/base/errors.ts";
 
 /** Paths `glob` returns at most. */
 const MAX_GLOB_RESULTS = 1000;

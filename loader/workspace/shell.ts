@@ -4,8 +4,8 @@
  * optional stdin.
  * @module
  */
-import type { HarnessCallContext, HarnessInputs, HarnessOutcome } from "../../src/runtime/types.ts";
-import { DEFAULT_SHELL_TIMEOUT_MS, MAX_SHELL_TIMEOUT_MS } from "../../src/harness/tool-specs.ts";
+import type { HarnessCallContext, HarnessInputs, HarnessOutcome } from "../../src/base/ports/runtime.ts";
+import { DEFAULT_SHELL_TIMEOUT_MS, MAX_SHELL_TIMEOUT_MS } from "../../src/engine/harness/tool-specs.ts";
 import { runScript } from "./process.ts";
 import { probeSandbox, sandboxUnavailable } from "./sandbox.ts";
 

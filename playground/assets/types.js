@@ -8,27 +8,27 @@
 
 /**
  * One line of a session's NDJSON stream; `isEvent` narrows it to a type's payload.
- * @typedef {import("../../src/events/index.ts").EventEnvelope} SessionEvent
+ * @typedef {import("../../src/entries/events.ts").EventEnvelope} SessionEvent
  */
 
 /**
  * An item of `GET /v1/sessions`.
- * @typedef {import("../../src/events/index.ts").SessionSummary} SessionSummary
+ * @typedef {import("../../src/entries/events.ts").SessionSummary} SessionSummary
  */
 
 /**
  * `GET /v1/meta`: what the page shows before it authenticates.
- * @typedef {import("../../src/events/index.ts").AgentMeta} AgentMeta
+ * @typedef {import("../../src/entries/events.ts").AgentMeta} AgentMeta
  */
 
 /**
  * An eval case's result inside a run snapshot.
- * @typedef {import("../../src/events/index.ts").EvalCaseResult} EvalCaseResult
+ * @typedef {import("../../src/entries/events.ts").EvalCaseResult} EvalCaseResult
  */
 
 /**
  * `GET /v1/dev/evals/runs/:runId`.
- * @typedef {import("../../src/events/index.ts").EvalRunSnapshot} EvalRunSnapshot
+ * @typedef {import("../../src/entries/events.ts").EvalRunSnapshot} EvalRunSnapshot
  */
 
 /**
@@ -83,12 +83,12 @@
 
 /**
  * The `POST /v1/tools/:name` envelope.
- * @typedef {import("../../src/events/index.ts").DirectCallOutcome} ToolCallOutcome
+ * @typedef {import("../../src/entries/events.ts").DirectCallOutcome} ToolCallOutcome
  */
 
 /**
  * A line of `GET /v1/logs`.
- * @typedef {import("../../src/events/index.ts").LogLine} LogLine
+ * @typedef {import("../../src/entries/events.ts").LogLine} LogLine
  */
 
 export {};

@@ -4,8 +4,8 @@
  * @module
  */
 import { Router, type IRequest } from "itty-router";
-import type { AgentRuntime } from "../agent-runtime.ts";
-import { HTTPError, notFound } from "../errors.ts";
+import type { AgentRuntime } from "../host/agent-runtime.ts";
+import { HTTPError, notFound } from "../base/errors.ts";
 import { authenticate } from "./auth-chain.ts";
 import { isLoopbackAddress } from "./auth-policies.ts";
 import type { HostServices, RouteDefinition } from "./route.ts";

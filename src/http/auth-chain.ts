@@ -1,6 +1,6 @@
-import { HTTPError } from "../errors.ts";
+import { HTTPError } from "../base/errors.ts";
 import { allowAll, bearerAuth, localDevStrict } from "./auth-policies.ts";
-import type { AuthContext, AuthPolicy, AuthRequestInfo } from "./auth-types.ts";
+import type { AuthContext, AuthPolicy, AuthRequestInfo } from "../base/auth.ts";
 
 /** Runs the policies in order; the first non-null principal wins, none means 401. */
 export async function authenticate(

@@ -4,8 +4,8 @@
  * @module
  */
 import { FastResponse } from "srvx";
-import { notFound } from "../errors.ts";
-import type { DocsSite } from "../types.ts";
+import { notFound } from "../base/errors.ts";
+import type { DocsSite } from "../host/types.ts";
 import { renderSearchPage } from "./docs-search.ts";
 
 const HEADERS = {

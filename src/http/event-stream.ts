@@ -1,12 +1,12 @@
 /**
  * NDJSON event streams: replay from storage, then follow live without gap or duplicate
- * (../sessions/follow.ts). The lines available at once go out as one chunk, so a burst of events
+ * (../base/events/follow.ts). The lines available at once go out as one chunk, so a burst of events
  * costs one socket write, not one per event.
  * @module
  */
-import type { EventLog } from "../sessions/event-log.ts";
-import { isEventType } from "../sessions/events.ts";
-import { followLog } from "../sessions/follow.ts";
+import type { EventLog } from "../engine/sessions/event-log.ts";
+import { isEventType } from "../base/events/vocabulary.ts";
+import { followLog } from "../base/events/follow.ts";
 import { NDJSON_HEADERS } from "./responses.ts";
 
 export interface StreamOptions {

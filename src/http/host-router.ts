@@ -3,9 +3,9 @@
  * single agent at the root (single mode), as docs/guide/http-api.md "Route layout" lays out.
  * @module
  */
-import type { AgentRuntime } from "../agent-runtime.ts";
-import { notFound } from "../errors.ts";
-import type { DocsSite, PlaygroundSite } from "../types.ts";
+import type { AgentRuntime } from "../host/agent-runtime.ts";
+import { notFound } from "../base/errors.ts";
+import type { DocsSite, PlaygroundSite } from "../host/types.ts";
 import { type AgentApp, createAgentApp } from "./agent-app.ts";
 import { AGENT_INDEX_HEADERS, agentIndexPage, describeAgent } from "./agent-index.ts";
 import { createDocsHandler } from "./docs-site.ts";
@@ -15,7 +15,7 @@ import { html, json, rawJson } from "./responses.ts";
 import type { HostServices, RouteDefinition } from "./route.ts";
 import { agentRoutes } from "./routes/index.ts";
 import { createScmWebhooks } from "./scm-webhooks.ts";
-import { channelRouteDefinitions } from "../channels/routes.ts";
+import { channelRouteDefinitions } from "../features/channels/routes.ts";
 
 export type HostHandler = (request: Request, ip: string | undefined) => Promise<Response>;
 

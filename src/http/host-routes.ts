@@ -4,7 +4,7 @@
  * route cannot be served without being documented, nor documented without being served.
  * @module
  */
-import { createError } from "../errors.ts";
+import { createError } from "../base/errors.ts";
 import { isDocsPath } from "./docs-site.ts";
 import { SCM_WEBHOOKS_PATH } from "./scm-webhooks.ts";
 

@@ -5,8 +5,8 @@
  * @module
  */
 import { FastResponse } from "srvx";
-import { notFound } from "../errors.ts";
-import type { PlaygroundSite } from "../types.ts";
+import { notFound } from "../base/errors.ts";
+import type { PlaygroundSite } from "../host/types.ts";
 import { escapeHtml } from "./escape-html.ts";
 
 /** Where the served `index.html` receives the agent's base path (`/hello`, or "" in single mode). */

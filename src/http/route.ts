@@ -1,6 +1,6 @@
-import type { AgentRuntime } from "../agent-runtime.ts";
-import type { HostLogger, LogBuffer } from "../types.ts";
-import type { AuthContext, AuthPolicy } from "./auth-types.ts";
+import type { AgentRuntime } from "../host/agent-runtime.ts";
+import type { HostLogger, LogBuffer } from "../host/types.ts";
+import type { AuthContext, AuthPolicy } from "../base/auth.ts";
 
 export interface RouteContext {
   request: Request;

@@ -5,10 +5,10 @@
  * Direct loopback callers only: a relay or proxy on the same machine forwards here.
  * @module
  */
-import type { AgentRuntime } from "../agent-runtime.ts";
-import { channelPackOf } from "../channels/packs/marker.ts";
-import { channelRoutePath } from "../channels/routes.ts";
-import { type ErrorLogger, HTTPError } from "../errors.ts";
+import type { AgentRuntime } from "../host/agent-runtime.ts";
+import { channelPackOf } from "../features/channels/packs/marker.ts";
+import { channelRoutePath } from "../features/channels/routes.ts";
+import { type ErrorLogger, HTTPError } from "../base/errors.ts";
 import { localDevStrict } from "./auth-policies.ts";
 import { readBodyText } from "./body.ts";
 import { json } from "./responses.ts";

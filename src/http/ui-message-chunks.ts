@@ -7,8 +7,8 @@
  * @module
  */
 import type { UIMessageChunk } from "ai";
-import { plainMessage } from "../logger.ts";
-import type { SessionEvent } from "../sessions/events.ts";
+import { plainMessage } from "../base/logger.ts";
+import type { SessionEvent } from "../base/events/vocabulary.ts";
 
 export interface ChunkState {
   /** The id of the text or reasoning part open now. */

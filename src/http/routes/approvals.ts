@@ -1,12 +1,12 @@
 /** Approval routes: list parked calls, resolve one (docs/guide/http-api.md "Sessions", docs/design/tools.md "Approvals"). */
-import { validate } from "../../_validate.ts";
-import type { AgentRuntime } from "../../agent-runtime.ts";
-import type { Decision } from "../../approvals/approval-store.ts";
-import { approvalBody } from "../../schemas/tools.ts";
-import type { ApprovalDecisionResponse } from "../../events/responses.ts";
+import { validate } from "../../base/validate.ts";
+import type { AgentRuntime } from "../../host/agent-runtime.ts";
+import type { Decision } from "../../engine/approvals/approval-store.ts";
+import { approvalBody } from "../schemas/tools.ts";
+import type { ApprovalDecisionResponse } from "../response-types.ts";
 import { readJsonBody } from "../body.ts";
 import { json } from "../responses.ts";
-import type { AuthContext } from "../auth-types.ts";
+import type { AuthContext } from "../../base/auth.ts";
 import { defineRoute } from "../route.ts";
 import { sessionParam, viewer } from "./sessions.ts";
 

@@ -4,11 +4,11 @@
  * `/v1/sessions`); anything else answers as if it did not exist.
  */
 import * as v from "valibot";
-import { validate } from "../../_validate.ts";
-import { safeFilename } from "../../artifacts/content.ts";
-import { isArtifactId } from "../../artifacts/store.ts";
-import type { ArtifactRecord } from "../../artifacts/types.ts";
-import { HTTPError, notFound } from "../../errors.ts";
+import { validate } from "../../base/validate.ts";
+import { safeFilename } from "../../features/artifacts/content.ts";
+import { isArtifactId } from "../../features/artifacts/store.ts";
+import type { ArtifactRecord } from "../../base/definitions/artifacts.ts";
+import { HTTPError, notFound } from "../../base/errors.ts";
 import { json } from "../responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
 import { viewer } from "./sessions.ts";

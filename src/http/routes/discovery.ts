@@ -4,9 +4,9 @@
  * server log lines.
  * @module
  */
-import type { AgentMeta, LogsPage } from "../../events/responses.ts";
-import { projectInfo } from "../../discovery/project-info.ts";
-import { badRequest } from "../../errors.ts";
+import type { AgentMeta, LogsPage } from "../response-types.ts";
+import { projectInfo } from "../../features/discovery/project-info.ts";
+import { badRequest } from "../../base/errors.ts";
 import { json } from "../responses.ts";
 import { type RouteDefinition, defineRoute } from "../route.ts";
 

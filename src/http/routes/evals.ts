@@ -2,10 +2,10 @@
  * Eval routes (docs/design/evals.md "Runs"): always registered, behind the agent's auth chain.
  * @module
  */
-import { validate } from "../../_validate.ts";
-import { notFound } from "../../errors.ts";
-import { isRunId } from "../../evals/run-store.ts";
-import { startEvalRunBody } from "../../schemas/evals.ts";
+import { validate } from "../../base/validate.ts";
+import { notFound } from "../../base/errors.ts";
+import { isRunId } from "../../features/evals/run-store.ts";
+import { startEvalRunBody } from "../schemas/evals.ts";
 import { readJsonBody } from "../body.ts";
 import { json } from "../responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";

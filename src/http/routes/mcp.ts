@@ -18,7 +18,7 @@ export const mcpEndpoint = defineRoute({
   auth: "agent",
   summary: "MCP over streamable HTTP (stateless): tools ask, check and call_tool",
   async handler({ request, agent, auth, wide, host }) {
-    const [{ handleMcpRequest }, { agentMcpTools }] = await Promise.all([import("../../mcp/stateless.ts"), import("../../mcp/agent-tools.ts")]);
+    const [{ handleMcpRequest }, { agentMcpTools }] = await Promise.all([import("../../features/mcp/stateless.ts"), import("../../features/mcp/agent-tools.ts")]);
     return handleMcpRequest(request, {
       name: agent.project.name,
       version: host.version,
@@ -39,7 +39,7 @@ export const mcpToolsEndpoint = defineRoute({
   summary: "MCP endpoint exposing each server tool under its own name (host-level auth)",
   async handler({ request, agent, ip, host }) {
     const auth = await authenticate(host.hostPolicies, request, ip === undefined ? {} : { ip });
-    const [{ handleMcpRequest }, { serverToolsAsMcp }] = await Promise.all([import("../../mcp/stateless.ts"), import("../../mcp/server-tools.ts")]);
+    const [{ handleMcpRequest }, { serverToolsAsMcp }] = await Promise.all([import("../../features/mcp/stateless.ts"), import("../../features/mcp/server-tools.ts")]);
     return handleMcpRequest(request, {
       name: `${agent.project.name} tools`,
       version: host.version,

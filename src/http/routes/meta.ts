@@ -1,6 +1,6 @@
 /** Per-agent liveness and the cost report. */
-import { loadPriceCatalog } from "../../cost/prices.ts";
-import { foldCostReport } from "../../cost/report.ts";
+import { loadPriceCatalog } from "../../features/cost/prices.ts";
+import { foldCostReport } from "../../features/cost/report.ts";
 import { json } from "../responses.ts";
 import { defineRoute } from "../route.ts";
 import { sessionParam, viewer } from "./sessions.ts";

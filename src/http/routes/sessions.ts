@@ -1,10 +1,10 @@
 /** Session routes of docs/guide/http-api.md "Sessions" (create, follow-up, stop, list, remove). */
-import { validate } from "../../_validate.ts";
-import { transformHttpMessage } from "../../channels/http-override.ts";
-import { isSessionId } from "../../ids.ts";
-import { createSessionBody, followUpBody, renameSessionBody } from "../../schemas/session.ts";
-import { sessionNotFound } from "../../sessions/session-service.ts";
-import type { CreateSessionResponse, FollowUpResponse, StopResponse } from "../../events/responses.ts";
+import { validate } from "../../base/validate.ts";
+import { transformHttpMessage } from "../../features/channels/http-override.ts";
+import { isSessionId } from "../../base/ids.ts";
+import { createSessionBody, followUpBody, renameSessionBody } from "../schemas/session.ts";
+import { sessionNotFound } from "../../engine/sessions/session-service.ts";
+import type { CreateSessionResponse, FollowUpResponse, StopResponse } from "../response-types.ts";
 import { readJsonBody } from "../body.ts";
 import { json } from "../responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";

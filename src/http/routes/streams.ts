@@ -1,6 +1,6 @@
 /** Event routes: the live NDJSON stream and the one-shot dump. */
-import { validate } from "../../_validate.ts";
-import { streamQuery } from "../../schemas/session.ts";
+import { validate } from "../../base/validate.ts";
+import { streamQuery } from "../schemas/session.ts";
 import { eventStreamResponse } from "../event-stream.ts";
 import { SSE_HEADERS, ndjsonToEventStream, resumeIndex, wantsEventStream } from "../sse.ts";
 import { defineRoute } from "../route.ts";

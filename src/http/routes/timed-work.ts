@@ -8,8 +8,8 @@
  * their mode is off.
  * @module
  */
-import { HTTPError, conflict, notFound } from "../../errors.ts";
-import { isReminderId } from "../../reminders/store.ts";
+import { HTTPError, conflict, notFound } from "../../base/errors.ts";
+import { isReminderId } from "../../features/reminders/store.ts";
 import { authenticate } from "../auth-chain.ts";
 import { json } from "../responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";

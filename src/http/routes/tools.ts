@@ -3,9 +3,9 @@
  * (docs/design/tools.md "Direct calls", rules 1-7).
  * @module
  */
-import { validate } from "../../_validate.ts";
-import { toolCallBody } from "../../schemas/tools.ts";
-import { callServerTool, findServerTool } from "../../tools/direct-call.ts";
+import { validate } from "../../base/validate.ts";
+import { toolCallBody } from "../schemas/tools.ts";
+import { callServerTool, findServerTool } from "../../engine/tools/direct-call.ts";
 import { readJsonBody } from "../body.ts";
 import { json } from "../responses.ts";
 import { defineRoute } from "../route.ts";

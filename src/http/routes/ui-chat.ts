@@ -11,13 +11,13 @@
  * does, and streams the rest of the turn into the same message.
  * @module
  */
-import { validate } from "../../_validate.ts";
-import type { AgentRuntime } from "../../agent-runtime.ts";
-import { badRequest } from "../../errors.ts";
-import { type UiChatBody, uiChatBody } from "../../schemas/ui-chat.ts";
-import type { SessionEvent } from "../../sessions/events.ts";
-import { sessionNotFound } from "../../sessions/session-service.ts";
-import type { AuthContext } from "../auth-types.ts";
+import { validate } from "../../base/validate.ts";
+import type { AgentRuntime } from "../../host/agent-runtime.ts";
+import { badRequest } from "../../base/errors.ts";
+import { type UiChatBody, uiChatBody } from "../schemas/ui-chat.ts";
+import type { SessionEvent } from "../../base/events/vocabulary.ts";
+import { sessionNotFound } from "../../engine/sessions/session-service.ts";
+import type { AuthContext } from "../../base/auth.ts";
 import { readJsonBody } from "../body.ts";
 import { eventStreamResponse } from "../event-stream.ts";
 import { defineRoute } from "../route.ts";
@@ -42,7 +42,7 @@ export const uiChat = defineRoute({
     const sameMessage = answers.length > 0 && typeof last["id"] === "string" ? { messageId: last["id"] } : {};
     const events = eventStreamResponse(agent.log, sent.sessionId, { startIndex: sent.from, follow: true, endOnTerminal: false, closing: host.closing });
     // `ai` loads on first use, as for models: a host that never serves this route never pays for it.
-    const { createUIMessageStream, createUIMessageStreamResponse } = await import("../../model/ai-sdk-runtime.ts");
+    const { createUIMessageStream, createUIMessageStreamResponse } = await import("../../engine/model/ai-sdk-runtime.ts");
     const stream = createUIMessageStream({
       async execute({ writer }) {
         writer.write({ type: "start", ...sameMessage, messageMetadata: { sessionId: sent.sessionId } });

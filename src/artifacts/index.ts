@@ -1,7 +1,0 @@
-/**
- * `agent-serve/artifacts`: durable, capped, listable records of outputs, optionally with a
- * downloadable payload.
- * @module
- */
-export { defineArtifacts } from "./define.ts";
-export type { ArtifactKind, ArtifactRecord, ArtifactsDefinition, ArtifactsFacade, TagInput } from "./types.ts";

@@ -1,0 +1,69 @@
+/**
+ * What callers pass to and get back from the session operations (../../engine/sessions/session-service.ts): the
+ * inputs of create, follow-up and a channel's send.
+ * @module
+ */
+import type { AuthContext } from "../auth.ts";
+import type { AdmissionPolicy } from "../../engine/sessions/turn-controller.ts";
+
+export interface CreateSessionInput {
+  message: string;
+  auth: AuthContext;
+  channel?: string;
+  mode?: "chat" | "task";
+  title?: string;
+  state?: Record<string, unknown>;
+  purpose?: string;
+  /** Channel continuation key; the HTTP channel mints an opaque rotating token when omitted. */
+  continuationToken?: string;
+  /** Files (workspace-relative path → text) written into the workspace before the turn. */
+  workspaceFiles?: Record<string, string>;
+  /** The session's workspace directory, over the agent's local options (host code only). */
+  workspaceDir?: string;
+}
+
+export interface FollowUpInput {
+  message: string;
+  auth: AuthContext;
+  /** The caller's token; must match the current one (HTTP tokens rotate on every follow-up). */
+  continuationToken: string;
+  admission?: AdmissionPolicy;
+  /** Rotate the token on acceptance (the built-in HTTP channel does). @default true */
+  rotate?: boolean;
+  /** Files (workspace-relative path → text) written into the workspace before the turn. */
+  workspaceFiles?: Record<string, string>;
+  /** Moves the session's workspace directory from this turn on (host code only). */
+  workspaceDir?: string;
+  /** Top-level keys merged into the session's channel state with the message (a channel's send). */
+  state?: Record<string, unknown>;
+}
+
+export interface SendOptions {
+  /** Continue the conversation this key points at; without one (or an unknown one) a session starts. */
+  continuationToken?: string;
+  /** What happens when a turn is running. @default "preempt" */
+  admission?: AdmissionPolicy;
+  /** The principal the session belongs to. @default the channel's own service principal */
+  auth?: AuthContext;
+  title?: string;
+  state?: Record<string, unknown>;
+  /** `eval` marks evaluation traffic. */
+  purpose?: string;
+  /** `task` sessions run to completion and cannot be followed up (fire-and-forget dispatch). @default "chat" */
+  mode?: "chat" | "task";
+  /** Files (workspace-relative path → text) written into the session workspace before the turn. */
+  workspaceFiles?: Record<string, string>;
+  /**
+   * The session's workspace directory (absolute, or relative to the project root); wins over
+   * `local.workspaceDir` and `local.cwd` from this send on. Security: host code only, never taken
+   * from HTTP input.
+   */
+  workspaceDir?: string;
+}
+
+export interface SendResult {
+  sessionId: string;
+  continuationToken: string;
+  /** Whether this send started a new session. */
+  created: boolean;
+}

@@ -1,0 +1,172 @@
+/**
+ * `ctx.host.kv`: the agent's durable JSON store (docs/design/agent-sdk-compatibility.md). It is
+ * an unstorage `Storage` (so `getItem`, `setItem`, `getKeys` and the rest work) with the Agent
+ * SDK's `get / put / delete / list` on top, which check keys and values and honour
+ * `ttlSeconds` on every driver.
+ *
+ * Expiry: unstorage 1.x passes `{ttl}` to drivers but implements no expiry itself, and most
+ * drivers (memory, fs, this host's own) ignore it. So `put` also records `expiresAt` in the
+ * entry's meta (`<key>$`), and `get` and `list` treat an expired entry as absent and delete it.
+ * Drivers with native TTL (redis) get `ttl` as well and reclaim the space on their own.
+ * @module
+ */
+import { createStorage } from "unstorage";
+import type { Driver, Storage } from "unstorage";
+import { createError } from "../../base/errors.ts";
+import type { JsonValue } from "../../base/ports/model.ts";
+import type { StorageDriver } from "../../base/storage/types.ts";
+import { storagePortDriver } from "./storage-port-driver.ts";
+
+/** Longest key `put` accepts, in characters. */
+export const MAX_KV_KEY_LENGTH = 256;
+
+export interface KvPutOptions {
+  /** Seconds until the entry expires (a positive number). @default never */
+  ttlSeconds?: number;
+}
+
+export interface KvFacade {
+  /** The stored value, or `undefined` when absent or expired. */
+  get<T extends JsonValue = JsonValue>(key: string): Promise<T | undefined>;
+  /** Stores a JSON value (objects, arrays, strings, finite numbers, booleans, null). */
+  put(key: string, value: JsonValue, options?: KvPutOptions): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Keys starting with `prefix` (any string prefix), sorted; expired entries are left out. */
+  list(prefix?: string): Promise<string[]>;
+}
+
+/**
+ * The unstorage `Storage` methods `ctx.host.kv` offers besides the facade. Declared here rather
+ * than imported, so the published types do not pull every unstorage driver's declarations (and
+ * their optional peers) into a user's type check (docs/design/packaging.md).
+ */
+export interface KvStorage {
+  hasItem(key: string, options?: Record<string, unknown>): Promise<boolean>;
+  getItem<T = unknown>(key: string, options?: Record<string, unknown>): Promise<T | null>;
+  setItem(key: string, value: unknown, options?: Record<string, unknown>): Promise<void>;
+  removeItem(key: string, options?: Record<string, unknown> | boolean): Promise<void>;
+  getKeys(base?: string, options?: Record<string, unknown>): Promise<string[]>;
+  getMeta(key: string, options?: Record<string, unknown> | boolean): Record<string, unknown> | Promise<Record<string, unknown>>;
+  setMeta(key: string, value: Record<string, unknown>, options?: Record<string, unknown>): Promise<void>;
+  removeMeta(key: string, options?: Record<string, unknown>): Promise<void>;
+  clear(base?: string, options?: Record<string, unknown>): Promise<void>;
+}
+
+/** `ctx.host.kv`: an unstorage `Storage` plus the facade. */
+export type HostKv = KvStorage & KvFacade;
+
+/** An unstorage driver (`unstorage/drivers/*`), described by the members every driver has. */
+export interface KvDriver {
+  name?: string;
+  hasItem(key: string, options: Record<string, unknown>): unknown;
+  getItem(key: string, options?: Record<string, unknown>): unknown;
+  getKeys(base: string, options: Record<string, unknown>): unknown;
+}
+
+/** Agent config `kv`: any unstorage driver replaces the host's storage. */
+export interface KvConfig {
+  driver?: KvDriver;
+}
+
+/**
+ * Creates an agent's kv: over `config.driver` when given, else over the agent's storage port.
+ * @example
+ * const kv = createHostKv({ storage: createMemoryStorage() });
+ * await kv.put("user:42", { plan: "pro" }, { ttlSeconds: 3600 });
+ */
+export function createHostKv(options: { storage: StorageDriver; config?: KvConfig; now?: () => number }): HostKv {
+  const now = options.now ?? Date.now;
+  // SAFETY: `KvDriver` describes unstorage's `Driver` by its required members (see KvStorage).
+  const driver = (options.config?.driver as Driver | undefined) ?? storagePortDriver({ storage: options.storage });
+  const storage: Storage = createStorage({ driver });
+  const expired = async (key: string): Promise<boolean> => {
+    const meta = await storage.getMeta(key);
+    if (typeof meta.expiresAt !== "number" || meta.expiresAt > now()) return false;
+    await storage.removeItem(key, { removeMeta: true });
+    return true;
+  };
+  const facade: KvFacade = {
+    async get<T extends JsonValue = JsonValue>(key: string): Promise<T | undefined> {
+      checkKey(key);
+      if (await expired(key)) return undefined;
+      const value = await storage.getItem(key);
+      // SAFETY: `put` stores JSON text only; unstorage parses it back (a missing entry is null).
+      return value === null && !(await storage.hasItem(key)) ? undefined : (value as T);
+    },
+    async put(key, value, putOptions = {}) {
+      checkKey(key);
+      const text = jsonText(key, value);
+      const ttl = putOptions.ttlSeconds;
+      if (ttl !== undefined && !(typeof ttl === "number" && Number.isFinite(ttl) && ttl > 0)) {
+        throw createError("kv", `ttlSeconds must be a positive number of seconds (got ${JSON.stringify(ttl)})`);
+      }
+      // Always the JSON text, so a string such as "123" reads back as a string, not a number.
+      await storage.setItem(key, text, ttl === undefined ? {} : { ttl: Math.ceil(ttl) });
+      if (ttl === undefined) await storage.removeMeta(key);
+      else await storage.setMeta(key, { expiresAt: now() + ttl * 1000 }, { ttl: Math.ceil(ttl) });
+    },
+    async delete(key) {
+      checkKey(key);
+      await storage.removeItem(key, { removeMeta: true });
+    },
+    async list(prefix = "") {
+      if (typeof prefix !== "string") throw createError("kv", "list(prefix) takes a string prefix");
+      const keys = (await storage.getKeys()).filter((key) => key.startsWith(prefix)).sort();
+      const live: string[] = [];
+      for (const key of keys) if (!(await expired(key))) live.push(key);
+      return live;
+    },
+  };
+  return Object.assign(storage, facade);
+}
+
+// --- internals ---
+
+/**
+ * Keys unstorage would rewrite (it turns `/` into `:`, drops `?…` and collapses `::`) or that
+ * collide with its meta entries (`…$`) are refused rather than silently aliased.
+ */
+function checkKey(key: unknown): asserts key is string {
+  const problem =
+    typeof key !== "string" || key.length === 0
+      ? "keys are non-empty strings"
+      : key.length > MAX_KV_KEY_LENGTH
+        ? `keys are at most ${MAX_KV_KEY_LENGTH} characters`
+        : /[/\\?]/.test(key) || key.startsWith(":") || key.endsWith(":") || key.includes("::")
+          ? "keys may not contain / \\ or ?, nor start, end or repeat ':' (use ':' between parts: user:42)"
+          : key.endsWith("$") || key.split(":").some((part) => part === "." || part === "..")
+            ? "keys may not end with $ or have . or .. parts"
+            : undefined;
+  if (problem) throw createError("kv", `invalid key ${JSON.stringify(key)}: ${problem}`);
+}
+
+function jsonText(key: string, value: unknown): string {
+  const path = nonJsonPath(value, "value");
+  if (path !== undefined) {
+    throw createError("kv", `put(${JSON.stringify(key)}): ${path} is not JSON (objects, arrays, strings, finite numbers, booleans and null only)`);
+  }
+  return JSON.stringify(value);
+}
+
+/** The path of the first member that is not plain JSON, or `undefined`. */
+function nonJsonPath(value: unknown, path: string, seen = new Set<unknown>()): string | undefined {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return undefined;
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : path;
+  if (typeof value !== "object") return path;
+  if (seen.has(value)) return `${path} (a cycle)`;
+  seen.add(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nonJsonPath(value[i], `${path}[${i}]`, seen);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return path;
+  for (const [member, inner] of Object.entries(value)) {
+    const found = nonJsonPath(inner, `${path}.${member}`, seen);
+    if (found) return found;
+  }
+  return undefined;
+}

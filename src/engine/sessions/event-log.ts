@@ -1,0 +1,187 @@
+/**
+ * Per-agent event logs over the storage port: index assignment, group commit and live fan-out.
+ *
+ * Guarantee (docs/design/storage.md): an event is durably appended before any follower sees it,
+ * and indexes are contiguous from 0. Appends for one session are queued and flushed by one writer,
+ * so events that pile up while a write is in flight go to storage as one batch. An append may carry
+ * other writes (the session record, a token binding, the conversation) that must land in the same
+ * commit: all of them or none survive a crash.
+ * @module
+ */
+import type { LogAppend, RecordWrite, StorageDriver } from "../../base/storage/types.ts";
+import { type EventDraft, type SessionEvent, serializeEvent } from "../../base/events/vocabulary.ts";
+
+export type LogListener = (firstIndex: number, lines: readonly string[]) => void;
+
+/** Writes that commit together with the events of one `append`. */
+export interface CommitWith {
+  records?: RecordWrite[];
+  appends?: LogAppend[];
+}
+
+interface Pending {
+  drafts: Array<{ draft: EventDraft; at: string }>;
+  records: RecordWrite[];
+  appends: LogAppend[];
+  resolvers: Array<{ resolve: (events: SessionEvent[]) => void; reject: (error: unknown) => void; count: number }>;
+}
+
+interface Writer {
+  nextIndex: number | undefined;
+  pending: Pending | undefined;
+  flushing: boolean;
+  /** Commits sent and not yet settled. */
+  inFlight: number;
+}
+
+/** Writers (each caching a log length) kept for recently written sessions. */
+const MAX_CACHED_WRITERS = 10_000;
+
+export const eventLogName = (sessionId: string): string => `sessions/${sessionId}/events`;
+
+export class EventLog {
+  readonly #storage: StorageDriver;
+  readonly #now: () => number;
+  readonly #writers = new Map<string, Writer>();
+  readonly #global = new Set<(event: SessionEvent) => void>();
+
+  constructor(storage: StorageDriver, now: () => number) {
+    this.#storage = storage;
+    this.#now = now;
+  }
+
+  /**
+   * Appends events in order; resolves with them (indexed) once durable and published. `also`
+   * commits with them, in the same transaction.
+   */
+  append(sessionId: string, drafts: EventDraft[], also?: CommitWith): Promise<SessionEvent[]> {
+    const writer = this.#writer(sessionId);
+    const at = new Date(this.#now()).toISOString();
+    const pending = (writer.pending ??= { drafts: [], records: [], appends: [], resolvers: [] });
+    for (const draft of drafts) pending.drafts.push({ draft, at });
+    if (also?.records) pending.records.push(...also.records);
+    if (also?.appends) pending.appends.push(...also.appends);
+    const done = new Promise<SessionEvent[]>((resolve, reject) => {
+      pending.resolvers.push({ resolve, reject, count: drafts.length });
+    });
+    if (!writer.flushing) void this.#flush(sessionId, writer);
+    return done;
+  }
+
+  /** Drops what this process caches about a session's log (the session was removed, or another process may have written it since). */
+  forget(sessionId: string): void {
+    const writer = this.#writers.get(sessionId);
+    if (writer && !writer.flushing && !writer.pending && writer.inFlight === 0) this.#writers.delete(sessionId);
+  }
+
+  /** Number of durable events (what a reader can see now). */
+  length(sessionId: string): Promise<number> {
+    return this.#storage.length(eventLogName(sessionId));
+  }
+
+  read(sessionId: string, from = 0, to?: number): AsyncIterable<string[]> {
+    return this.#storage.read(eventLogName(sessionId), from, to);
+  }
+
+  async readEvents(sessionId: string, from = 0): Promise<SessionEvent[]> {
+    const events: SessionEvent[] = [];
+    for await (const batch of this.read(sessionId, from)) {
+      for (const line of batch) events.push(JSON.parse(line) as SessionEvent);
+    }
+    return events;
+  }
+
+  /** Live lines of one session, delivered after they are durable (the driver's `follow`). */
+  subscribe(sessionId: string, listener: LogListener): () => void {
+    return this.#storage.follow(eventLogName(sessionId), listener);
+  }
+
+  /** Every event of every session of this agent (hooks, evals, tests). */
+  onEvent(listener: (event: SessionEvent) => void): () => void {
+    this.#global.add(listener);
+    return () => this.#global.delete(listener);
+  }
+
+  // --- internals ---
+
+  #writer(sessionId: string): Writer {
+    let writer = this.#writers.get(sessionId);
+    if (writer) return writer;
+    writer = { nextIndex: undefined, pending: undefined, flushing: false, inFlight: 0 };
+    this.#writers.set(sessionId, writer);
+    if (this.#writers.size > MAX_CACHED_WRITERS) this.#evictIdleWriters();
+    return writer;
+  }
+
+  /** Drops the oldest idle writers; a dropped writer only costs one length read when reused. */
+  #evictIdleWriters(): void {
+    for (const [sessionId, writer] of this.#writers) {
+      if (this.#writers.size <= MAX_CACHED_WRITERS * 0.9) break;
+      if (!writer.flushing && !writer.pending && writer.inFlight === 0) this.#writers.delete(sessionId);
+    }
+  }
+
+  /**
+   * Sends each batch as soon as its indexes are known, without waiting for the previous batch's
+   * commit: the driver applies one caller's commits in call order, so batches of one session that
+   * are sent close together share one group commit. If one fails, the ones after it fail their
+   * `expectedIndex` check and write nothing; the length is then read again.
+   */
+  async #flush(sessionId: string, writer: Writer): Promise<void> {
+    writer.flushing = true;
+    try {
+      while (writer.pending) {
+        const batch = writer.pending;
+        writer.pending = undefined;
+        let first: number;
+        try {
+          first = writer.nextIndex ??= await this.#storage.length(eventLogName(sessionId));
+        } catch (error) {
+          for (const { reject } of batch.resolvers) reject(error);
+          continue;
+        }
+        writer.nextIndex = first + batch.drafts.length;
+        writer.inFlight++;
+        void this.#write(sessionId, writer, batch, first).finally(() => writer.inFlight--);
+      }
+    } finally {
+      writer.flushing = false;
+    }
+  }
+
+  async #write(sessionId: string, writer: Writer, batch: Pending, first: number): Promise<void> {
+    const log = eventLogName(sessionId);
+    try {
+      // SAFETY: the envelope keeps each draft's type with its own payload.
+      const events = batch.drafts.map(({ draft, at }, i) => ({
+        type: draft.type,
+        index: first + i,
+        sessionId,
+        ...(draft.turnId === undefined ? {} : { turnId: draft.turnId }),
+        at,
+        data: draft.data,
+      }) as SessionEvent);
+      const lines = events.map(serializeEvent);
+      await this.#storage.commit({
+        records: batch.records,
+        appends: [{ log, lines, expectedIndex: first }, ...batch.appends],
+      });
+      this.#publish(events);
+      let offset = 0;
+      for (const { resolve, count } of batch.resolvers) {
+        resolve(events.slice(offset, offset + count));
+        offset += count;
+      }
+    } catch (error) {
+      // The length is re-read on the next write: a failed or conflicting write leaves it unknown.
+      writer.nextIndex = undefined;
+      for (const { reject } of batch.resolvers) reject(error);
+    }
+  }
+
+  #publish(events: SessionEvent[]): void {
+    if (this.#global.size > 0) {
+      for (const event of events) for (const listener of this.#global) listener(event);
+    }
+  }
+}

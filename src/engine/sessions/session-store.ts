@@ -1,0 +1,179 @@
+/**
+ * Session records, continuation-token index and the "active" markers recovery starts from.
+ *
+ * Records are read from storage on every use rather than cached, so removing a session takes
+ * effect at once (it leaves listings and answers 404). The `*Write` methods build the record
+ * writes that other steps commit together with their events (docs/design/storage.md).
+ * @module
+ */
+import type { AbAssignment } from "../../base/definitions/experiments.ts";
+import type { AuthContext } from "../../base/auth.ts";
+import type { RecordWrite, StorageDriver } from "../../base/storage/types.ts";
+import { KeyedLock } from "../../base/keyed-lock.ts";
+
+export type SessionStatus = "idle" | "running" | "queued" | "completed" | "failed";
+
+export interface SessionRecord {
+  sessionId: string;
+  channel: string;
+  mode: "chat" | "task";
+  title?: string;
+  owner: AuthContext;
+  continuationToken: string;
+  status: SessionStatus;
+  turnCount: number;
+  createdAt: string;
+  updatedAt: string;
+  /** Per-session channel state (JSON), as declared by the channel. */
+  state?: Record<string, unknown>;
+  /** `eval` traffic is marked so hooks and A/B enrollment can skip it. */
+  purpose?: string;
+  /** Sticky A/B arms drawn at creation, one per experiment; every turn of the session uses them. */
+  ab?: AbAssignment[];
+  /** A workspace directory a send chose for this session (host code); wins over the local options. */
+  workspaceDir?: string;
+}
+
+const recordKey = (sessionId: string): string => `sessions/${sessionId}/record`;
+const activeKey = (sessionId: string): string => `active/${sessionId}`;
+const tokenKey = (channel: string, token: string): string => `continuations/${channel}/${encodeToken(token)}`;
+
+export class SessionStore {
+  readonly #storage: StorageDriver;
+  readonly #lock = new KeyedLock();
+  readonly #now: () => number;
+
+  constructor(storage: StorageDriver, now: () => number) {
+    this.#storage = storage;
+    this.#now = now;
+  }
+
+  async get(sessionId: string): Promise<SessionRecord | undefined> {
+    const raw = await this.#storage.get(recordKey(sessionId));
+    return raw === undefined ? undefined : (JSON.parse(raw) as SessionRecord);
+  }
+
+  async put(record: SessionRecord): Promise<void> {
+    await this.#storage.set(recordKey(record.sessionId), JSON.stringify(record));
+  }
+
+  /**
+   * Read-modify-write of one record, serialized per session in this process so concurrent
+   * updates (token rotation, turn status) never overwrite each other. Resolves undefined when the
+   * record no longer exists.
+   */
+  update(sessionId: string, mutate: (record: SessionRecord) => void): Promise<SessionRecord | undefined> {
+    return this.#lock.run(sessionId, async () => {
+      const record = await this.get(sessionId);
+      if (!record) return undefined;
+      mutate(record);
+      record.updatedAt = new Date(this.#now()).toISOString();
+      await this.put(record);
+      return record;
+    });
+  }
+
+  /**
+   * Like `update`, but the new record is not written by itself: `commit` receives its write and
+   * commits it together with whatever else belongs to the same step (events, token bindings).
+   * The session stays locked until that commit is durable.
+   */
+  updateWith(
+    sessionId: string,
+    mutate: (record: SessionRecord) => void,
+    commit: (writes: RecordWrite[], record: SessionRecord) => Promise<unknown>,
+  ): Promise<SessionRecord | undefined> {
+    return this.#lock.run(sessionId, async () => {
+      const record = await this.get(sessionId);
+      if (!record) return undefined;
+      mutate(record);
+      record.updatedAt = new Date(this.#now()).toISOString();
+      await commit([this.recordWrite(record)], record);
+      return record;
+    });
+  }
+
+  recordWrite(record: SessionRecord): RecordWrite {
+    return { key: recordKey(record.sessionId), value: JSON.stringify(record) };
+  }
+
+  /** Binds `token` to the session, or unbinds it (`null`). */
+  tokenWrite(channel: string, token: string, sessionId: string | null): RecordWrite {
+    return { key: tokenKey(channel, token), value: sessionId };
+  }
+
+  /**
+   * Marks the session as having an admitted turn run by `owner` (the process's turn-lease owner),
+   * or clears the mark (`null`).
+   */
+  activeWrite(sessionId: string, owner: string | null): RecordWrite {
+    return { key: activeKey(sessionId), value: owner };
+  }
+
+  /** Every stored record, in one scan of the store's key index: used by listings, never at start-up. */
+  async list(): Promise<SessionRecord[]> {
+    const entries = await this.#storage.entries("sessions/");
+    const out: SessionRecord[] = [];
+    for (const [key, raw] of entries) {
+      if (!key.endsWith("/record")) continue;
+      try {
+        out.push(JSON.parse(raw) as SessionRecord);
+      } catch {
+        // A record torn by an external edit is skipped rather than failing the whole listing.
+      }
+    }
+    return out;
+  }
+
+  /** The session a channel continuation token points at, if any. */
+  async findByToken(channel: string, token: string): Promise<string | undefined> {
+    return this.#storage.get(tokenKey(channel, token));
+  }
+
+  /**
+   * Removes the session's records in one commit (record, token binding, active marker, and any
+   * `extra` keys of the session), then its logs. After the commit the session answers 404.
+   */
+  async remove(record: SessionRecord, extraKeys: string[], logs: string[]): Promise<void> {
+    await this.#lock.run(record.sessionId, async () => {
+      await this.#storage.commit({
+        records: [
+          { key: recordKey(record.sessionId), value: null },
+          this.tokenWrite(record.channel, record.continuationToken, null),
+          this.activeWrite(record.sessionId, null),
+          ...extraKeys.map((key) => ({ key, value: null })),
+        ],
+      });
+      for (const log of logs) await this.#storage.deleteLog(log);
+    });
+  }
+
+  /** Who the session's active marker says runs its turn, if it has one. */
+  activeTurn(sessionId: string): Promise<string | undefined> {
+    return this.#storage.get(activeKey(sessionId));
+  }
+
+  /** Marks the session active under `owner` (a parked turn resumed by another process). */
+  async markActive(sessionId: string, owner: string): Promise<void> {
+    await this.#storage.set(activeKey(sessionId), owner);
+  }
+
+  /** Drops the active marker (recovery, once the session's open turns are closed). */
+  async clearActive(sessionId: string): Promise<void> {
+    await this.#storage.delete(activeKey(sessionId));
+  }
+
+  async listActive(): Promise<string[]> {
+    return (await this.#storage.list("active/")).map((key) => key.slice("active/".length));
+  }
+}
+
+// --- internals ---
+
+/** Channel tokens are free-form (`pr:owner/repo#1`); base64url makes them one safe key segment. */
+function encodeToken(token: string): string {
+  const bytes = new TextEncoder().encode(token);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}

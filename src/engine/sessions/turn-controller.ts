@@ -1,0 +1,561 @@
+/**
+ * Turn admission and lifecycle for the sessions of one agent (docs/design/foundation.md
+ * "Admission").
+ *
+ * Admission policies: `preempt` (default) interrupts the running or queued turn, waits for it to
+ * settle, then runs the new message; `coalesce` queues follow-ups and drains them into one turn
+ * when the active turn ends. Anything that races an admission in progress gets 409 session_busy.
+ * @module
+ */
+import { plainMessage } from "../../base/logger.ts";
+import { HTTPError, conflict, errorMessage } from "../../base/errors.ts";
+import { newTurnId } from "../../base/ids.ts";
+import type { RecordWrite } from "../../base/storage/types.ts";
+import type { HostLogger } from "../../host/types.ts";
+import type { ConversationLog } from "../turns/conversation.ts";
+import { STORAGE_UNAVAILABLE_MESSAGE, type TurnEmit, type TurnOutcome, resumeTurn, runTurn } from "../turns/run-turn.ts";
+import type { TurnRunner } from "../turns/turn-runner.ts";
+import type { EventDraft } from "../../base/events/vocabulary.ts";
+import type { EventLog } from "./event-log.ts";
+import { type RecoveryDeps, recoverSession } from "./recovery.ts";
+import type { SessionRecord, SessionStore } from "./session-store.ts";
+import type { TurnLeases } from "./turn-leases.ts";
+import type { Release, SlotPool } from "./turn-slots.ts";
+
+export type AdmissionPolicy = "preempt" | "coalesce";
+
+/**
+ * Why a turn was aborted; decides the `turn.failed` message. `lost`: the turn's lease went to
+ * another process's recovery, which has recorded the turn's end (docs/design/processes.md).
+ */
+type AbortKind = "interrupt" | "shutdown" | "lost";
+const ABORT_MESSAGES: Record<AbortKind, string> = {
+  interrupt: "turn interrupted",
+  shutdown: "host shutting down",
+  lost: "host restarted",
+};
+
+interface LiveTurn {
+  turnId: string;
+  abort: AbortController;
+  state: "queued" | "running";
+  /** Set when a preempting message runs next, so no `session.waiting` is emitted in between. */
+  followedBy: boolean;
+  settled: Promise<void>;
+  /** Stops renewing the turn's lease. */
+  stopRenewing: () => void;
+}
+
+interface LiveSession {
+  turn?: LiveTurn;
+  /** An admission is between its checks and its turn start; racing admissions get 409. */
+  admitting: boolean;
+  coalesced?: { turnId: string; texts: string[] };
+  /** A turn could not record its end (the store stopped taking writes): its log needs closing. */
+  damaged?: boolean;
+}
+
+/** How often a damaged session's log is retried while the store refuses writes. */
+const REPAIR_RETRY_MS = 2_000;
+
+export interface ControllerDeps {
+  log: EventLog;
+  store: SessionStore;
+  conversation: ConversationLog;
+  slots: SlotPool;
+  runner: TurnRunner;
+  logger: HostLogger;
+  /** The cross-process turn lease; without it, turns are exclusive within this process only. */
+  leases?: TurnLeases;
+  /**
+   * Closes what a crashed process left open in a session whose lease this process has just taken
+   * (its active marker names that process). Only where leases reach other processes.
+   */
+  recoverOrphan?: (sessionId: string) => Promise<unknown>;
+  /** Parked calls: closed when a damaged session's turn is closed (./recovery.ts). */
+  approvals?: RecoveryDeps["approvals"];
+}
+
+/**
+ * Called once the message is accepted: rotate tokens, record `message.received`, and so on.
+ * `writes` (the session's active marker for a new turn) must commit together with
+ * `message.received`, so a crash never leaves an accepted message without its marker.
+ */
+export type AcceptStep = (turnId: string, writes: RecordWrite[]) => Promise<unknown>;
+
+export class TurnController {
+  readonly #deps: ControllerDeps;
+  readonly #live = new Map<string, LiveSession>();
+  /** Admissions and turns not yet settled; `drain` waits for all of them. */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #closing = false;
+
+  constructor(deps: ControllerDeps) {
+    this.#deps = deps;
+  }
+
+  /** Admissions and turns not yet settled: what `drain` would wait for now. */
+  get unsettled(): number {
+    return this.#inFlight.size;
+  }
+
+  /** True while a turn is running or queued, or a coalesced turn is pending. */
+  isBusy(sessionId: string): boolean {
+    const live = this.#live.get(sessionId);
+    return Boolean(live && (live.turn || live.admitting || live.coalesced || live.damaged));
+  }
+
+  isQueued(sessionId: string): boolean {
+    return this.#live.get(sessionId)?.turn?.state === "queued";
+  }
+
+  /**
+   * The process that runs the session's turn, when that is another process sharing the store
+   * (its active marker names it): requests for the session are forwarded to it.
+   */
+  async runningElsewhere(sessionId: string): Promise<string | undefined> {
+    const leases = this.#deps.leases;
+    if (!leases || this.isBusy(sessionId)) return undefined;
+    const owner = await this.#deps.store.activeTurn(sessionId);
+    return owner !== undefined && owner !== leases.owner ? owner : undefined;
+  }
+
+  /**
+   * Admits `text` into the session under `policy`. `accept` runs once the message is accepted and
+   * before the turn starts; if it throws, nothing was admitted.
+   */
+  admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep, options: { fresh?: boolean } = {}): Promise<void> {
+    if (this.#closing) return Promise.reject(shuttingDown());
+    return this.#track(this.#admit(record, text, policy, accept, options.fresh === true));
+  }
+
+  /** `fresh`: a session being created, which no other process can know yet. */
+  async #admit(record: SessionRecord, text: string, policy: AdmissionPolicy, accept: AcceptStep, fresh: boolean): Promise<void> {
+    const sessionId = record.sessionId;
+    const live = this.#session(sessionId);
+    if (live.admitting) throw busy();
+    live.admitting = true;
+    try {
+      if (live.damaged) await this.#repair(sessionId, live);
+      if (live.turn && policy === "coalesce") {
+        const pending = (live.coalesced ??= { turnId: newTurnId(), texts: [] });
+        await accept(pending.turnId, []);
+        pending.texts.push(text);
+        return;
+      }
+      // A loop: the interrupted turn may hand over to a drained coalesced turn while settling.
+      while (live.turn) {
+        const current = live.turn;
+        current.followedBy = true;
+        this.#abort(current, "interrupt");
+        await current.settled;
+        if (this.#closing) throw shuttingDown();
+      }
+      const turnId = newTurnId();
+      const leases = this.#deps.leases;
+      // A new session's lease cannot be held elsewhere: it is taken without waiting, and lands in
+      // the same group commit as the session itself (the driver applies writes in call order).
+      if (leases && fresh) void leases.take(sessionId).catch(() => {});
+      else if (leases && !(await this.#takeLease(sessionId))) throw busyElsewhere();
+      try {
+        if (leases && !fresh && this.#deps.recoverOrphan) {
+          // The lease was free, but the marker names another process: it crashed mid-turn.
+          const previous = await this.#deps.store.activeTurn(sessionId);
+          if (previous !== undefined && previous !== leases.owner) await this.#deps.recoverOrphan(sessionId);
+        }
+        // The marker names who runs the turn: recovery releases that owner's lease.
+        await accept(turnId, [this.#deps.store.activeWrite(sessionId, leases?.owner ?? turnId)]);
+      } catch (error) {
+        if (!live.turn) await leases?.release(sessionId);
+        throw error;
+      }
+      this.#start(record, live, turnId, text);
+    } finally {
+      live.admitting = false;
+      this.#forgetIfIdle(sessionId, live);
+    }
+  }
+
+  /**
+   * Continues, in this process, a turn that was parked for approval when the process running it
+   * stopped (docs/design/tools.md "Approvals"): it takes the session's turn lease, marks the
+   * session active under it and resumes from the stored conversation, still parked. False when
+   * the session is busy here, the host is closing or another process holds the lease.
+   */
+  async resumeParked(record: SessionRecord, turnId: string): Promise<boolean> {
+    const { sessionId } = record;
+    if (this.#closing || this.isBusy(sessionId)) return false;
+    const live = this.#session(sessionId);
+    live.admitting = true;
+    try {
+      const leases = this.#deps.leases;
+      if (leases && !(await this.#takeLease(sessionId))) return false;
+      await this.#deps.store.markActive(sessionId, leases?.owner ?? turnId);
+      this.#start(record, live, turnId, "", true);
+      return true;
+    } finally {
+      live.admitting = false;
+      this.#forgetIfIdle(sessionId, live);
+    }
+  }
+
+  /**
+   * Runs `work` with the session held busy: it serializes with model turns, so it is refused with
+   * 409 session_busy while a turn is running or pending, and follow-ups are refused while it runs.
+   */
+  runExclusive<T>(sessionId: string, work: () => Promise<T>, options: { lease?: boolean } = {}): Promise<T> {
+    if (this.#closing) return Promise.reject(shuttingDown());
+    const live = this.#session(sessionId);
+    if (live.turn || live.admitting || live.coalesced || live.damaged) return Promise.reject(busy());
+    live.admitting = true;
+    const leases = options.lease ? this.#deps.leases : undefined;
+    // With `lease`, no process sharing the store runs a turn of the session meanwhile either.
+    const exclusive = leases
+      ? this.#takeLease(sessionId).then(async (held) => {
+          if (!held) throw busyElsewhere();
+          try {
+            return await work();
+          } finally {
+            await leases.release(sessionId);
+          }
+        })
+      : work();
+    return this.#track(
+      exclusive.finally(() => {
+        live.admitting = false;
+        this.#forgetIfIdle(sessionId, live);
+      }),
+    );
+  }
+
+  /** Interrupts the in-flight turn (and drops pending coalesced messages into the history). */
+  async stop(sessionId: string): Promise<boolean> {
+    const live = this.#live.get(sessionId);
+    if (!live || (!live.turn && !live.coalesced)) return false;
+    const pending = live.coalesced;
+    live.coalesced = undefined;
+    const turn = live.turn;
+    if (turn) {
+      // With coalesced messages to close first, the session goes idle after them, not before.
+      if (pending) turn.followedBy = true;
+      this.#abort(turn, "interrupt");
+      await turn.settled;
+    }
+    if (pending) {
+      await this.#closeCoalesced(sessionId, pending);
+      await this.#settle(sessionId, { type: "session.waiting", data: {} }, "idle", false);
+      await this.#releaseIfIdle(sessionId);
+      this.#forgetIfIdle(sessionId, live);
+    }
+    return true;
+  }
+
+  /**
+   * Refuses new work, lets turns finish for `timeoutMs`, then interrupts the rest. Waits until
+   * nothing is in flight, including turns started by admissions that were already under way.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    this.#closing = true;
+    const deadline = Date.now() + timeoutMs;
+    while (this.#inFlight.size > 0) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        for (const live of this.#live.values()) if (live.turn) this.#abort(live.turn, "shutdown");
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const tick = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(remaining, 0) + 1);
+      });
+      await Promise.race([Promise.all(this.#inFlight), tick]);
+      clearTimeout(timer);
+    }
+  }
+
+  // --- internals ---
+
+  #track<T>(work: Promise<T>): Promise<T> {
+    const settled = work.then(
+      () => {},
+      () => {},
+    );
+    this.#inFlight.add(settled);
+    void settled.then(() => this.#inFlight.delete(settled));
+    return work;
+  }
+
+  #session(sessionId: string): LiveSession {
+    let live = this.#live.get(sessionId);
+    if (!live) this.#live.set(sessionId, (live = { admitting: false }));
+    return live;
+  }
+
+  /**
+   * Takes the session's turn lease. Once it is held, another process that ran the session's
+   * turns meanwhile has written its last event: this process's cached end of the event log may
+   * be behind, so the next write reads it again (docs/design/processes.md "Forwarding").
+   */
+  async #takeLease(sessionId: string): Promise<boolean> {
+    const held = await this.#deps.leases!.take(sessionId);
+    if (held) this.#deps.log.forget(sessionId);
+    return held;
+  }
+
+  #forgetIfIdle(sessionId: string, live: LiveSession): void {
+    if (!live.turn && !live.admitting && !live.coalesced && !live.damaged && this.#live.get(sessionId) === live) {
+      this.#live.delete(sessionId);
+    }
+  }
+
+  #abort(turn: LiveTurn, kind: AbortKind): void {
+    if (!turn.abort.signal.aborted) turn.abort.abort(kind);
+  }
+
+  #emit(sessionId: string, draft: EventDraft): Promise<unknown> {
+    return this.#deps.log.append(sessionId, [draft]);
+  }
+
+  /** An event and the session's new status, in one commit: listings never lag the stream. */
+  #emitWithStatus(sessionId: string, draft: EventDraft, status: SessionRecord["status"]): Promise<unknown> {
+    return this.#deps.store.updateWith(
+      sessionId,
+      (r) => {
+        r.status = status;
+      },
+      (records) => this.#deps.log.append(sessionId, [draft], { records }),
+    );
+  }
+
+  /** A turn's event carrying the conversation messages that commit with it. */
+  #turnEmit(sessionId: string): TurnEmit {
+    return (draft, also) =>
+      this.#deps.log.append(sessionId, [draft], {
+        ...(also?.conversation ? { appends: [this.#deps.conversation.appendWrite(sessionId, also.conversation)] } : {}),
+        ...(also?.records ? { records: also.records } : {}),
+      });
+  }
+
+  /** `resume`: continue the parked turn `turnId` instead of answering `text`. */
+  #start(record: SessionRecord, live: LiveSession, turnId: string, text: string, resume = false): void {
+    const turn: LiveTurn = {
+      turnId,
+      abort: new AbortController(),
+      state: "queued",
+      followedBy: false,
+      settled: Promise.resolve(),
+      stopRenewing: () => {},
+    };
+    const leases = this.#deps.leases;
+    turn.stopRenewing = leases
+      ? leases.keep(
+          record.sessionId,
+          () => this.#abort(turn, "lost"),
+          async () => (await this.#deps.store.activeTurn(record.sessionId)) === leases.owner,
+        )
+      : () => {};
+    live.turn = turn;
+    turn.settled = this.#track(
+      this.#run(record, live, turn, text, resume).catch((error: unknown) => {
+        this.#deps.logger.error(`turn ${turnId} of ${record.sessionId} crashed`, error);
+        this.#release(record.sessionId, live, turn);
+      }),
+    );
+  }
+
+  async #run(record: SessionRecord, live: LiveSession, turn: LiveTurn, text: string, resume: boolean): Promise<void> {
+    const { sessionId } = record;
+    const signal = turn.abort.signal;
+    let release: Release | undefined;
+    let outcome: TurnOutcome;
+    try {
+      release = await this.#takeSlot(sessionId, turn);
+      turn.state = "running";
+      // A resumed turn started before (its events say so) and its session is still running.
+      if (!resume) await this.#emitWithStatus(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} }, "running");
+      const emit = this.#turnEmit(sessionId);
+      const input = {
+        ...(await this.#deps.runner.prepare(record, { turnId: turn.turnId, emit, signal })),
+        sessionId,
+        turnId: turn.turnId,
+        conversation: this.#deps.conversation,
+        signal,
+        emit,
+      };
+      outcome = resume ? await resumeTurn({ ...input, events: await this.#deps.log.readEvents(sessionId) }) : await runTurn({ ...input, userText: text });
+    } catch (error) {
+      outcome = signal.aborted ? { status: "interrupted" } : { status: "failed", message: plainMessage(errorMessage(error)) };
+    } finally {
+      release?.();
+    }
+    await this.#finish(record, live, turn, outcome);
+  }
+
+  /**
+   * A turn whose end could not be recorded (its writes failed) lets go of the session instead of
+   * holding it busy forever. The session stays `damaged` until its log is closed as restart
+   * recovery would close it: by the next admission, or by a retry once the store takes writes
+   * again, so no restart is needed (docs/design/faults.md).
+   */
+  #release(sessionId: string, live: LiveSession, turn: LiveTurn): void {
+    // A newer turn settles the session itself. With none, the failed write may have been the
+    // resting status after the turn let go (the events were written, the record not).
+    if (live.turn !== undefined && live.turn !== turn) return;
+    live.turn = undefined;
+    live.coalesced = undefined;
+    live.damaged = true;
+    // Recovery releases the lease once the log is closed; until then no other process may run.
+    turn.stopRenewing();
+    this.#retryRepair(sessionId, live);
+  }
+
+  async #repair(sessionId: string, live: LiveSession): Promise<void> {
+    await recoverSession(this.#deps, sessionId, STORAGE_UNAVAILABLE_MESSAGE);
+    live.damaged = false;
+  }
+
+  #retryRepair(sessionId: string, live: LiveSession): void {
+    if (this.#closing) return;
+    setTimeout(() => {
+      if (!live.damaged || this.#closing) return;
+      // An admission under way repairs first; this retry only waits for it.
+      if (live.admitting) return this.#retryRepair(sessionId, live);
+      live.admitting = true;
+      void this.#track(this.#repair(sessionId, live))
+        .catch(() => this.#retryRepair(sessionId, live))
+        .finally(() => {
+          live.admitting = false;
+          this.#forgetIfIdle(sessionId, live);
+        });
+    }, REPAIR_RETRY_MS);
+  }
+
+  async #takeSlot(sessionId: string, turn: LiveTurn): Promise<Release> {
+    const now = this.#deps.slots.tryAcquire();
+    if (now) return now;
+    const { position, slot } = await this.#deps.slots.enqueue(turn.abort.signal, sessionId);
+    if (position === 0) return slot;
+    await this.#emitWithStatus(sessionId, { type: "turn.queued", turnId: turn.turnId, data: { position } }, "queued");
+    return slot;
+  }
+
+  async #finish(record: SessionRecord, live: LiveSession, turn: LiveTurn, outcome: TurnOutcome): Promise<void> {
+    const { sessionId } = record;
+    if (turn.abort.signal.reason === "lost") {
+      // Another process's recovery holds the session now and has closed this turn: write nothing.
+      this.#deps.logger.warn(`turn ${turn.turnId} of ${sessionId} lost its lease to another process's recovery`);
+      turn.stopRenewing();
+      live.turn = undefined;
+      live.coalesced = undefined;
+      await this.#deps.leases?.release(sessionId);
+      this.#forgetIfIdle(sessionId, live);
+      return;
+    }
+    if (outcome.status === "suspended") return this.#suspend(sessionId, live, turn);
+    if (outcome.status !== "completed") {
+      const reason = turn.abort.signal.reason as AbortKind | undefined;
+      const message = outcome.status === "failed" ? outcome.message : ABORT_MESSAGES[reason ?? "interrupt"];
+      // A resumed turn can end before it reaches its parked call: nothing is left to resolve.
+      // (Best effort: a store refusing writes is repaired, which closes them, docs/design/faults.md.)
+      await this.#deps.approvals?.closeAll(sessionId).catch(() => {});
+      await this.#emit(sessionId, { type: "turn.failed", turnId: turn.turnId, data: { message } });
+    }
+    const pending = live.coalesced;
+    turn.stopRenewing();
+    if (pending && !this.#closing) {
+      // The turn stays current during this write, so follow-ups keep joining `pending`; from its
+      // end to starting the drained turn nothing awaits, so no admission can slip in between.
+      await this.#deps.store.update(sessionId, countTurn);
+      live.turn = undefined;
+      live.coalesced = undefined;
+      this.#start(record, live, pending.turnId, pending.texts.join("\n"));
+      return;
+    }
+    live.turn = undefined;
+    live.coalesced = undefined;
+    if (pending) await this.#closeCoalesced(sessionId, pending, "shutdown");
+    if (turn.followedBy) {
+      await this.#deps.store.update(sessionId, countTurn);
+      await this.#releaseIfIdle(sessionId);
+      return;
+    }
+    if (record.mode === "task") {
+      const failed = outcome.status !== "completed";
+      const last: EventDraft = failed
+        ? { type: "session.failed", data: { message: outcome.status === "failed" ? outcome.message : ABORT_MESSAGES.interrupt } }
+        : { type: "session.completed", data: {} };
+      await this.#settle(sessionId, last, failed ? "failed" : "completed", true);
+    } else {
+      await this.#settle(sessionId, { type: "session.waiting", data: {} }, "idle", true);
+    }
+    await this.#releaseIfIdle(sessionId);
+    this.#forgetIfIdle(sessionId, live);
+  }
+
+  /**
+   * The session's resting event, its status and turn count, and (without turn leases) the removal
+   * of its active marker, in one commit: `GET /v1/sessions` never lags the stream, and a crash
+   * cannot split them. With leases the marker goes after the lease (`#releaseIfIdle`).
+   */
+  async #settle(sessionId: string, last: EventDraft, status: SessionRecord["status"], counted: boolean): Promise<void> {
+    const { store, log } = this.#deps;
+    const updated = await store.updateWith(
+      sessionId,
+      (r) => {
+        if (counted) countTurn(r);
+        r.status = status;
+      },
+      // Decided when the commit is queued: a follow-up admitted before has marked the session
+      // active again and its marker stays; one admitted after commits its marker after this.
+      (records) => {
+        const clear = !this.isBusy(sessionId) && !this.#deps.leases;
+        return log.append(sessionId, [last], { records: clear ? [...records, store.activeWrite(sessionId, null)] : records });
+      },
+    );
+    if (!updated) this.#deps.logger.warn(`session ${sessionId} was removed before its turn settled`);
+  }
+
+  /**
+   * Gives the turn lease back unless a message admitted meanwhile keeps the session busy (it holds
+   * the lease already: owners are processes, so taking it again was a renewal), then drops the
+   * active marker. In that order: a crash in between leaves the marker, and restart recovery
+   * releases the lease it names; the other way round, a dead process's lease would refuse the
+   * session's follow-ups (409 `session_busy`) until it expired.
+   */
+  async #releaseIfIdle(sessionId: string): Promise<void> {
+    const leases = this.#deps.leases;
+    if (!leases || this.isBusy(sessionId)) return;
+    await leases.release(sessionId);
+    // A message admitted meanwhile wrote its own marker, which stays.
+    if (!this.isBusy(sessionId)) await this.#deps.store.clearActive(sessionId);
+  }
+
+  /**
+   * A turn parked for approval while the host closes records no ending: its session stays
+   * running with its active marker, and the next start (or another process) resumes it. Only the
+   * lease goes, so that can happen at once. Coalesced messages behind it end as at shutdown.
+   */
+  async #suspend(sessionId: string, live: LiveSession, turn: LiveTurn): Promise<void> {
+    turn.stopRenewing();
+    const pending = live.coalesced;
+    live.turn = undefined;
+    live.coalesced = undefined;
+    if (pending) await this.#emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES.shutdown } });
+    await this.#deps.leases?.release(sessionId);
+    this.#forgetIfIdle(sessionId, live);
+  }
+
+  async #closeCoalesced(sessionId: string, pending: { turnId: string; texts: string[] }, kind: AbortKind = "interrupt"): Promise<void> {
+    // The messages were accepted: keep them in the model's history even though no turn runs them.
+    await this.#deps.conversation.append(sessionId, [{ role: "user", content: pending.texts.join("\n") }]);
+    await this.#emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES[kind] } });
+  }
+}
+
+const countTurn = (record: SessionRecord): void => {
+  record.turnCount += 1;
+};
+
+const busy = (): HTTPError => conflict("session_busy", "the session is busy and cannot be interrupted right now");
+const busyElsewhere = (): HTTPError => conflict("session_busy", "a turn of this session is running in another process");
+
+const shuttingDown = (): HTTPError =>
+  new HTTPError({ status: 503, code: "shutting_down", message: "the host is shutting down" });

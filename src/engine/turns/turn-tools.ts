@@ -1,0 +1,150 @@
+/**
+ * The tools of one model turn: the agent's server and agent tools, `tag_artifact`, and the
+ * approval gate (docs/design/tools.md "Approvals": a parked call keeps the turn running until a
+ * human decides; the call lives in storage, so the turn can resume it after a restart).
+ * @module
+ */
+import { TURN_INTERRUPTED, isTurnSuspended, throwIfAborted } from "../../base/abort.ts";
+import type { ApprovalRecord, ApprovalStore, Decision } from "../approvals/approval-store.ts";
+import type { ModelToolSpec } from "../../base/ports/model.ts";
+import type { RuntimePort } from "../../base/ports/runtime.ts";
+import type { SessionRecord } from "../sessions/session-store.ts";
+import { runAgentTool, runServerTool } from "../tools/run-tool.ts";
+import { toolInputJsonSchema, validateToolInput } from "../tools/schema.ts";
+import type { ToolDefinition } from "../../base/definitions/tools.ts";
+import { type ToolContextServices, createToolContext } from "./tool-context.ts";
+import type { PreparedCall, ToolCall, ToolExecutor, ToolOutcome } from "./tool-executor.ts";
+import type { TurnEmit } from "./run-turn.ts";
+import { errorMessage } from "../../base/errors.ts";
+
+/** An extra model-facing tool that is not an authored definition (e.g. `tag_artifact`). */
+export interface BuiltinTool {
+  spec: ModelToolSpec;
+  /** `signal` aborts with the turn (stop, preempt, shutdown). */
+  execute(input: unknown, scope: { sessionId: string; turnId: string; signal?: AbortSignal }): Promise<ToolOutcome>;
+}
+
+export interface TurnToolsOptions {
+  tools: Record<string, ToolDefinition>;
+  builtins: BuiltinTool[];
+  approvals: ApprovalStore;
+  services: ToolContextServices;
+  runtime: RuntimePort | undefined;
+  /** Longest an agent tool script may run. */
+  scriptTimeoutMs: number;
+  now: () => number;
+}
+
+/** The model-facing specs, computed once per agent: authored tools win over built-ins of the same name. */
+export function toolSpecs(options: Pick<TurnToolsOptions, "tools" | "builtins">): ModelToolSpec[] {
+  const authored = Object.entries(options.tools).map(([name, def]) => ({
+    name,
+    description: def.description,
+    inputSchema: toolInputJsonSchema(def),
+  }));
+  const names = new Set(authored.map((spec) => spec.name));
+  return [...authored, ...options.builtins.map((tool) => tool.spec).filter((spec) => !names.has(spec.name))];
+}
+
+export function createTurnTools(
+  options: TurnToolsOptions,
+  specs: ModelToolSpec[],
+  turn: { record: SessionRecord; turnId: string; emit: TurnEmit },
+): ToolExecutor {
+  const { sessionId } = turn.record;
+  let workspace: Promise<string> | undefined;
+  const workspaceDir = (): Promise<string | undefined> =>
+    options.runtime ? (workspace ??= options.runtime.sessionWorkspace(sessionId)) : Promise.resolve(undefined);
+
+  return {
+    specs,
+    async prepare(call: ToolCall): Promise<PreparedCall> {
+      const def = options.tools[call.toolName];
+      if (!def) {
+        const known = options.builtins.some((tool) => tool.spec.name === call.toolName);
+        return known ? call : { ...call, error: `unknown tool: ${call.toolName}` };
+      }
+      try {
+        return { ...call, input: await validateToolInput(def, call.input) };
+      } catch (error) {
+        return { ...call, error: errorMessage(error) };
+      }
+    },
+    async execute(call: PreparedCall, signal: AbortSignal): Promise<ToolOutcome> {
+      if (call.error !== undefined) return { output: call.error, isError: true };
+      const def = options.tools[call.toolName];
+      if (!def) {
+        const builtin = options.builtins.find((tool) => tool.spec.name === call.toolName);
+        if (builtin) return builtin.execute(call.input, { sessionId, turnId: turn.turnId, signal });
+        return { output: `unknown tool: ${call.toolName}`, isError: true };
+      }
+      const { input } = call;
+      const cwd = await workspaceDir();
+      if (def.execution === "agent") {
+        if (!options.runtime || cwd === undefined) return { output: "agent tools need a local runtime to run scripts", isError: true };
+        const outcome = await runAgentTool(def, input, options.runtime, { cwd, signal, timeoutMs: options.scriptTimeoutMs });
+        return { output: outcome.result, isError: outcome.isError };
+      }
+      if (await needsApproval(def, input)) {
+        const decision = await park(call, input, signal);
+        if (decision === "deny") return { output: "denied", isError: true };
+        // A stop that lands right after the approval wins: the tool does not run.
+        throwIfAborted(signal, TURN_INTERRUPTED);
+      }
+      const context = createToolContext(options.services, {
+        toolCallId: call.toolCallId,
+        record: turn.record,
+        turnId: turn.turnId,
+        workspaceDir: cwd,
+        signal,
+      });
+      const outcome = await runServerTool(def, input, context);
+      return { output: outcome.result, isError: outcome.isError };
+    },
+  };
+
+  /**
+   * Parks the call until a human decides. The pending record commits with
+   * `action.approval_requested`, and the decision is closed with `action.approval_resolved`; a
+   * call already parked (a turn resumed after a restart) is not requested again.
+   */
+  async function park(call: ToolCall, input: unknown, signal: AbortSignal): Promise<Decision> {
+    const { approvals } = options;
+    const callId = call.toolCallId;
+    const existing = await approvals.get(sessionId, callId);
+    // Some providers reuse call ids across turns: only this turn's open record is the same call.
+    if (existing === undefined || existing.status === "closed" || existing.turnId !== turn.turnId) {
+      const view = { callId, toolName: call.toolName, input, turnId: turn.turnId, requestedAt: new Date(options.now()).toISOString() };
+      await turn.emit(
+        { type: "action.approval_requested", turnId: turn.turnId, data: { callId, toolName: view.toolName, input } },
+        { records: [approvals.parkWrite(sessionId, view)] },
+      );
+    }
+    let decided: ApprovalRecord;
+    try {
+      decided = await approvals.wait(sessionId, callId, signal);
+    } catch (error) {
+      // Suspended (the host is closing): the call stays parked in storage for the next start.
+      if (isTurnSuspended(error)) throw error;
+      // The turn ended first (stop, preempt): the call closes, unless a decision landed meanwhile,
+      // which is still recorded (its resolver was told it took effect).
+      const landed = await approvals.abandon(sessionId, callId).catch(() => undefined);
+      if (landed) await resolved(landed).catch(() => {});
+      throw error;
+    }
+    await resolved(decided);
+    return decided.decision ?? "deny";
+  }
+
+  function resolved(record: ApprovalRecord): Promise<unknown> {
+    return turn.emit(
+      { type: "action.approval_resolved", turnId: turn.turnId, data: { callId: record.callId, decision: record.decision ?? "deny" } },
+      { records: [options.approvals.closeWrite(sessionId, record)] },
+    );
+  }
+}
+
+async function needsApproval(def: ToolDefinition, input: unknown): Promise<boolean> {
+  const gate = def.needsApproval;
+  return typeof gate === "function" ? Boolean(await gate(input)) : gate === true;
+}

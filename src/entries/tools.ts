@@ -1,0 +1,7 @@
+/**
+ * `agent-serve/tools`: typed actions the model calls, also callable over `POST /v1/tools/:name`.
+ * @module
+ */
+export { defineTool } from "../engine/tools/define.ts";
+export type { InferOutput, PlainToolDefinition, SchemaToolDefinition } from "../engine/tools/define.ts";
+export type { JsonSchemaObject, ToolContext, ToolDefinition, ToolResultEnvelope, ToolSessionView } from "../base/definitions/tools.ts";

@@ -1,0 +1,60 @@
+/**
+ * Durable, cross-process "handle this delivery once" claims for webhook channels: a GitHub
+ * `X-GitHub-Delivery` or a Slack `event_id` is claimed before it starts anything, so a repeated
+ * delivery answers "duplicate" instead of starting a second turn.
+ *
+ * A claim is a storage lease (atomic on every driver, shared across processes like the sessions).
+ * It is taken for a short processing window first and only extended to the long dedupe window
+ * once the delivery was accepted; a delivery that fails is released, and one whose process dies
+ * frees itself when the short window ends, so the platform's retry is handled and nothing the
+ * platform sent is lost (docs/design/channel-packs.md).
+ * @module
+ */
+import { randomId } from "../../../base/ids.ts";
+import type { StorageDriver } from "../../../base/storage/types.ts";
+
+/** The host service channel code reaches as `ctx.host.deliveries`. */
+export interface DeliveryClaims {
+  /**
+   * Claims delivery `id` of `scope` (a channel id). Resolves null when the delivery was already
+   * accepted, or is being handled right now.
+   */
+  claim(scope: string, id: string, options?: { keepMs?: number }): Promise<DeliveryClaim | null>;
+}
+
+export interface DeliveryClaim {
+  /** The delivery was accepted: remember it for the dedupe window. */
+  accept(): Promise<void>;
+  /** The delivery failed: forget the claim so a retry is handled. */
+  release(): Promise<void>;
+}
+
+/** How long an accepted delivery is remembered. GitHub redelivers by hand for days. */
+export const DEFAULT_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
+/** How long a claim survives a process that died while handling it. */
+const PROCESSING_MS = 60_000;
+const ID = /^[A-Za-z0-9_.-]{1,200}$/;
+
+export function createDeliveryClaims(storage: StorageDriver): DeliveryClaims {
+  return {
+    async claim(scope, id, options = {}) {
+      if (!isDeliveryId(scope) || !isDeliveryId(id)) {
+        throw new Error(`[agent-serve] [channels] delivery ids are 1-200 characters of [A-Za-z0-9_.-]`);
+      }
+      const key = `channels/${scope}/deliveries/${id}`;
+      const holder = `delivery_${randomId(16)}`;
+      if (!(await storage.acquireLease(key, holder, PROCESSING_MS))) return null;
+      return {
+        async accept() {
+          await storage.acquireLease(key, holder, options.keepMs ?? DEFAULT_KEEP_MS);
+        },
+        release: () => storage.releaseLease(key, holder),
+      };
+    },
+  };
+}
+
+/** Whether `value` is a delivery id the claims accept. */
+export function isDeliveryId(value: string): boolean {
+  return ID.test(value) && value !== "." && value !== "..";
+}

@@ -1,0 +1,273 @@
+/**
+ * Public types of the host factory.
+ * @module
+ */
+import type { AuthPolicy } from "../base/auth.ts";
+import type { LanguageModelPort, ModelResolver } from "../base/ports/model.ts";
+import type { ProjectDefinition } from "../base/definitions/project.ts";
+import type { RuntimePort } from "../base/ports/runtime.ts";
+import type { PlacedCall, SessionPlacement } from "../engine/sessions/placement.ts";
+import type { SendOptions, SendResult } from "../engine/sessions/session-service.ts";
+import type { StorageDriver } from "../base/storage/types.ts";
+import type { SlotFiring } from "../features/schedules/runner.ts";
+import type { TimerPort } from "../base/ports/timers.ts";
+
+/** One agent project mounted on the host. */
+export interface AgentMount {
+  /** URL slug in multi mode (`/<slug>/v1/...`). Ignored in single mode. */
+  slug: string;
+  project: ProjectDefinition;
+  /** Where this agent's sessions and streams live. @default an in-memory driver */
+  storage?: StorageDriver;
+  /** Workspaces and script execution for tools. @default none: tools get no workspace directory */
+  runtime?: RuntimePort;
+}
+
+/** One rendered page of the documentation site. */
+export interface DocsPage {
+  title: string;
+  /** A whole HTML document. */
+  html: string;
+}
+
+/** The documentation site: pages keyed by their path below `/docs` (`""` is the index). */
+export interface DocsSite {
+  pages: Record<string, DocsPage>;
+  /**
+   * `/docs/search?q=`: the pages as plain text, and the results page, in which the core replaces
+   * `%AGENT_SERVE_SEARCH_QUERY%` and `%AGENT_SERVE_SEARCH_RESULTS%`. Absent: no search.
+   */
+  search?: { index: Array<{ slug: string; title: string; text: string }>; page: string };
+}
+
+/** The playground SPA's files, read by the caller (the core reads no files). */
+export interface PlaygroundSite {
+  /** The page; every `%AGENT_SERVE_BASE%` in it becomes the agent's base path ("" in single mode). */
+  index: string;
+  /** Files served under `<base>/playground/assets/<name>`, by name (`app.js`). */
+  assets: Record<string, PlaygroundAsset>;
+}
+
+export interface PlaygroundAsset {
+  body: string | Uint8Array<ArrayBuffer>;
+  /** The content-type header, e.g. `text/javascript; charset=utf-8`. */
+  type: string;
+}
+
+/** Structured detail of a log line (`--log-format json` prints it; the Logs tab shows it). */
+export type LogFields = Record<string, unknown>;
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface HostLogger {
+  /** Detail below the default level (`--log-level debug`): polls, static files. */
+  debug?(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, cause?: unknown, fields?: LogFields): void;
+}
+
+/** Credentials for model providers, already resolved by the caller (flag > env > stored login). */
+export interface ModelCredentials {
+  openai?: string;
+  anthropic?: string;
+  "openai-compatible"?: string;
+  xai?: string;
+}
+
+export interface ModelOptions {
+  credentials?: ModelCredentials;
+  /** Base URL for `openai-compatible/<id>` models. @default env AGENT_SERVE_OPENAI_BASE_URL as passed by the adapter */
+  openaiCompatibleBaseURL?: string;
+  /** Replaces model resolution entirely (tests, custom providers). */
+  resolve?: ModelResolver;
+  /** Model used when the agent config sets none. @default "scripted" when no credential exists */
+  defaultModel?: string;
+  /** `fetch` used by provider clients. @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+export interface AgentHostOptions {
+  agents: AgentMount[];
+  /** Route layout (docs/guide/http-api.md "Route layout"). @default "multi" */
+  mode?: "multi" | "single";
+  /**
+   * Development mode: session lists and reads widen for loopback callers, dev routes exist.
+   * @default false
+   */
+  dev?: boolean;
+  /**
+   * Replaces the default auth chain (`[localDevStrict()]`) of the built-in HTTP channel.
+   * `bearerToken` and `allowAnonymous` mirror `--bearer-token` and `--allow-anonymous`.
+   * Security: the default admits direct loopback callers only.
+   */
+  auth?: { bearerToken?: string; allowAnonymous?: boolean; policies?: AuthPolicy[] };
+  models?: ModelOptions;
+  /** Request bodies larger than this get 413 `payload_too_large`. @default 1 MiB */
+  maxBodyBytes?: number;
+  /**
+   * The playground SPA at `<base>/playground` and the host's two index routes, `GET /` and
+   * `GET /v1/agents` (multi mode). Pass the site's files (the Node loader's `readPlaygroundSite()`
+   * reads the package's own); `true` keeps only the index routes, since the core reads no files.
+   * `--no-playground` sets false and removes all of it. Public: the files need no auth; the API
+   * calls the page makes run the agent's chain. @default true
+   */
+  playground?: boolean | PlaygroundSite;
+  /**
+   * The static documentation site under `/docs`, already rendered (the Node loader's
+   * `renderDocsSite()` builds it from Markdown). `false` or absent: no site, `/docs` is 404.
+   * Public: the pages need no auth. @default no site
+   */
+  docs?: false | DocsSite;
+  /** @default console-backed logger */
+  logger?: HostLogger;
+  /**
+   * Lines below this level are dropped, from the sink and from `GET /v1/logs` alike. Requests,
+   * turns, tool calls and timed work log at `info`; polls and static files at `debug`.
+   * @default "info"
+   */
+  logLevel?: LogLevel;
+  /**
+   * Recover turns interrupted by a crash before serving (docs/design/foundation.md "Guarantees").
+   * On a store shared by processes (Redis) only turns whose lease expired are recovered, now and
+   * every `leaseTtlMs`. On a process-local store (sqlite) start-up recovery closes every open
+   * turn: turn it off for short-lived helper hosts that share a state root with a running server
+   * (docs/design/processes.md "Recovery by lease"). @default true
+   */
+  recoverOnStart?: boolean;
+  /**
+   * When live streams (`GET .../stream`, SSE, `/v1/chat`, MCP `ask`) end. A caller that creates
+   * hosts in turn over the same stores passes its own, so open streams outlive one host: the `dev`
+   * loop does on reload (docs/design/dev-reload.md). @default this host's `close()`
+   */
+  closing?: ClosingSignal;
+  /**
+   * How long a session's turn lease outlives a process that stopped renewing it (renewed every
+   * third of it). On a store shared by several processes it bounds how soon a crashed process's
+   * turns end with `turn.failed {message: "host restarted"}`, and the recovery sweep runs this
+   * often (docs/design/processes.md). @default 30000
+   */
+  leaseTtlMs?: number;
+  /** Extra time given to in-flight turns on `close()` before they are interrupted. @default 10000 */
+  drainTimeoutMs?: number;
+  /** Clock, for tests. @default Date.now */
+  now?: () => number;
+  /**
+   * The cron runner (`--no-schedules` sets false): when false, schedules do not fire from the
+   * clock or `tick()` outside dev mode. The dev and internal fire routes still dispatch them.
+   * @default true
+   */
+  schedules?: boolean;
+  /**
+   * The bundled schedule and reminder clock (`--no-control-plane` sets false). When false there is
+   * no clock and `POST /v1/internal/{schedules,reminders}/:id/fire` are mounted, admitting only
+   * requests with the `x-agent-serve-timed-work` header. Security: only run this behind a proxy
+   * that strips that header from external traffic.
+   * @default true
+   */
+  controlPlane?: boolean;
+  /**
+   * Replaces the built-in clock (outside dev mode): receives every due time of every schedule and
+   * reminder as `arm("<slug>/schedules/<id>" | "<slug>/reminders/<id>", at)` and must wake the
+   * host then, by calling `host.tick()` or the internal fire route the key names.
+   * @default the built-in clock (a single unref'd setTimeout)
+   */
+  timers?: TimerPort;
+  /**
+   * Picks the id of each new session. The Workers adapter names a session after the Durable
+   * Object that will hold it (docs/design/cloudflare.md). @default `ses_` and 20 random characters
+   */
+  newSessionId?: () => string;
+  /**
+   * Sessions live in hosts of their own (the Workers adapter: one Durable Object per session,
+   * docs/design/cloudflare.md "Where turns run"): this host runs turns only for the session the
+   * placement names, and sends what would change any other session to the host it lives in.
+   * Recovery, channel delivery and evals follow suit. @default every session lives here
+   */
+  placement?: SessionPlacement;
+  /** Custom channels. */
+  channels?: {
+    /** Delays between attempts of a throwing `events` handler (tests shorten them). @default [1000, 2000, 4000, 8000, 16000] */
+    retryDelaysMs?: number[];
+  };
+}
+
+/** Tells its listeners once that live streams must end. */
+export interface ClosingSignal {
+  subscribe(listener: () => void): () => void;
+}
+
+/** Runtime context the adapter attaches to a request (srvx's `ServerRequest` fields). */
+/**
+ * What the runtime tells the host about one request; the adapters fill it from srvx's request on
+ * every runtime (`docs/guide/embedding.md`).
+ */
+export interface RequestContext {
+  /** TCP peer address. Absent for in-process requests, which therefore are not loopback. */
+  ip?: string;
+  /** Keeps the runtime alive until `promise` settles, where the runtime offers that. */
+  waitUntil?: (promise: Promise<unknown>) => void;
+  /** The platform's bindings for this request (Workers `env`); absent on Node, Bun and Deno. */
+  env?: Record<string, unknown>;
+}
+
+export interface AgentHost {
+  /** The whole HTTP surface. */
+  fetch(request: Request, context?: RequestContext): Promise<Response>;
+  /**
+   * Test helper: builds a Request for `path` on `http://127.0.0.1` and calls `fetch` as a direct
+   * loopback peer unless `context.ip` says otherwise.
+   */
+  request(path: string, init?: RequestInit, context?: RequestContext): Promise<Response>;
+  /** Recovers turns interrupted by a crash. `fetch` awaits this on first use. */
+  ready(): Promise<void>;
+  /**
+   * Drains in-flight turns (up to `drainTimeoutMs`), ends live streams (unless `options.closing`
+   * owns them) and closes storage.
+   */
+  close(): Promise<void>;
+  /** Admissions and turns of every agent not yet settled, less those parked for approval (closing suspends them). */
+  runningTurns(): number;
+  /**
+   * Answers what another host sent for a session that lives here (`placement`): the adapter's
+   * receiving end (docs/design/cloudflare.md "Where turns run").
+   */
+  runPlaced(slug: string, sessionId: string, call: PlacedCall): Promise<unknown>;
+  /**
+   * Channel-level send (docs/guide/agent-projects.md "Sending into sessions" send options): starts
+   * or continues a session of the agent
+   * `slug` (optional when one agent is mounted) through `channel` (default the HTTP channel).
+   */
+  send(message: string, options?: SendOptions & { slug?: string; channel?: string }): Promise<SendResult>;
+  /**
+   * Fires the schedules and reminders due at `now` (default: the host's clock) for every agent and
+   * resolves with what fired. The built-in clock calls this; Workers-style platforms call it from
+   * their scheduled event. Nothing fires twice: state lives in storage.
+   */
+  tick(now?: number): Promise<TickReport[]>;
+  /** Resolved model per agent slug, for start-up notices. */
+  describeModels(): Array<{ slug: string; model: string; notice?: string }>;
+  readonly logs: LogBuffer;
+}
+
+/** What one `tick` fired for one agent. */
+export interface TickReport {
+  slug: string;
+  schedules: SlotFiring[];
+  /** Ids of the reminders that fired. */
+  reminders: string[];
+}
+
+export interface LogLine {
+  seq: number;
+  at: string;
+  level: LogLevel;
+  message: string;
+  fields?: LogFields;
+}
+
+export interface LogBuffer {
+  lines(after?: number): LogLine[];
+}
+
+export type { LanguageModelPort, SendOptions, SendResult };

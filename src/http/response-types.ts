@@ -1,0 +1,69 @@
+/**
+ * The response shapes of the HTTP routes (docs/guide/http-api.md), as clients read them. Shapes
+ * the core already declares next to the code that builds them are re-exported from there; the
+ * others are declared here and the routes check their bodies against them.
+ * @module
+ */
+import type { LogLine } from "../host/types.ts";
+
+export type { ApprovalView } from "../engine/approvals/approval-store.ts";
+export type { CostReport, CostSubagentRun, CostTurn } from "../features/cost/report.ts";
+export type { EvalCaseResult, EvalFailure, EvalRunError, EvalRunSnapshot } from "../base/definitions/evals.ts";
+export type { AgentIndexEntry } from "./agent-index.ts";
+export type { McpSessionStatus, SessionReport } from "../features/mcp/session-watch.ts";
+export type { SessionSummary } from "../engine/sessions/session-service.ts";
+export type { DirectCallOutcome } from "../engine/tools/direct-call.ts";
+export type { LogLine } from "../host/types.ts";
+
+/** Every failure: `{ok:false, error, message?}`, plus `issues`, `tools` and the like per code. */
+export interface ErrorEnvelope {
+  ok: false;
+  error: string;
+  message?: string;
+  [extra: string]: unknown;
+}
+
+/** `POST /v1/session`. */
+export interface CreateSessionResponse {
+  ok: true;
+  sessionId: string;
+  continuationToken: string;
+  playgroundUrl: string;
+  traceUrl: string;
+}
+
+/** `POST /v1/session/:id` (the new continuation token). */
+export interface FollowUpResponse {
+  ok: true;
+  sessionId: string;
+  continuationToken: string;
+}
+
+/** `POST /v1/session/:id/stop`. */
+export interface StopResponse {
+  ok: true;
+  stopped: boolean;
+}
+
+/** `POST /v1/session/:id/approvals/:callId`. */
+export interface ApprovalDecisionResponse {
+  ok: true;
+  sessionId: string;
+  callId: string;
+  decision: "approve" | "deny";
+}
+
+/** `GET /v1/meta`: what a page shows before it authenticates. */
+export interface AgentMeta {
+  name: string;
+  slug: string;
+  dev: boolean;
+  basePath: string;
+  version: string;
+}
+
+/** `GET /v1/logs?after=N`. */
+export interface LogsPage {
+  lines: LogLine[];
+  next: number;
+}

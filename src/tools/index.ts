@@ -1,7 +1,0 @@
-/**
- * `agent-serve/tools`: typed actions the model calls, also callable over `POST /v1/tools/:name`.
- * @module
- */
-export { defineTool } from "./define.ts";
-export type { InferOutput, PlainToolDefinition, SchemaToolDefinition } from "./define.ts";
-export type { JsonSchemaObject, ToolContext, ToolDefinition, ToolResultEnvelope, ToolSessionView } from "./types.ts";
