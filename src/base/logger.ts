@@ -5,7 +5,7 @@
  * (see `docs/design/logging.md`).
  * @module
  */
-import type { HostLogger, LogBuffer, LogFields, LogLevel, LogLine } from "../host/types.ts";
+import type { HostLogger, LogBuffer, LogFields, LogLevel, LogLine } from "./logging.ts";
 
 /** Lowest to highest; a logger at level L keeps L and everything after it. */
 export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];

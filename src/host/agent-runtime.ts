@@ -54,7 +54,9 @@ import type { ToolContextServices } from "../engine/turns/tool-context.ts";
 import { builtinTools } from "./builtin-tools.ts";
 import { createTurnRunner } from "../engine/turns/turn-runner.ts";
 import type { TurnToolsOptions } from "../engine/turns/turn-tools.ts";
-import type { AgentHostOptions, AgentMount, HostLogger } from "./types.ts";
+import type { AgentHostOptions, AgentMount } from "./types.ts";
+import type { AgentRuntime } from "../http/agent.ts";
+import type { HostLogger } from "../base/logging.ts";
 
 /** The most model steps one turn may take before it fails. */
 const MAX_STEPS = 50;
@@ -62,37 +64,6 @@ const MAX_STEPS = 50;
 const FORWARD_TIMEOUT_MS = 10_000;
 /** Longest an agent-execution tool script may run. */
 const SCRIPT_TIMEOUT_MS = 120_000;
-
-export interface AgentRuntime {
-  slug: string;
-  project: ProjectDefinition;
-  /** `/<slug>` in multi mode, `` in single mode. */
-  basePath: string;
-  storage: StorageDriver;
-  runtime: RuntimePort | undefined;
-  log: EventLog;
-  sessions: SessionService;
-  controller: TurnController;
-  approvals: ApprovalService;
-  /** Parked calls in storage; `suspend` on close leaves them parked for the next start. */
-  approvalStore: ApprovalStore;
-  artifacts: ArtifactStore;
-  toolServices: ToolContextServices;
-  policies: AuthPolicy[];
-  model: { spec: ModelSpec; notice?: string };
-  /** Schedules and reminders. */
-  timed: TimedWork;
-  /** A/B experiments: sticky arm assignment and live totals. */
-  experiments: ExperimentService;
-  /** Eval runs over this agent's sessions (purpose `eval`). */
-  evals: EvalService;
-  /** Custom channels (`bot/channels/`): their services, lifecycle and event delivery. */
-  channels: ChannelHost;
-  /** Stops the recovery sweep and the process inbox (after turns have drained). */
-  closeCoordination(): Promise<void>;
-  /** Recovers interrupted turns, then loads timed work and arms the timer port. */
-  recover(): Promise<void>;
-}
 
 /** Host-wide facts the agent's timed work needs. */
 export interface AgentTimersContext {

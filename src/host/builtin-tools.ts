@@ -10,7 +10,7 @@ import type { ProjectDefinition } from "../base/definitions/project.ts";
 import type { ReminderService } from "../features/reminders/service.ts";
 import { REMINDER_TOOLS, reminderTools } from "../features/reminders/tools.ts";
 import type { SessionStore } from "../engine/sessions/session-store.ts";
-import type { HostLogger } from "./types.ts";
+import type { HostLogger } from "../base/logging.ts";
 import type { BuiltinTool } from "../engine/turns/turn-tools.ts";
 
 export interface BuiltinToolsDeps {

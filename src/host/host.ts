@@ -3,7 +3,8 @@
  * the storage and model ports. Adapters bind it to a runtime; tests call it directly.
  * @module
  */
-import { createAgentRuntime, type AgentRuntime } from "./agent-runtime.ts";
+import { createAgentRuntime } from "./agent-runtime.ts";
+import { type AgentRuntime } from "../http/agent.ts";
 import { VERSION } from "../features/discovery/version.ts";
 import { toErrorResponse } from "../base/errors.ts";
 import { defaultPolicies } from "../http/auth-chain.ts";

@@ -2,6 +2,9 @@
  * Public types of the host factory.
  * @module
  */
+import type { HostLogger, LogBuffer, LogLevel } from "../base/logging.ts";
+import type { ModelOptions } from "../base/ports/model.ts";
+import type { DocsSite, PlaygroundSite } from "../http/site-types.ts";
 import type { AuthPolicy } from "../base/auth.ts";
 import type { LanguageModelPort, ModelResolver } from "../base/ports/model.ts";
 import type { ProjectDefinition } from "../base/definitions/project.ts";
@@ -21,70 +24,6 @@ export interface AgentMount {
   storage?: StorageDriver;
   /** Workspaces and script execution for tools. @default none: tools get no workspace directory */
   runtime?: RuntimePort;
-}
-
-/** One rendered page of the documentation site. */
-export interface DocsPage {
-  title: string;
-  /** A whole HTML document. */
-  html: string;
-}
-
-/** The documentation site: pages keyed by their path below `/docs` (`""` is the index). */
-export interface DocsSite {
-  pages: Record<string, DocsPage>;
-  /**
-   * `/docs/search?q=`: the pages as plain text, and the results page, in which the core replaces
-   * `%AGENT_SERVE_SEARCH_QUERY%` and `%AGENT_SERVE_SEARCH_RESULTS%`. Absent: no search.
-   */
-  search?: { index: Array<{ slug: string; title: string; text: string }>; page: string };
-}
-
-/** The playground SPA's files, read by the caller (the core reads no files). */
-export interface PlaygroundSite {
-  /** The page; every `%AGENT_SERVE_BASE%` in it becomes the agent's base path ("" in single mode). */
-  index: string;
-  /** Files served under `<base>/playground/assets/<name>`, by name (`app.js`). */
-  assets: Record<string, PlaygroundAsset>;
-}
-
-export interface PlaygroundAsset {
-  body: string | Uint8Array<ArrayBuffer>;
-  /** The content-type header, e.g. `text/javascript; charset=utf-8`. */
-  type: string;
-}
-
-/** Structured detail of a log line (`--log-format json` prints it; the Logs tab shows it). */
-export type LogFields = Record<string, unknown>;
-
-export type LogLevel = "debug" | "info" | "warn" | "error";
-
-export interface HostLogger {
-  /** Detail below the default level (`--log-level debug`): polls, static files. */
-  debug?(message: string, fields?: LogFields): void;
-  info(message: string, fields?: LogFields): void;
-  warn(message: string, fields?: LogFields): void;
-  error(message: string, cause?: unknown, fields?: LogFields): void;
-}
-
-/** Credentials for model providers, already resolved by the caller (flag > env > stored login). */
-export interface ModelCredentials {
-  openai?: string;
-  anthropic?: string;
-  "openai-compatible"?: string;
-  xai?: string;
-}
-
-export interface ModelOptions {
-  credentials?: ModelCredentials;
-  /** Base URL for `openai-compatible/<id>` models. @default env AGENT_SERVE_OPENAI_BASE_URL as passed by the adapter */
-  openaiCompatibleBaseURL?: string;
-  /** Replaces model resolution entirely (tests, custom providers). */
-  resolve?: ModelResolver;
-  /** Model used when the agent config sets none. @default "scripted" when no credential exists */
-  defaultModel?: string;
-  /** `fetch` used by provider clients. @default globalThis.fetch */
-  fetch?: typeof fetch;
 }
 
 export interface AgentHostOptions {
@@ -256,18 +195,6 @@ export interface TickReport {
   schedules: SlotFiring[];
   /** Ids of the reminders that fired. */
   reminders: string[];
-}
-
-export interface LogLine {
-  seq: number;
-  at: string;
-  level: LogLevel;
-  message: string;
-  fields?: LogFields;
-}
-
-export interface LogBuffer {
-  lines(after?: number): LogLine[];
 }
 
 export type { LanguageModelPort, SendOptions, SendResult };

@@ -4,7 +4,7 @@
  * @module
  */
 import { Router, type IRequest } from "itty-router";
-import type { AgentRuntime } from "../host/agent-runtime.ts";
+import type { AgentRuntime } from "./agent.ts";
 import { HTTPError, notFound } from "../base/errors.ts";
 import { authenticate } from "./auth-chain.ts";
 import { isLoopbackAddress } from "./auth-policies.ts";

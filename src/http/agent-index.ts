@@ -4,7 +4,7 @@
  * docs/guide/http-api.md "Route layout").
  * @module
  */
-import type { AgentRuntime } from "../host/agent-runtime.ts";
+import type { AgentRuntime } from "./agent.ts";
 import { escapeHtml } from "./escape-html.ts";
 
 export interface AgentIndexEntry {

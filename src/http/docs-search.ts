@@ -4,7 +4,7 @@
  * here because the pages run no scripts.
  * @module
  */
-import type { DocsSite } from "../host/types.ts";
+import type { DocsSite } from "./site-types.ts";
 import { escapeHtml } from "./escape-html.ts";
 
 type SearchIndex = NonNullable<DocsSite["search"]>["index"];

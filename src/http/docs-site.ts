@@ -5,7 +5,7 @@
  */
 import { FastResponse } from "srvx";
 import { notFound } from "../base/errors.ts";
-import type { DocsSite } from "../host/types.ts";
+import type { DocsSite } from "./site-types.ts";
 import { renderSearchPage } from "./docs-search.ts";
 
 const HEADERS = {

@@ -3,9 +3,9 @@
  * single agent at the root (single mode), as docs/guide/http-api.md "Route layout" lays out.
  * @module
  */
-import type { AgentRuntime } from "../host/agent-runtime.ts";
+import type { AgentRuntime } from "./agent.ts";
 import { notFound } from "../base/errors.ts";
-import type { DocsSite, PlaygroundSite } from "../host/types.ts";
+import type { DocsSite, PlaygroundSite } from "./site-types.ts";
 import { type AgentApp, createAgentApp } from "./agent-app.ts";
 import { AGENT_INDEX_HEADERS, agentIndexPage, describeAgent } from "./agent-index.ts";
 import { createDocsHandler } from "./docs-site.ts";

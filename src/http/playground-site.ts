@@ -6,7 +6,7 @@
  */
 import { FastResponse } from "srvx";
 import { notFound } from "../base/errors.ts";
-import type { PlaygroundSite } from "../host/types.ts";
+import type { PlaygroundSite } from "./site-types.ts";
 import { escapeHtml } from "./escape-html.ts";
 
 /** Where the served `index.html` receives the agent's base path (`/hello`, or "" in single mode). */

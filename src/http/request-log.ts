@@ -4,7 +4,7 @@
  * over log at `debug`, so the terminal shows what a person did, not what a page polled.
  * @module
  */
-import type { HostLogger } from "../host/types.ts";
+import type { HostLogger } from "../base/logging.ts";
 
 /** `GET` paths (after any slug) whose lines are detail: the Logs tab's own poll, health probes, files. */
 const QUIET = /(?:^|\/)(?:v1\/logs|v1\/health|v1\/meta|v1\/session\/[^/]+\/approvals|playground(?:\/.*)?|docs(?:\/.*)?|favicon\.ico)$/;

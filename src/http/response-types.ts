@@ -4,7 +4,7 @@
  * others are declared here and the routes check their bodies against them.
  * @module
  */
-import type { LogLine } from "../host/types.ts";
+import type { LogLine } from "../base/logging.ts";
 
 export type { ApprovalView } from "../engine/approvals/approval-store.ts";
 export type { CostReport, CostSubagentRun, CostTurn } from "../features/cost/report.ts";
@@ -13,7 +13,7 @@ export type { AgentIndexEntry } from "./agent-index.ts";
 export type { McpSessionStatus, SessionReport } from "../features/mcp/session-watch.ts";
 export type { SessionSummary } from "../engine/sessions/session-service.ts";
 export type { DirectCallOutcome } from "../engine/tools/direct-call.ts";
-export type { LogLine } from "../host/types.ts";
+export type { LogLine } from "../base/logging.ts";
 
 /** Every failure: `{ok:false, error, message?}`, plus `issues`, `tools` and the like per code. */
 export interface ErrorEnvelope {

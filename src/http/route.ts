@@ -1,5 +1,5 @@
-import type { AgentRuntime } from "../host/agent-runtime.ts";
-import type { HostLogger, LogBuffer } from "../host/types.ts";
+import type { AgentRuntime } from "./agent.ts";
+import type { HostLogger, LogBuffer } from "../base/logging.ts";
 import type { AuthContext, AuthPolicy } from "../base/auth.ts";
 
 export interface RouteContext {

@@ -5,7 +5,7 @@
  * Direct loopback callers only: a relay or proxy on the same machine forwards here.
  * @module
  */
-import type { AgentRuntime } from "../host/agent-runtime.ts";
+import type { AgentRuntime } from "./agent.ts";
 import { channelPackOf } from "../features/channels/packs/marker.ts";
 import { channelRoutePath } from "../features/channels/routes.ts";
 import { type ErrorLogger, HTTPError } from "../base/errors.ts";

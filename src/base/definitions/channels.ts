@@ -10,7 +10,7 @@ import type { JsonValue } from "../ports/model.ts";
 import type { EventType, SessionEvent } from "../events/vocabulary.ts";
 import type { AdmissionPolicy } from "../../engine/sessions/turn-controller.ts";
 import type { ToolHostServices } from "./tools.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../logging.ts";
 
 export type ChannelMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 

@@ -5,7 +5,7 @@
 import type { ArtifactsFacade } from "./artifacts.ts";
 import type { EventType, SessionEvent } from "../events/vocabulary.ts";
 import type { ToolHostServices, ToolSessionView } from "./tools.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../logging.ts";
 
 export interface HookContext {
   session: ToolSessionView;

@@ -104,3 +104,23 @@ export function addUsage(a: Usage, b: Usage): Usage {
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
   };
 }
+
+/** Credentials for model providers, already resolved by the caller (flag > env > stored login). */
+export interface ModelCredentials {
+  openai?: string;
+  anthropic?: string;
+  "openai-compatible"?: string;
+  xai?: string;
+}
+
+export interface ModelOptions {
+  credentials?: ModelCredentials;
+  /** Base URL for `openai-compatible/<id>` models. @default env AGENT_SERVE_OPENAI_BASE_URL as passed by the adapter */
+  openaiCompatibleBaseURL?: string;
+  /** Replaces model resolution entirely (tests, custom providers). */
+  resolve?: ModelResolver;
+  /** Model used when the agent config sets none. @default "scripted" when no credential exists */
+  defaultModel?: string;
+  /** `fetch` used by provider clients. @default globalThis.fetch */
+  fetch?: typeof fetch;
+}

@@ -5,7 +5,7 @@
  * @module
  */
 import { conflict, notFound } from "../../base/errors.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import type { ApprovalStore, ApprovalView, Decision } from "./approval-store.ts";
 
 export class ApprovalService {

@@ -8,7 +8,7 @@ import type { EventType, SessionEvent } from "../../base/events/vocabulary.ts";
 import type { SessionRecord } from "../sessions/session-store.ts";
 import { sessionView } from "../turns/tool-context.ts";
 import type { ToolHostServices } from "../../base/definitions/tools.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import type { HookDefinition, HookHandler } from "../../base/definitions/hooks.ts";
 
 export interface HookDispatchDeps {

@@ -4,7 +4,7 @@
  */
 import { createError } from "../../base/errors.ts";
 import type { AgentConfig } from "../../base/definitions/project.ts";
-import type { ModelCredentials, ModelOptions } from "../../host/types.ts";
+import type { ModelCredentials, ModelOptions } from "../../base/ports/model.ts";
 import { createAiSdkModel } from "./ai-sdk.ts";
 import type { AiSdkProvider } from "./ai-sdk.ts";
 import { routeModelId, validateModelId } from "./model-ids.ts";

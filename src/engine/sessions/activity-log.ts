@@ -6,7 +6,7 @@
  * the stream (see `docs/design/logging.md`).
  * @module
  */
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import type { SessionEvent } from "../../base/events/vocabulary.ts";
 
 /** Start times are kept per open turn and tool call; a crash can leave some open, so the map is capped. */

@@ -8,7 +8,7 @@
  * @module
  */
 import type { ConversationLog } from "../turns/conversation.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import type { EventLog } from "./event-log.ts";
 import type { EventDraft, SessionEvent } from "../../base/events/vocabulary.ts";
 import type { SessionRecord, SessionStore } from "./session-store.ts";

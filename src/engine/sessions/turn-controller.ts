@@ -11,7 +11,7 @@ import { plainMessage } from "../../base/logger.ts";
 import { HTTPError, conflict, errorMessage } from "../../base/errors.ts";
 import { newTurnId } from "../../base/ids.ts";
 import type { RecordWrite } from "../../base/storage/types.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
 import { STORAGE_UNAVAILABLE_MESSAGE, type TurnEmit, type TurnOutcome, resumeTurn, runTurn } from "../turns/run-turn.ts";
 import type { TurnRunner } from "../turns/turn-runner.ts";

@@ -5,21 +5,31 @@
  * three validate, run and record a call the same way.
  * @module
  */
-import type { AgentRuntime } from "../../host/agent-runtime.ts";
 import { HTTPError, notFound } from "../../base/errors.ts";
 import type { EventDraft } from "../../base/events/vocabulary.ts";
 import type { AuthContext } from "../../base/auth.ts";
 import { isSessionId, newTurnId } from "../../base/ids.ts";
 import type { JsonValue } from "../../base/ports/model.ts";
-import { sessionNotFound } from "../sessions/session-service.ts";
-import { createToolContext } from "../turns/tool-context.ts";
+import { type SessionService, sessionNotFound } from "../sessions/session-service.ts";
+import { type ToolContextServices, createToolContext } from "../turns/tool-context.ts";
+import type { ProjectDefinition } from "../../base/definitions/project.ts";
+import type { RuntimePort } from "../../base/ports/runtime.ts";
+import type { EventLog } from "../sessions/event-log.ts";
+import type { TurnController } from "../sessions/turn-controller.ts";
 import { approvalRequired, needsApproval } from "./approval-gate.ts";
 import { type ToolRunResult, runServerTool, toolCallIdForDirectCall } from "./run-tool.ts";
 import { validateToolInput } from "./schema.ts";
 import type { ToolDefinition } from "../../base/definitions/tools.ts";
 
 /** The parts of an agent a direct call uses. */
-export type DirectCallAgent = Pick<AgentRuntime, "project" | "runtime" | "toolServices" | "sessions" | "controller" | "log">;
+export interface DirectCallAgent {
+  project: ProjectDefinition;
+  runtime: RuntimePort | undefined;
+  toolServices: ToolContextServices;
+  sessions: SessionService;
+  controller: TurnController;
+  log: EventLog;
+}
 
 /** A tool of the agent that may be called directly. */
 export interface ServerTool {
@@ -48,7 +58,7 @@ export interface DirectCallOutcome {
 }
 
 /** Tools that run on the host, sorted by name (agent-execution tools are not directly callable). */
-export function serverTools(agent: Pick<AgentRuntime, "project">): ServerTool[] {
+export function serverTools(agent: Pick<DirectCallAgent, "project">): ServerTool[] {
   return Object.entries(agent.project.tools ?? {})
     .filter(([, definition]) => definition.execution !== "agent")
     .map(([name, definition]) => ({ name, definition }))
@@ -56,7 +66,7 @@ export function serverTools(agent: Pick<AgentRuntime, "project">): ServerTool[] 
 }
 
 /** The tool named `toolName`: 404 `tool_not_found` (with the names) or 400 for an agent tool. */
-export function findServerTool(agent: Pick<AgentRuntime, "project">, toolName: string): ServerTool {
+export function findServerTool(agent: Pick<DirectCallAgent, "project">, toolName: string): ServerTool {
   const tools = agent.project.tools ?? {};
   const definition = Object.hasOwn(tools, toolName) ? tools[toolName] : undefined;
   if (!definition) {

@@ -14,7 +14,7 @@ import { isSessionId, randomId } from "../../base/ids.ts";
 import type { EventLog } from "../../engine/sessions/event-log.ts";
 import type { ArtifactEventView } from "../../base/events/vocabulary.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import { decodePayload, encodePayload } from "./content.ts";
 import { type NormalizedTag, normalizeTag } from "./tag-input.ts";
 import type { ArtifactRecord, ArtifactsDefinition, ArtifactsFacade, TagInput } from "../../base/definitions/artifacts.ts";

@@ -14,7 +14,7 @@ import type { SessionStore } from "../../engine/sessions/session-store.ts";
 import type { TurnController } from "../../engine/sessions/turn-controller.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import type { ToolContextServices } from "../../engine/turns/tool-context.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import { acceptedTurn, waitForTurn } from "./completion.ts";
 import { ChannelDelivery } from "./delivery.ts";
 import type {

@@ -13,7 +13,7 @@
  */
 import type { SessionEvent } from "../../base/events/vocabulary.ts";
 import { errorMessage } from "../../base/errors.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import type { ChannelBinding, ChannelDefinition, ChannelEventContext, ChannelEventHandler, ChannelState } from "../../base/definitions/channels.ts";
 
 /** About 1, 2, 4, 8 and 16 seconds between attempts. */

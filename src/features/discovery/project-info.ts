@@ -5,7 +5,8 @@
  * @module
  */
 import { compileCron } from "../timers/cron.ts";
-import type { AgentRuntime } from "../../host/agent-runtime.ts";
+import type { ModelSpec } from "../../base/ports/model.ts";
+import type { RuntimePort } from "../../base/ports/runtime.ts";
 import { type ChannelInfo, describeChannels, jsonSchemaOf } from "../channels/describe.ts";
 import { DEFAULT_MAX_ARTIFACTS } from "../artifacts/store.ts";
 import { offeredHarnessTools } from "../../engine/harness/allowlist.ts";
@@ -85,7 +86,7 @@ export interface ExperimentInfo {
 export const SCRIPTED_FALLBACK_CODE = "scripted_model_fallback";
 
 export function projectInfo(
-  agent: Pick<AgentRuntime, "slug" | "project" | "basePath" | "model"> & { runtime?: AgentRuntime["runtime"] },
+  agent: { slug: string; project: ProjectDefinition; basePath: string; model: { spec: ModelSpec; notice?: string }; runtime?: RuntimePort | undefined },
   routes: ReadonlyArray<{ method: string; path: string; summary: string; bodySchema?: unknown; querySchema?: unknown }>,
 ): ProjectInfo {
   const { project } = agent;

@@ -3,7 +3,7 @@
  * one run are applied in call order: a late write never replaces a newer snapshot.
  * @module
  */
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import type { EvalRunSnapshot } from "../../base/definitions/evals.ts";
 

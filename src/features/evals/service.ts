@@ -12,7 +12,7 @@ import { randomId } from "../../base/ids.ts";
 import type { EventLog } from "../../engine/sessions/event-log.ts";
 import type { SendOptions, SendResult } from "../../engine/sessions/session-service.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import { type EvalCase, type EvalCatalog, type EvalFilter, type EvalListing, buildCatalog, selectCases } from "./catalog.ts";
 import { runCase } from "./run-case.ts";
 import { EvalRunStore, newestFirst } from "./run-store.ts";

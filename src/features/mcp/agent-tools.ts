@@ -6,12 +6,11 @@
  * @module
  */
 import { validate } from "../../base/validate.ts";
-import type { AgentRuntime } from "../../host/agent-runtime.ts";
 import { badRequest } from "../../base/errors.ts";
 import type { AuthContext } from "../../base/auth.ts";
 import { isSessionId } from "../../base/ids.ts";
 import { sessionNotFound } from "../../engine/sessions/session-service.ts";
-import { callServerTool, findServerTool, serverTools } from "../../engine/tools/direct-call.ts";
+import { type DirectCallAgent, callServerTool, findServerTool, serverTools } from "../../engine/tools/direct-call.ts";
 import { toolInputJsonSchema } from "../../engine/tools/schema.ts";
 import { jsonToolResult } from "./results.ts";
 import { DEFAULT_ASK_WAIT_SECONDS, MAX_WAIT_SECONDS, askArgs, callToolArgs, checkArgs } from "./schemas.ts";
@@ -22,7 +21,7 @@ import type { McpTool } from "./stateless.ts";
 export const MCP_CHANNEL = "mcp";
 
 export interface AgentToolsContext {
-  agent: AgentRuntime;
+  agent: DirectCallAgent;
   auth: AuthContext;
   /** Whether the caller may read sessions it does not own (dev loopback, anonymous deployments). */
   wide: boolean;

@@ -4,14 +4,13 @@
  * the host's tools through this endpoint (`--cloud-tools-url`).
  * @module
  */
-import type { AgentRuntime } from "../../host/agent-runtime.ts";
 import type { AuthContext } from "../../base/auth.ts";
-import { callServerTool, serverTools } from "../../engine/tools/direct-call.ts";
+import { type DirectCallAgent, callServerTool, serverTools } from "../../engine/tools/direct-call.ts";
 import { toolInputJsonSchema } from "../../engine/tools/schema.ts";
 import { toolResultToMcp } from "./results.ts";
 import type { McpTool } from "./stateless.ts";
 
-export function serverToolsAsMcp(agent: AgentRuntime, auth: AuthContext): McpTool[] {
+export function serverToolsAsMcp(agent: DirectCallAgent, auth: AuthContext): McpTool[] {
   return serverTools(agent).map((tool) => ({
     name: tool.name,
     description: tool.definition.description,

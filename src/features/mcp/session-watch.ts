@@ -4,7 +4,7 @@
  * sharing storage), optionally waiting a bounded time for the session to settle.
  * @module
  */
-import type { AgentRuntime } from "../../host/agent-runtime.ts";
+import type { DirectCallAgent } from "../../engine/tools/direct-call.ts";
 import type { SessionEvent } from "../../base/events/vocabulary.ts";
 import { followLog } from "../../base/events/follow.ts";
 import { type PendingApproval, type ReplyState, emptyReplyState, foldReply } from "../../base/events/reply-fold.ts";
@@ -43,7 +43,7 @@ export interface WatchOptions {
 
 /** Reads the session's state from `from`, waiting up to `waitMs` for it to stop running. */
 export async function watchSession(
-  agent: Pick<AgentRuntime, "log" | "sessions">,
+  agent: Pick<DirectCallAgent, "log" | "sessions">,
   sessionId: string,
   options: WatchOptions,
 ): Promise<SessionReport> {

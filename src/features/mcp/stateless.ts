@@ -16,7 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { HTTPError } from "../../base/errors.ts";
 import type { JsonSchemaObject } from "../../base/definitions/tools.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import { errorToolResult } from "./results.ts";
 
 /** One tool an endpoint offers. */

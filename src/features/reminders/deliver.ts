@@ -11,7 +11,7 @@ import type { ToolHostServices } from "../../base/definitions/tools.ts";
 import { HTTPError } from "../../base/errors.ts";
 import type { SessionEntry } from "../../engine/sessions/session-entry.ts";
 import type { SessionStore } from "../../engine/sessions/session-store.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import type { ReminderRecord, ReminderRunContext, ReminderRunResult } from "../../base/definitions/reminders.ts";
 
 export type RunHandler = (context: ReminderRunContext) => ReminderRunResult | Promise<ReminderRunResult>;

@@ -16,7 +16,7 @@ import type { StorageDriver } from "../../base/storage/types.ts";
 import type { Exclusive } from "../timers/exclusive.ts";
 import { mapLimit } from "../../base/map-limit.ts";
 import type { TimerPort } from "../../base/ports/timers.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import { cadenceOf, firstFireAt, nextFireAt } from "./cadence.ts";
 import { ConversationGone, type RunHandler, deliverToConversation, reminderMessage, runReminderHandler } from "./deliver.ts";
 import { DueIndex } from "./due-index.ts";

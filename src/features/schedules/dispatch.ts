@@ -13,7 +13,7 @@ import { runServerTool, toolCallIdForDirectCall } from "../../engine/tools/run-t
 import { validateToolInput } from "../../engine/tools/schema.ts";
 import type { ToolDefinition } from "../../base/definitions/tools.ts";
 import { type ToolContextServices, createToolContext } from "../../engine/turns/tool-context.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import type { ScheduleContext, ScheduleDefinition, ScheduleFiring } from "../../base/definitions/schedules.ts";
 import { errorMessage } from "../../base/errors.ts";
 

@@ -15,7 +15,7 @@ import type { StorageDriver } from "../../base/storage/types.ts";
 import { type CronSchedule, compileCron } from "../timers/cron.ts";
 import type { Exclusive } from "../timers/exclusive.ts";
 import type { TimerPort } from "../../base/ports/timers.ts";
-import type { HostLogger } from "../../host/types.ts";
+import type { HostLogger } from "../../base/logging.ts";
 import type { ScheduleDefinition, ScheduleFiring } from "../../base/definitions/schedules.ts";
 import { validateSchedule } from "./validate.ts";
 

@@ -1,6 +1,6 @@
 /** Approval routes: list parked calls, resolve one (docs/guide/http-api.md "Sessions", docs/design/tools.md "Approvals"). */
 import { validate } from "../../base/validate.ts";
-import type { AgentRuntime } from "../../host/agent-runtime.ts";
+import type { AgentRuntime } from "../agent.ts";
 import type { Decision } from "../../engine/approvals/approval-store.ts";
 import { approvalBody } from "../schemas/tools.ts";
 import type { ApprovalDecisionResponse } from "../response-types.ts";

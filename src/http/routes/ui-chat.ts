@@ -12,7 +12,7 @@
  * @module
  */
 import { validate } from "../../base/validate.ts";
-import type { AgentRuntime } from "../../host/agent-runtime.ts";
+import type { AgentRuntime } from "../agent.ts";
 import { badRequest } from "../../base/errors.ts";
 import { type UiChatBody, uiChatBody } from "../schemas/ui-chat.ts";
 import type { SessionEvent } from "../../base/events/vocabulary.ts";

@@ -11,7 +11,7 @@
  */
 import type { SessionEvent } from "../../../base/events/vocabulary.ts";
 import { errorMessage } from "../../../base/errors.ts";
-import type { HostLogger } from "../../../host/types.ts";
+import type { HostLogger } from "../../../base/logging.ts";
 import type { ChannelBinding, ChannelDefinition } from "../../../base/definitions/channels.ts";
 import type { SlackThreadState } from "./ingress.ts";
 import { type SlackReplies, slackFailureNotice } from "./replies.ts";
