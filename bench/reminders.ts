@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/host/host.ts";
 import type { ReminderRecord, RemindersFacade } from "../src/base/definitions/reminders.ts";
-import type { SessionRecord } from "../src/engine/sessions/session-store.ts";
+import type { SessionRecord } from "../src/base/definitions/sessions.ts";
 import { alternate, fmt, machineLine, median, option, percentile, printTable, scriptedProject, tempDir } from "./_util.ts";
 import { serveCli, stopCli } from "./_util.ts";
 

@@ -16,7 +16,7 @@ import { DatabaseSync } from "node:sqlite";
 import { serveNode } from "../adapters/node.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/index.ts";
-import type { SessionRecord } from "../src/engine/sessions/session-store.ts";
+import type { SessionRecord } from "../src/base/definitions/sessions.ts";
 import {
   alternate,
   fmt,

@@ -14,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import type { SessionRecord } from "../src/engine/sessions/session-store.ts";
+import type { SessionRecord } from "../src/base/definitions/sessions.ts";
 import { alternate, fmt, machineLine, median, option, printTable, tempDir } from "./_util.ts";
 import { serveCli, stopCli } from "./_util.ts";
 

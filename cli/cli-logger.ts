@@ -5,7 +5,7 @@
  * @module
  */
 import { plainMessage } from "../src/base/logger.ts";
-import type { HostLogger, LogFields, LogLevel } from "../src/host/types.ts";
+import type { HostLogger, LogFields, LogLevel } from "../src/base/logging.ts";
 import type { CliIo } from "./io.ts";
 import { createStyle } from "./style.ts";
 

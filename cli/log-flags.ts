@@ -4,7 +4,7 @@
  * @module
  */
 import { LOG_LEVELS, isLogLevel } from "../src/base/logger.ts";
-import type { LogLevel } from "../src/host/types.ts";
+import type { LogLevel } from "../src/base/logging.ts";
 import type { LogFormat } from "./cli-logger.ts";
 import { UsageError } from "./io.ts";
 import { rawOption } from "./raw-option.ts";

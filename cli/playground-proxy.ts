@@ -8,9 +8,9 @@
  */
 import type { FetchHandler } from "../adapters/_serve.ts";
 import { HTTPError, toErrorResponse } from "../src/base/errors.ts";
-import { localDevStrict } from "../src/http/auth-policies.ts";
+import { localDevStrict } from "../src/base/auth-policies.ts";
 import { createPlaygroundHandler } from "../src/http/playground-site.ts";
-import type { PlaygroundSite } from "../src/host/types.ts";
+import type { PlaygroundSite } from "../src/http/site-types.ts";
 
 export interface PlaygroundProxyOptions {
   site: PlaygroundSite;

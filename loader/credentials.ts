@@ -6,7 +6,7 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import type { ModelCredentials } from "../src/host/types.ts";
+import type { ModelCredentials } from "../src/base/ports/model.ts";
 
 export type CredentialProvider = keyof ModelCredentials;
 export type Env = Record<string, string | undefined>;

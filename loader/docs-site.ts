@@ -15,7 +15,7 @@ import { Marked } from "marked";
 import type { Token } from "marked";
 import { packageFile } from "./package-root.ts";
 import { escapeHtml } from "../src/http/escape-html.ts";
-import type { DocsSite } from "../src/host/types.ts";
+import type { DocsSite } from "../src/http/site-types.ts";
 import { referencePages } from "./docs-reference.ts";
 
 export interface RenderDocsOptions {

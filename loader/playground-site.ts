@@ -10,7 +10,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageFile } from "./package-root.ts";
-import type { PlaygroundAsset, PlaygroundSite } from "../src/host/types.ts";
+import type { PlaygroundAsset, PlaygroundSite } from "../src/http/site-types.ts";
 
 export interface ReadPlaygroundOptions {
   /** The folder holding `index.html` and `assets/`. @default the package's own `playground/` */

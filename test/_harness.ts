@@ -9,7 +9,8 @@ import type { ProjectDefinition } from "../src/base/definitions/project.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import type { EventEnvelope } from "../src/entries/events.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
-import type { AgentHost, AgentHostOptions, HostLogger } from "../src/host/types.ts";
+import type { AgentHost, AgentHostOptions } from "../src/host/types.ts";
+import type { HostLogger } from "../src/base/logging.ts";
 
 export interface HostUnderTest {
   kind: "in-process" | "http";

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderDocsSite } from "../loader/docs-site.ts";
 import { createHost } from "../src/host/host.ts";
-import type { AgentHostOptions, DocsSite } from "../src/host/types.ts";
+import type { AgentHostOptions } from "../src/host/types.ts";
+import type { DocsSite } from "../src/http/site-types.ts";
 import { cliEnv, finished, killAfterEach, spawnCli, startServe, waitForOutput } from "./_cli.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-docs-"));

@@ -9,10 +9,11 @@ import { bearerAuth } from "../src/entries/channels.ts";
 import type { HookDefinition } from "../src/entries/hooks.ts";
 import { defineHook } from "../src/entries/hooks.ts";
 import type { AuthContext } from "../src/base/auth.ts";
-import { eventLogName } from "../src/engine/sessions/event-log.ts";
+import { eventLogName } from "../src/base/storage/keys.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
-import type { AgentHostOptions, HostLogger } from "../src/host/types.ts";
+import type { AgentHostOptions } from "../src/host/types.ts";
+import type { HostLogger } from "../src/base/logging.ts";
 import { type HostUnderTest, type TestEvent, describeHost, eventually, helloOptions, postJson, project } from "./_harness.ts";
 
 const base = "/hello";

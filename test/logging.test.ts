@@ -10,7 +10,7 @@ import { main } from "../cli/main.ts";
 import { plainMessage } from "../src/base/logger.ts";
 import { createHost } from "../src/host/host.ts";
 import { defineTool } from "../src/entries/tools.ts";
-import type { HostLogger, LogLine } from "../src/host/types.ts";
+import type { HostLogger, LogLine } from "../src/base/logging.ts";
 import { helloOptions, postJson, project } from "./_harness.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { settled, toolLine } from "./_workspace.ts";

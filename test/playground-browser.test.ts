@@ -19,7 +19,8 @@ import { defineHook } from "../src/entries/hooks.ts";
 import { createHost } from "../src/host/host.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { defineTool } from "../src/entries/tools.ts";
-import type { AgentHost, AgentHostOptions, PlaygroundSite } from "../src/host/types.ts";
+import type { AgentHost, AgentHostOptions } from "../src/host/types.ts";
+import type { PlaygroundSite } from "../src/http/site-types.ts";
 import { CHROMIUM_PATH, type PageProblems, hasChromium, launchChromium, watchProblems } from "./_browser.ts";
 import { type TestEvent, postJson, project, quietLogger } from "./_harness.ts";
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readPlaygroundSite } from "../loader/playground-site.ts";
-import type { PlaygroundSite } from "../src/host/types.ts";
+import type { PlaygroundSite } from "../src/http/site-types.ts";
 import { writeFiles } from "./_cli-io.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { describeHost, helloOptions, project } from "./_harness.ts";

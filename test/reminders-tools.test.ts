@@ -7,7 +7,8 @@ import { createHost } from "../src/host/host.ts";
 import type { ProjectDefinition } from "../src/base/definitions/project.ts";
 import type { ToolContext } from "../src/base/definitions/tools.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
-import type { AgentHost, HostLogger } from "../src/host/types.ts";
+import type { AgentHost } from "../src/host/types.ts";
+import type { HostLogger } from "../src/base/logging.ts";
 import { type TestEvent, allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
 
 const base = "/hello";

@@ -10,7 +10,8 @@ import type { ReminderRecord, RemindersFacade, ReminderRunContext } from "../src
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import type { ToolDefinition } from "../src/base/definitions/tools.ts";
-import type { AgentHost, AgentHostOptions, HostLogger } from "../src/host/types.ts";
+import type { AgentHost, AgentHostOptions } from "../src/host/types.ts";
+import type { HostLogger } from "../src/base/logging.ts";
 import { type TestEvent, allEvents, eventually, postJson, project, quietLogger, type HostUnderTest } from "./_harness.ts";
 import { REDIS_MISSING, REDIS_SERVER, startRedisServer } from "./_redis-server.ts";
 import { createRedisStorage } from "../drivers/redis/index.ts";

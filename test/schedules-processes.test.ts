@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, expect, test } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import type { SessionRecord } from "../src/engine/sessions/session-store.ts";
+import type { SessionRecord } from "../src/base/definitions/sessions.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-schedules-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -8,9 +8,10 @@ import { createHost } from "../src/host/host.ts";
 import type { ProjectDefinition } from "../src/base/definitions/project.ts";
 import type { ScheduleContext, ScheduleDefinition } from "../src/base/definitions/schedules.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
-import type { SessionRecord } from "../src/engine/sessions/session-store.ts";
+import type { SessionRecord } from "../src/base/definitions/sessions.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
-import type { AgentHost, AgentHostOptions, HostLogger, LogLine } from "../src/host/types.ts";
+import type { AgentHost, AgentHostOptions } from "../src/host/types.ts";
+import type { HostLogger, LogLine } from "../src/base/logging.ts";
 import { allEvents, eventually, postJson, project, quietLogger, type HostUnderTest, severable } from "./_harness.ts";
 
 const base = "/hello";

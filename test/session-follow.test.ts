@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { eventStreamResponse } from "../src/http/event-stream.ts";
-import { EventLog, type LogListener } from "../src/engine/sessions/event-log.ts";
+import { EventLog } from "../src/engine/sessions/event-log.ts";
+import { type LogListener } from "../src/base/events/follow.ts";
 import type { EventDraft } from "../src/base/events/vocabulary.ts";
 import { type FollowableLog, followLog } from "../src/base/events/follow.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";

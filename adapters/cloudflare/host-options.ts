@@ -6,7 +6,9 @@
  * @module
  */
 import type { ProjectDefinition } from "../../src/base/definitions/project.ts";
-import type { AgentHostOptions, DocsSite, ModelCredentials, PlaygroundSite } from "../../src/host/types.ts";
+import type { AgentHostOptions } from "../../src/host/types.ts";
+import type { DocsSite, PlaygroundSite } from "../../src/http/site-types.ts";
+import type { ModelCredentials } from "../../src/base/ports/model.ts";
 
 /** One agent the worker serves: `slug` is its URL prefix in multi mode. */
 export interface CloudflareProject {

@@ -8,7 +8,7 @@
 import { relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RecordedProject } from "../../loader/record-project.ts";
-import type { DocsSite, PlaygroundSite } from "../../src/host/types.ts";
+import type { DocsSite, PlaygroundSite } from "../../src/http/site-types.ts";
 
 export interface EntryProject {
   slug: string;

@@ -6,7 +6,7 @@
  * generic 500 that leaks nothing.
  * @module
  */
-import { json } from "../http/responses.ts";
+import { json } from "./responses.ts";
 import { StorageUnavailableError } from "./storage/errors.ts";
 
 export interface HTTPErrorInit {

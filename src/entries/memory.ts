@@ -3,4 +3,5 @@
  * @module
  */
 export { memoryHook } from "../features/memory/hook.ts";
-export type { MemoryBackend, MemoryHookOptions, MemoryRecord, ProjectFiles } from "../features/memory/hook.ts";
+export type { MemoryBackend, MemoryHookOptions, MemoryRecord } from "../features/memory/hook.ts";
+export type { ProjectFiles } from "../base/definitions/tools.ts";

@@ -20,9 +20,8 @@ import { createError } from "../base/errors.ts";
 import { createHostKv } from "../engine/kv/kv.ts";
 import { createHostOtel } from "../engine/telemetry/host-otel.ts";
 import { traceTurns } from "../engine/telemetry/trace-turns.ts";
-import type { ProjectFiles } from "../features/memory/hook.ts";
+import type { ProjectFiles } from "../base/definitions/tools.ts";
 import { defaultPolicies } from "../http/auth-chain.ts";
-import type { AuthPolicy } from "../base/auth.ts";
 import { createModelResolver, defaultModelId, effectiveModel, normalizeModelSpec } from "../engine/model/resolve.ts";
 import type { ModelSpec } from "../base/ports/model.ts";
 import type { ProjectDefinition } from "../base/definitions/project.ts";
@@ -45,7 +44,6 @@ import { TurnController } from "../engine/sessions/turn-controller.ts";
 import { TurnLeases } from "../engine/sessions/turn-leases.ts";
 import { TurnSlots } from "../engine/sessions/turn-slots.ts";
 import { createMemoryStorage } from "../base/storage/memory.ts";
-import type { StorageDriver } from "../base/storage/types.ts";
 import { createExclusive } from "../features/timers/exclusive.ts";
 import { TimedWork } from "../features/timers/timed-work.ts";
 import type { TimerPort } from "../base/ports/timers.ts";
@@ -56,6 +54,7 @@ import { createTurnRunner } from "../engine/turns/turn-runner.ts";
 import type { TurnToolsOptions } from "../engine/turns/turn-tools.ts";
 import type { AgentHostOptions, AgentMount } from "./types.ts";
 import type { AgentRuntime } from "../http/agent.ts";
+import { turnSlotsKey } from "../base/storage/keys.ts";
 import type { HostLogger } from "../base/logging.ts";
 
 /** The most model steps one turn may take before it fails. */
@@ -180,7 +179,7 @@ export function createAgentRuntime(
   const maxRunningTurns = project.agent.concurrency?.maxRunningTurns;
   const sharedSlots =
     sharedLeases && maxRunningTurns !== undefined
-      ? new SharedTurnSlots(storage, { key: `turn-slots/${mount.slug}`, max: maxRunningTurns, owner: leases.owner })
+      ? new SharedTurnSlots(storage, { key: turnSlotsKey(mount.slug), max: maxRunningTurns, owner: leases.owner })
       : undefined;
   const controller = new TurnController({
     log,

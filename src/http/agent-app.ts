@@ -7,7 +7,7 @@ import { Router, type IRequest } from "itty-router";
 import type { AgentRuntime } from "./agent.ts";
 import { HTTPError, notFound } from "../base/errors.ts";
 import { authenticate } from "./auth-chain.ts";
-import { isLoopbackAddress } from "./auth-policies.ts";
+import { isLoopbackAddress } from "../base/auth-policies.ts";
 import type { HostServices, RouteDefinition } from "./route.ts";
 
 export type AgentApp = (request: Request, ip: string | undefined) => Promise<Response>;

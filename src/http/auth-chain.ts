@@ -1,5 +1,5 @@
 import { HTTPError } from "../base/errors.ts";
-import { allowAll, bearerAuth, localDevStrict } from "./auth-policies.ts";
+import { allowAll, bearerAuth, localDevStrict } from "../base/auth-policies.ts";
 import type { AuthContext, AuthPolicy, AuthRequestInfo } from "../base/auth.ts";
 
 /** Runs the policies in order; the first non-null principal wins, none means 401. */

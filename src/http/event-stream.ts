@@ -7,7 +7,7 @@
 import type { EventLog } from "../engine/sessions/event-log.ts";
 import { isEventType } from "../base/events/vocabulary.ts";
 import { followLog } from "../base/events/follow.ts";
-import { NDJSON_HEADERS } from "./responses.ts";
+import { NDJSON_HEADERS } from "../base/responses.ts";
 
 export interface StreamOptions {
   startIndex: number;

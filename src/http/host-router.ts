@@ -11,7 +11,7 @@ import { AGENT_INDEX_HEADERS, agentIndexPage, describeAgent } from "./agent-inde
 import { createDocsHandler } from "./docs-site.ts";
 import { type HostRouteHandlers, servedHostRoutes } from "./host-routes.ts";
 import { type PlaygroundHandler, createPlaygroundHandler } from "./playground-site.ts";
-import { html, json, rawJson } from "./responses.ts";
+import { html, json, rawJson } from "../base/responses.ts";
 import type { HostServices, RouteDefinition } from "./route.ts";
 import { agentRoutes } from "./routes/index.ts";
 import { createScmWebhooks } from "./scm-webhooks.ts";

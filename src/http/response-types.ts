@@ -11,7 +11,7 @@ export type { CostReport, CostSubagentRun, CostTurn } from "../features/cost/rep
 export type { EvalCaseResult, EvalFailure, EvalRunError, EvalRunSnapshot } from "../base/definitions/evals.ts";
 export type { AgentIndexEntry } from "./agent-index.ts";
 export type { McpSessionStatus, SessionReport } from "../features/mcp/session-watch.ts";
-export type { SessionSummary } from "../engine/sessions/session-service.ts";
+export type { SessionSummary } from "../base/definitions/sessions.ts";
 export type { DirectCallOutcome } from "../engine/tools/direct-call.ts";
 export type { LogLine } from "../base/logging.ts";
 

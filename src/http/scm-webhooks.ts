@@ -9,9 +9,9 @@ import type { AgentRuntime } from "./agent.ts";
 import { channelPackOf } from "../features/channels/packs/marker.ts";
 import { channelRoutePath } from "../features/channels/routes.ts";
 import { type ErrorLogger, HTTPError } from "../base/errors.ts";
-import { localDevStrict } from "./auth-policies.ts";
-import { readBodyText } from "./body.ts";
-import { json } from "./responses.ts";
+import { localDevStrict } from "../base/auth-policies.ts";
+import { readBodyText } from "../base/body.ts";
+import { json } from "../base/responses.ts";
 
 export const SCM_WEBHOOKS_PATH = "/v1/webhooks/scm";
 

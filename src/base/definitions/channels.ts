@@ -8,7 +8,7 @@ import type { ArtifactsFacade } from "./artifacts.ts";
 import type { AuthContext, AuthPolicy } from "../auth.ts";
 import type { JsonValue } from "../ports/model.ts";
 import type { EventType, SessionEvent } from "../events/vocabulary.ts";
-import type { AdmissionPolicy } from "../../engine/sessions/turn-controller.ts";
+import type { AdmissionPolicy } from "./sessions.ts";
 import type { ToolHostServices } from "./tools.ts";
 import type { HostLogger } from "../logging.ts";
 
@@ -239,4 +239,20 @@ export interface ChannelDefinition<State extends ChannelState = ChannelState> {
   onStop?(): unknown;
   /** Only `bot/channels/http.ts`: transforms (or refuses, with null) each message of the built-in HTTP channel. */
   onMessage?(input: HttpChannelMessage, context: ChannelServices<State>): HttpChannelMessageResult | Promise<HttpChannelMessageResult>;
+}
+
+/** The host service channel code reaches as `ctx.host.deliveries`. */
+export interface DeliveryClaims {
+  /**
+   * Claims delivery `id` of `scope` (a channel id). Resolves null when the delivery was already
+   * accepted, or is being handled right now.
+   */
+  claim(scope: string, id: string, options?: { keepMs?: number }): Promise<DeliveryClaim | null>;
+}
+
+export interface DeliveryClaim {
+  /** The delivery was accepted: remember it for the dedupe window. */
+  accept(): Promise<void>;
+  /** The delivery failed: forget the claim so a retry is handled. */
+  release(): Promise<void>;
 }

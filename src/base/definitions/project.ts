@@ -11,7 +11,7 @@ import type { ExtensionInfo } from "./extensions.ts";
 import type { ExperimentDefinition } from "./experiments.ts";
 import type { ConnectionDefinition, ProjectSkill, SubagentDefinition, WorkspaceSeed } from "./harness.ts";
 import type { HookDefinition } from "./hooks.ts";
-import type { KvConfig } from "../../engine/kv/kv.ts";
+import type { KvConfig } from "./kv.ts";
 import type { ScheduleDefinition } from "./schedules.ts";
 import type { ToolDefinition } from "./tools.ts";
 

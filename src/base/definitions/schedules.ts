@@ -7,7 +7,7 @@ import type { ToolHostServices } from "./tools.ts";
 import type { AuthContext } from "../auth.ts";
 import type { JsonValue } from "../ports/model.ts";
 import type { RemindersFacade } from "./reminders.ts";
-import type { SendResult } from "../../engine/sessions/session-service.ts";
+import type { SendResult } from "./sessions.ts";
 
 interface ScheduleBase {
   /** Standard 5-field cron expression, evaluated in UTC with minute granularity. */

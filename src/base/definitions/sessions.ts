@@ -4,7 +4,7 @@
  * @module
  */
 import type { AuthContext } from "../auth.ts";
-import type { AdmissionPolicy } from "../../engine/sessions/turn-controller.ts";
+import type { AbAssignment } from "./experiments.ts";
 
 export interface CreateSessionInput {
   message: string;
@@ -67,3 +67,41 @@ export interface SendResult {
   /** Whether this send started a new session. */
   created: boolean;
 }
+
+export type AdmissionPolicy = "preempt" | "coalesce";
+
+export interface SessionSummary {
+  sessionId: string;
+  channel: string;
+  mode: "chat" | "task";
+  title: string | null;
+  status: SessionRecord["status"];
+  queued: boolean;
+  turnCount: number;
+  createdAt: string;
+  updatedAt: string;
+  continuationToken: string;
+}
+
+export interface SessionRecord {
+  sessionId: string;
+  channel: string;
+  mode: "chat" | "task";
+  title?: string;
+  owner: AuthContext;
+  continuationToken: string;
+  status: SessionStatus;
+  turnCount: number;
+  createdAt: string;
+  updatedAt: string;
+  /** Per-session channel state (JSON), as declared by the channel. */
+  state?: Record<string, unknown>;
+  /** `eval` traffic is marked so hooks and A/B enrollment can skip it. */
+  purpose?: string;
+  /** Sticky A/B arms drawn at creation, one per experiment; every turn of the session uses them. */
+  ab?: AbAssignment[];
+  /** A workspace directory a send chose for this session (host code); wins over the local options. */
+  workspaceDir?: string;
+}
+
+export type SessionStatus = "idle" | "running" | "queued" | "completed" | "failed";

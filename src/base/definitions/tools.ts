@@ -5,13 +5,13 @@
  */
 import type { StandardSchema } from "../validate.ts";
 import type { ArtifactsFacade } from "./artifacts.ts";
-import type { DeliveryClaims } from "../../features/channels/packs/delivery-claims.ts";
+import type { DeliveryClaims } from "./channels.ts";
 import type { AuthContext } from "../auth.ts";
-import type { HostKv } from "../../engine/kv/kv.ts";
-import type { ProjectFiles } from "../../features/memory/hook.ts";
-import type { HostOtel } from "../../engine/telemetry/host-otel.ts";
+import type { HostKv } from "./kv.ts";
+import type { HostOtel } from "./telemetry.ts";
 import type { RemindersFacade } from "./reminders.ts";
-import type { SendOptions, SendResult, SessionSummary } from "../../engine/sessions/session-service.ts";
+import type { SendOptions, SendResult } from "./sessions.ts";
+import type { SessionSummary } from "./sessions.ts";
 
 /** A JSON Schema object, passed to the model as is and never validated (docs/design/tools.md "Tools"). */
 export type JsonSchemaObject = Record<string, unknown>;
@@ -102,4 +102,10 @@ export interface ToolHostServices {
 export interface ToolResultEnvelope {
   content: Array<Record<string, unknown>>;
   isError?: boolean;
+}
+
+/** The host service the default backend writes through (the runtime port's project files). */
+export interface ProjectFiles {
+  /** Appends `text` to a project-relative file, creating it and its folders. */
+  append(path: string, text: string): Promise<void>;
 }

@@ -9,7 +9,6 @@
  * @module
  */
 import { createError } from "../errors.ts";
-import type { LogListener } from "../../engine/sessions/event-log.ts";
 
 /** The part of the event log a follower reads: what the storage port gives every driver. */
 export interface FollowableLog {
@@ -117,3 +116,5 @@ function take(published: LineBatch[], next: number): readonly string[] | "hole" 
   }
   return out;
 }
+
+export type LogListener = (firstIndex: number, lines: readonly string[]) => void;

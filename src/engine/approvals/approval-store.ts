@@ -12,6 +12,7 @@
 import { turnSuspended } from "../../base/abort.ts";
 import type { RecordWrite, StorageDriver } from "../../base/storage/types.ts";
 import { RecordConflictError } from "../../base/storage/types.ts";
+import { approvalDecisionsLogName as decisionsLog, approvalsPrefix as prefix } from "../../base/storage/keys.ts";
 
 export type Decision = "approve" | "deny";
 
@@ -200,8 +201,6 @@ export class ApprovalStore {
 
 // --- internals ---
 
-const prefix = (sessionId: string): string => `approvals/${sessionId}/`;
-const decisionsLog = (sessionId: string): string => `approvals/${sessionId}/decisions`;
 
 /** Storage keys allow `[A-Za-z0-9_.-]` segments; call ids come from the model, so they are encoded. */
 function approvalKey(sessionId: string, callId: string): string | undefined {

@@ -7,7 +7,8 @@
 import type { EventLog } from "../sessions/event-log.ts";
 import type { SessionEvent } from "../../base/events/vocabulary.ts";
 import { closingEvents } from "../sessions/recovery.ts";
-import type { SessionRecord, SessionStore } from "../sessions/session-store.ts";
+import type { SessionStore } from "../sessions/session-store.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { TurnLeases } from "../sessions/turn-leases.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
 import type { ApprovalRecord, ApprovalStore } from "./approval-store.ts";

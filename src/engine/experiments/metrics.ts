@@ -11,7 +11,8 @@
  */
 import { type SessionEvent, isEvent } from "../../base/events/vocabulary.ts";
 import type { EventLog } from "../sessions/event-log.ts";
-import type { SessionRecord, SessionStore } from "../sessions/session-store.ts";
+import type { SessionStore } from "../sessions/session-store.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { AbAssignment, ExperimentDefinition } from "../../base/definitions/experiments.ts";
 
 /** Most sessions whose assignments one report lists (newest first). */

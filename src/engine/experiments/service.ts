@@ -4,7 +4,8 @@
  * @module
  */
 import type { EventLog } from "../sessions/event-log.ts";
-import type { SessionRecord, SessionStore } from "../sessions/session-store.ts";
+import type { SessionStore } from "../sessions/session-store.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import { type RandomSource, cryptoRandom, drawAssignments } from "./assign.ts";
 import { type AbReport, AbMetrics } from "./metrics.ts";
 import type { AbAssignment, ExperimentDefinition } from "../../base/definitions/experiments.ts";

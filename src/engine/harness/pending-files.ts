@@ -6,10 +6,8 @@
  */
 import { KeyedLock } from "../../base/keyed-lock.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
+import { pendingFilesKey as key } from "../../base/storage/keys.ts";
 
-const key = (sessionId: string): string => `sessions/${sessionId}/workspace-files`;
-/** Where a session's staged files wait (removed with the session). */
-export const pendingFilesKey = key;
 
 export class PendingWorkspaceFiles {
   readonly #storage: StorageDriver;

@@ -8,7 +8,7 @@
 import { normalizeModelSpec } from "../model/resolve.ts";
 import type { LanguageModelPort, ModelSpec, Usage } from "../../base/ports/model.ts";
 import type { ProjectDefinition } from "../../base/definitions/project.ts";
-import type { SessionRecord } from "../sessions/session-store.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { ToolDefinition } from "../../base/definitions/tools.ts";
 import type { ToolExecutor } from "../turns/tool-executor.ts";
 import type { TurnHandle, TurnRunner, TurnSetup } from "../turns/turn-runner.ts";

@@ -5,7 +5,7 @@
  */
 import type { ArtifactsFacade } from "../../base/definitions/artifacts.ts";
 import type { EventType, SessionEvent } from "../../base/events/vocabulary.ts";
-import type { SessionRecord } from "../sessions/session-store.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import { sessionView } from "../turns/tool-context.ts";
 import type { ToolHostServices } from "../../base/definitions/tools.ts";
 import type { HostLogger } from "../../base/logging.ts";

@@ -8,9 +8,9 @@
 import { defineDriver } from "unstorage";
 import type { Driver } from "unstorage";
 import type { StorageDriver } from "../../base/storage/types.ts";
+import { KV_STORAGE_PREFIX } from "../../base/storage/keys.ts";
 
 /** Where kv records live in an agent's storage. */
-export const KV_STORAGE_PREFIX = "kv";
 
 /**
  * Creates the driver. It stores values as given (unstorage hands it strings); expiry is kept by

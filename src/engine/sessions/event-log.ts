@@ -10,8 +10,8 @@
  */
 import type { LogAppend, RecordWrite, StorageDriver } from "../../base/storage/types.ts";
 import { type EventDraft, type SessionEvent, serializeEvent } from "../../base/events/vocabulary.ts";
-
-export type LogListener = (firstIndex: number, lines: readonly string[]) => void;
+import { eventLogName } from "../../base/storage/keys.ts";
+import type { LogListener } from "../../base/events/follow.ts";
 
 /** Writes that commit together with the events of one `append`. */
 export interface CommitWith {
@@ -37,7 +37,6 @@ interface Writer {
 /** Writers (each caching a log length) kept for recently written sessions. */
 const MAX_CACHED_WRITERS = 10_000;
 
-export const eventLogName = (sessionId: string): string => `sessions/${sessionId}/events`;
 
 export class EventLog {
   readonly #storage: StorageDriver;

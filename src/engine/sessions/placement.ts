@@ -7,7 +7,7 @@
  * @module
  */
 import type { AuthContext } from "../../base/auth.ts";
-import type { CreateSessionInput, FollowUpInput } from "./session-service.ts";
+import type { CreateSessionInput, FollowUpInput } from "../../base/definitions/sessions.ts";
 
 export interface SessionPlacement {
   /** The one session this host holds; undefined for a host that holds none (it sends all away). */

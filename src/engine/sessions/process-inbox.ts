@@ -11,6 +11,7 @@
 import { HTTPError } from "../../base/errors.ts";
 import { randomId } from "../../base/ids.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
+import { inboxLogName as inboxLog } from "../../base/storage/keys.ts";
 
 /** What a request names: an operation and its JSON arguments. */
 export interface InboxRequest {
@@ -34,7 +35,6 @@ interface Waiting {
 /** How often an inbox is polled where `follow` does not reach other processes. */
 const POLL_MS = 200;
 
-export const inboxLog = (owner: string): string => `processes/${owner}/inbox`;
 
 export class ProcessInbox {
   readonly #storage: StorageDriver;

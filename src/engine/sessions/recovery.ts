@@ -11,7 +11,8 @@ import type { ConversationLog } from "../turns/conversation.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import type { EventLog } from "./event-log.ts";
 import type { EventDraft, SessionEvent } from "../../base/events/vocabulary.ts";
-import type { SessionRecord, SessionStore } from "./session-store.ts";
+import type { SessionStore } from "./session-store.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { TurnLeases } from "./turn-leases.ts";
 
 export const RESTART_MESSAGE = "host restarted";

@@ -7,15 +7,18 @@ import { HTTPError, conflict, notFound } from "../../base/errors.ts";
 import type { AbAssignment } from "../../base/definitions/experiments.ts";
 import type { AuthContext } from "../../base/auth.ts";
 import { newHttpToken, newSessionId } from "../../base/ids.ts";
-import { deliveryCursorKey } from "../../features/channels/delivery.ts";
-import { pendingFilesKey } from "../harness/pending-files.ts";
-import { conversationLogName } from "../turns/conversation.ts";
-import { type EventLog, eventLogName } from "./event-log.ts";
+import { deliveryCursorKey } from "../../base/storage/keys.ts";
+import { pendingFilesKey } from "../../base/storage/keys.ts";
+import { conversationLogName } from "../../base/storage/keys.ts";
+import { type EventLog } from "./event-log.ts";
+import { eventLogName } from "../../base/storage/keys.ts";
 import type { EventDraft } from "../../base/events/vocabulary.ts";
 import type { PlacedCall } from "./placement.ts";
 import type { CreateSessionInput, FollowUpInput, SendOptions, SendResult } from "../../base/definitions/sessions.ts";
-import type { SessionRecord, SessionStore } from "./session-store.ts";
+import type { SessionStore } from "./session-store.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { TurnController } from "./turn-controller.ts";
+import type { SessionSummary } from "../../base/definitions/sessions.ts";
 
 
 /**
@@ -59,19 +62,6 @@ export interface ForwardedArgs {
   sessionId: string;
   auth: AuthContext;
   input?: FollowUpInput;
-}
-
-export interface SessionSummary {
-  sessionId: string;
-  channel: string;
-  mode: "chat" | "task";
-  title: string | null;
-  status: SessionRecord["status"];
-  queued: boolean;
-  turnCount: number;
-  createdAt: string;
-  updatedAt: string;
-  continuationToken: string;
 }
 
 export type { CreateSessionInput, FollowUpInput, SendOptions, SendResult } from "../../base/definitions/sessions.ts";

@@ -6,37 +6,10 @@
  * writes that other steps commit together with their events (docs/design/storage.md).
  * @module
  */
-import type { AbAssignment } from "../../base/definitions/experiments.ts";
-import type { AuthContext } from "../../base/auth.ts";
 import type { RecordWrite, StorageDriver } from "../../base/storage/types.ts";
 import { KeyedLock } from "../../base/keyed-lock.ts";
-
-export type SessionStatus = "idle" | "running" | "queued" | "completed" | "failed";
-
-export interface SessionRecord {
-  sessionId: string;
-  channel: string;
-  mode: "chat" | "task";
-  title?: string;
-  owner: AuthContext;
-  continuationToken: string;
-  status: SessionStatus;
-  turnCount: number;
-  createdAt: string;
-  updatedAt: string;
-  /** Per-session channel state (JSON), as declared by the channel. */
-  state?: Record<string, unknown>;
-  /** `eval` traffic is marked so hooks and A/B enrollment can skip it. */
-  purpose?: string;
-  /** Sticky A/B arms drawn at creation, one per experiment; every turn of the session uses them. */
-  ab?: AbAssignment[];
-  /** A workspace directory a send chose for this session (host code); wins over the local options. */
-  workspaceDir?: string;
-}
-
-const recordKey = (sessionId: string): string => `sessions/${sessionId}/record`;
-const activeKey = (sessionId: string): string => `active/${sessionId}`;
-const tokenKey = (channel: string, token: string): string => `continuations/${channel}/${encodeToken(token)}`;
+import { ACTIVE_PREFIX, SESSIONS_PREFIX, activeKey, continuationKey as tokenKey, sessionRecordKey as recordKey } from "../../base/storage/keys.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 
 export class SessionStore {
   readonly #storage: StorageDriver;
@@ -112,7 +85,7 @@ export class SessionStore {
 
   /** Every stored record, in one scan of the store's key index: used by listings, never at start-up. */
   async list(): Promise<SessionRecord[]> {
-    const entries = await this.#storage.entries("sessions/");
+    const entries = await this.#storage.entries(SESSIONS_PREFIX);
     const out: SessionRecord[] = [];
     for (const [key, raw] of entries) {
       if (!key.endsWith("/record")) continue;
@@ -164,16 +137,6 @@ export class SessionStore {
   }
 
   async listActive(): Promise<string[]> {
-    return (await this.#storage.list("active/")).map((key) => key.slice("active/".length));
+    return (await this.#storage.list(ACTIVE_PREFIX)).map((key) => key.slice(ACTIVE_PREFIX.length));
   }
-}
-
-// --- internals ---
-
-/** Channel tokens are free-form (`pr:owner/repo#1`); base64url makes them one safe key segment. */
-function encodeToken(token: string): string {
-  const bytes = new TextEncoder().encode(token);
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
 }

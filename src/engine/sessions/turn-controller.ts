@@ -18,11 +18,11 @@ import type { TurnRunner } from "../turns/turn-runner.ts";
 import type { EventDraft } from "../../base/events/vocabulary.ts";
 import type { EventLog } from "./event-log.ts";
 import { type RecoveryDeps, recoverSession } from "./recovery.ts";
-import type { SessionRecord, SessionStore } from "./session-store.ts";
+import type { SessionStore } from "./session-store.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { TurnLeases } from "./turn-leases.ts";
 import type { Release, SlotPool } from "./turn-slots.ts";
-
-export type AdmissionPolicy = "preempt" | "coalesce";
+import type { AdmissionPolicy } from "../../base/definitions/sessions.ts";
 
 /**
  * Why a turn was aborted; decides the `turn.failed` message. `lost`: the turn's lease went to

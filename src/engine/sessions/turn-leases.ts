@@ -8,11 +8,11 @@
  * @module
  */
 import type { StorageDriver } from "../../base/storage/types.ts";
+import { turnLeaseKey as leaseKey } from "../../base/storage/keys.ts";
 
 /** How long a lease outlives a process that stopped renewing it. */
 export const TURN_LEASE_TTL_MS = 30_000;
 
-const leaseKey = (sessionId: string): string => `turns/${sessionId}`;
 
 export class TurnLeases {
   readonly #storage: StorageDriver;

@@ -5,20 +5,10 @@
  * @module
  */
 import { metrics, trace } from "@opentelemetry/api";
-import type { Attributes, Counter, Meter, Tracer } from "@opentelemetry/api";
+import type { Counter } from "@opentelemetry/api";
+import type { HostOtel } from "../../base/definitions/telemetry.ts";
 
 export const INSTRUMENTATION_NAME = "agent-serve";
-
-export interface HostOtel {
-  /** The host's tracer: spans started here join the agent's traces when a parent is active. */
-  readonly tracer: Tracer;
-  readonly meter: Meter;
-  /**
-   * Adds to the counter `name` (created on first use): `increment("refunds")`,
-   * `increment("refunds", 3)`, `increment("refunds", {region: "eu"})` or `increment("refunds", 3, {region: "eu"})`.
-   */
-  increment(name: string, value?: number | Attributes, attributes?: Attributes): void;
-}
 
 /** The `otel` host service of one agent; `slug` is added to every counter's attributes. */
 export function createHostOtel(slug: string): HostOtel {

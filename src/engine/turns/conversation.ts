@@ -1,6 +1,7 @@
 import type { ConversationMessage } from "../../base/ports/model.ts";
 import type { LogAppend, StorageDriver } from "../../base/storage/types.ts";
 import { missingToolResults, withToolResults } from "./history-repair.ts";
+import { conversationLogName as logName } from "../../base/storage/keys.ts";
 
 type AssistantMessage = Extract<ConversationMessage, { role: "assistant" }>;
 
@@ -64,6 +65,3 @@ export class ConversationLog {
   }
 }
 
-const logName = (sessionId: string): string => `sessions/${sessionId}/conversation`;
-/** The conversation log's storage name (removed with the session). */
-export const conversationLogName = logName;

@@ -5,8 +5,9 @@
  */
 import type { ArtifactsFacade } from "../../base/definitions/artifacts.ts";
 import type { RuntimePort } from "../../base/ports/runtime.ts";
-import type { SendOptions, SendResult, SessionSummary } from "../sessions/session-service.ts";
-import type { SessionRecord } from "../sessions/session-store.ts";
+import type { SendOptions, SendResult } from "../../base/definitions/sessions.ts";
+import type { SessionSummary } from "../../base/definitions/sessions.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { ToolContext, ToolHostServices, ToolSessionView } from "../../base/definitions/tools.ts";
 
 export interface ToolContextServices {

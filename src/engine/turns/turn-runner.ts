@@ -1,7 +1,7 @@
 import type { ExperimentDefinition } from "../../base/definitions/experiments.ts";
 import { turnVariant } from "../experiments/variant.ts";
 import type { ModelSpec } from "../../base/ports/model.ts";
-import type { SessionRecord } from "../sessions/session-store.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { TurnInput } from "./run-turn.ts";
 import { type TurnToolsOptions, createTurnTools, toolSpecs } from "./turn-tools.ts";
 

@@ -8,7 +8,7 @@ import { TURN_INTERRUPTED, isTurnSuspended, throwIfAborted } from "../../base/ab
 import type { ApprovalRecord, ApprovalStore, Decision } from "../approvals/approval-store.ts";
 import type { ModelToolSpec } from "../../base/ports/model.ts";
 import type { RuntimePort } from "../../base/ports/runtime.ts";
-import type { SessionRecord } from "../sessions/session-store.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import { runAgentTool, runServerTool } from "../tools/run-tool.ts";
 import { toolInputJsonSchema, validateToolInput } from "../tools/schema.ts";
 import type { ToolDefinition } from "../../base/definitions/tools.ts";

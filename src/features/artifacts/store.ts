@@ -18,6 +18,7 @@ import type { HostLogger } from "../../base/logging.ts";
 import { decodePayload, encodePayload } from "./content.ts";
 import { type NormalizedTag, normalizeTag } from "./tag-input.ts";
 import type { ArtifactRecord, ArtifactsDefinition, ArtifactsFacade, TagInput } from "../../base/definitions/artifacts.ts";
+import { ARTIFACTS_PREFIX, artifactContentKey as contentKey, artifactRecordKey as recordKey } from "../../base/storage/keys.ts";
 
 /** Retention cap when the declaration sets none (docs/guide/http-api.md "Limits"). */
 export const DEFAULT_MAX_ARTIFACTS = 1000;
@@ -53,8 +54,6 @@ export interface ArtifactContent {
 }
 
 const ARTIFACT_ID = /^art_[A-Za-z0-9]{1,64}$/;
-const recordKey = (id: string): string => `artifacts/${id}`;
-const contentKey = (id: string): string => `artifact-content/${id}`;
 /** Batch size of the parallel reads of the first load. */
 const LOAD_BATCH = 64;
 
@@ -223,8 +222,8 @@ export class ArtifactStore {
   }
 
   async #readAll(): Promise<void> {
-    const ids = (await this.#storage.list("artifacts/"))
-      .map((key) => key.slice("artifacts/".length))
+    const ids = (await this.#storage.list(ARTIFACTS_PREFIX))
+      .map((key) => key.slice(ARTIFACTS_PREFIX.length))
       .filter((id) => isArtifactId(id));
     const records: ArtifactRecord[] = [];
     for (let i = 0; i < ids.length; i += LOAD_BATCH) {

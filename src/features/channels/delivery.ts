@@ -15,6 +15,7 @@ import type { SessionEvent } from "../../base/events/vocabulary.ts";
 import { errorMessage } from "../../base/errors.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import type { ChannelBinding, ChannelDefinition, ChannelEventContext, ChannelEventHandler, ChannelState } from "../../base/definitions/channels.ts";
+import { deliveryCursorKey, deliveryCursorPrefix as cursorPrefix } from "../../base/storage/keys.ts";
 
 /** About 1, 2, 4, 8 and 16 seconds between attempts. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [1000, 2000, 4000, 8000, 16000];
@@ -56,9 +57,7 @@ export interface DeliveryDeps {
   delivers?: (sessionId: string) => boolean;
 }
 
-const cursorPrefix = (channelId: string): string => `channels/${channelId}/delivered/`;
 /** A session's delivery cursor key (removed with the session). */
-export const deliveryCursorKey = (channelId: string, sessionId: string): string => `${cursorPrefix(channelId)}${sessionId}`;
 
 /** Session owners remembered; a forgotten one costs one record read on its next event. */
 const MAX_KNOWN_OWNERS = 10_000;

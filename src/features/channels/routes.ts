@@ -8,8 +8,8 @@
 import { type StandardSchema, validate } from "../../base/validate.ts";
 import { badRequest } from "../../base/errors.ts";
 import type { AuthPolicy } from "../../base/auth.ts";
-import { readBodyText } from "../../http/body.ts";
-import { json } from "../../http/responses.ts";
+import { readBodyText } from "../../base/body.ts";
+import { json } from "../../base/responses.ts";
 import { type RouteContext, type RouteDefinition, defineRoute } from "../../http/route.ts";
 import { HTTP_CHANNEL } from "./channel-host.ts";
 import type { ChannelDefinition, ChannelRoute, ChannelRouteContext } from "../../base/definitions/channels.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { EventLog } from "../../engine/sessions/event-log.ts";
-import type { SendResult } from "../../engine/sessions/session-service.ts";
+import type { SendResult } from "../../base/definitions/sessions.ts";
 import { preview } from "./matchers.ts";
 import { partialMatch } from "./partial-match.ts";
 import { observeTurn } from "./session-turn.ts";

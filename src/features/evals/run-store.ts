@@ -6,8 +6,8 @@
 import type { HostLogger } from "../../base/logging.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import type { EvalRunSnapshot } from "../../base/definitions/evals.ts";
+import { EVAL_RUNS_PREFIX as PREFIX } from "../../base/storage/keys.ts";
 
-const PREFIX = "eval-runs/";
 const RUN_ID = /^eval_[A-Za-z0-9]{1,64}$/;
 
 /** Run ids come from URLs; anything not shaped like one is simply unknown. */

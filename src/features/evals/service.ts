@@ -10,7 +10,7 @@ import { HTTPError, conflict, errorMessage, notFound } from "../../base/errors.t
 import type { AuthContext } from "../../base/auth.ts";
 import { randomId } from "../../base/ids.ts";
 import type { EventLog } from "../../engine/sessions/event-log.ts";
-import type { SendOptions, SendResult } from "../../engine/sessions/session-service.ts";
+import type { SendOptions, SendResult } from "../../base/definitions/sessions.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import { type EvalCase, type EvalCatalog, type EvalFilter, type EvalListing, buildCatalog, selectCases } from "./catalog.ts";

@@ -8,6 +8,7 @@
 import { createError } from "../../base/errors.ts";
 import type { HookContext, HookDefinition } from "../../base/definitions/hooks.ts";
 import type { Usage } from "../../base/ports/model.ts";
+import type { ProjectFiles } from "../../base/definitions/tools.ts";
 
 /** One finished turn, as journaled. */
 export interface MemoryRecord {
@@ -37,12 +38,6 @@ export interface MemoryHookOptions {
   path?: string;
   /** Skip eval traffic (sessions with purpose `eval`). @default true */
   skipEvals?: boolean;
-}
-
-/** The host service the default backend writes through (the runtime port's project files). */
-export interface ProjectFiles {
-  /** Appends `text` to a project-relative file, creating it and its folders. */
-  append(path: string, text: string): Promise<void>;
 }
 
 const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };

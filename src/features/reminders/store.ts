@@ -5,8 +5,8 @@
 import { randomId } from "../../base/ids.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import type { ReminderRecord } from "../../base/definitions/reminders.ts";
+import { REMINDERS_PREFIX as PREFIX } from "../../base/storage/keys.ts";
 
-const PREFIX = "reminders/";
 const ID = /^rem_[A-Za-z0-9]{1,64}$/;
 
 export const newReminderId = (): string => `rem_${randomId(20)}`;

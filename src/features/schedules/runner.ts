@@ -18,6 +18,7 @@ import type { TimerPort } from "../../base/ports/timers.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import type { ScheduleDefinition, ScheduleFiring } from "../../base/definitions/schedules.ts";
 import { validateSchedule } from "./validate.ts";
+import { scheduleFireKey as leaseKey, scheduleStateKey as stateKey } from "../../base/storage/keys.ts";
 
 /** A slot this late is missed rather than fired. */
 export const GRACE_MS = 60_000;
@@ -215,8 +216,6 @@ export class ScheduleRunner {
 
 // --- internals ---
 
-const stateKey = (id: string): string => `schedules/${id}`;
-const leaseKey = (id: string): string => `schedule-fire/${id}`;
 
 /** The slots in `(after, last]`, counted up to MAX_COUNTED. */
 function countSlots(cron: CronSchedule, after: number, last: number): { count: number; more: boolean; first: number; last: number } {

@@ -4,7 +4,7 @@
  * caller may read.
  * @module
  */
-import { json } from "../responses.ts";
+import { json } from "../../base/responses.ts";
 import { defineRoute } from "../route.ts";
 import { viewer } from "./sessions.ts";
 

@@ -9,7 +9,7 @@ import { safeFilename } from "../../features/artifacts/content.ts";
 import { isArtifactId } from "../../features/artifacts/store.ts";
 import type { ArtifactRecord } from "../../base/definitions/artifacts.ts";
 import { HTTPError, notFound } from "../../base/errors.ts";
-import { json } from "../responses.ts";
+import { json } from "../../base/responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
 import { viewer } from "./sessions.ts";
 

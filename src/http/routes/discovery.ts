@@ -7,7 +7,7 @@
 import type { AgentMeta, LogsPage } from "../response-types.ts";
 import { projectInfo } from "../../features/discovery/project-info.ts";
 import { badRequest } from "../../base/errors.ts";
-import { json } from "../responses.ts";
+import { json } from "../../base/responses.ts";
 import { type RouteDefinition, defineRoute } from "../route.ts";
 
 /**

@@ -6,8 +6,8 @@ import { validate } from "../../base/validate.ts";
 import { notFound } from "../../base/errors.ts";
 import { isRunId } from "../../features/evals/run-store.ts";
 import { startEvalRunBody } from "../schemas/evals.ts";
-import { readJsonBody } from "../body.ts";
-import { json } from "../responses.ts";
+import { readJsonBody } from "../../base/body.ts";
+import { json } from "../../base/responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
 
 export const listEvals = defineRoute({

@@ -1,7 +1,7 @@
 /** Per-agent liveness and the cost report. */
 import { loadPriceCatalog } from "../../features/cost/prices.ts";
 import { foldCostReport } from "../../features/cost/report.ts";
-import { json } from "../responses.ts";
+import { json } from "../../base/responses.ts";
 import { defineRoute } from "../route.ts";
 import { sessionParam, viewer } from "./sessions.ts";
 

@@ -5,8 +5,8 @@ import { isSessionId } from "../../base/ids.ts";
 import { createSessionBody, followUpBody, renameSessionBody } from "../schemas/session.ts";
 import { sessionNotFound } from "../../engine/sessions/session-service.ts";
 import type { CreateSessionResponse, FollowUpResponse, StopResponse } from "../response-types.ts";
-import { readJsonBody } from "../body.ts";
-import { json } from "../responses.ts";
+import { readJsonBody } from "../../base/body.ts";
+import { json } from "../../base/responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
 
 export const createSession = defineRoute({

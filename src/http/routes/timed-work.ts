@@ -11,7 +11,7 @@
 import { HTTPError, conflict, notFound } from "../../base/errors.ts";
 import { isReminderId } from "../../features/reminders/store.ts";
 import { authenticate } from "../auth-chain.ts";
-import { json } from "../responses.ts";
+import { json } from "../../base/responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
 
 /** The marker header of platform timer calls; the alias proxy strips it from external traffic. */

@@ -6,8 +6,8 @@
 import { validate } from "../../base/validate.ts";
 import { toolCallBody } from "../schemas/tools.ts";
 import { callServerTool, findServerTool } from "../../engine/tools/direct-call.ts";
-import { readJsonBody } from "../body.ts";
-import { json } from "../responses.ts";
+import { readJsonBody } from "../../base/body.ts";
+import { json } from "../../base/responses.ts";
 import { defineRoute } from "../route.ts";
 
 export const callTool = defineRoute({

@@ -18,7 +18,7 @@ import { type UiChatBody, uiChatBody } from "../schemas/ui-chat.ts";
 import type { SessionEvent } from "../../base/events/vocabulary.ts";
 import { sessionNotFound } from "../../engine/sessions/session-service.ts";
 import type { AuthContext } from "../../base/auth.ts";
-import { readJsonBody } from "../body.ts";
+import { readJsonBody } from "../../base/body.ts";
 import { eventStreamResponse } from "../event-stream.ts";
 import { defineRoute } from "../route.ts";
 import { newChunkState, toUiMessageChunks } from "../ui-message-chunks.ts";

@@ -6,7 +6,7 @@
  */
 import type { Octokit } from "@octokit/core";
 import * as v from "valibot";
-import { allowAll } from "../../../http/auth-policies.ts";
+import { allowAll } from "../../../base/auth-policies.ts";
 import { POST, defineChannel } from "../define.ts";
 import { readEnv } from "../packs/env.ts";
 import { markChannelPack } from "../packs/marker.ts";

@@ -5,7 +5,7 @@
  */
 import type { Octokit } from "@octokit/core";
 import { badRequest, createError } from "../../../base/errors.ts";
-import { json } from "../../../http/responses.ts";
+import { json } from "../../../base/responses.ts";
 import { handleOnce, ignored, invalidSignature, isDirectLoopback, parseJsonBody } from "../packs/ingress.ts";
 import { isDeliveryId } from "../packs/delivery-claims.ts";
 import type { ChannelRouteContext } from "../../../base/definitions/channels.ts";

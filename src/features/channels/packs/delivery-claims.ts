@@ -12,22 +12,8 @@
  */
 import { randomId } from "../../../base/ids.ts";
 import type { StorageDriver } from "../../../base/storage/types.ts";
-
-/** The host service channel code reaches as `ctx.host.deliveries`. */
-export interface DeliveryClaims {
-  /**
-   * Claims delivery `id` of `scope` (a channel id). Resolves null when the delivery was already
-   * accepted, or is being handled right now.
-   */
-  claim(scope: string, id: string, options?: { keepMs?: number }): Promise<DeliveryClaim | null>;
-}
-
-export interface DeliveryClaim {
-  /** The delivery was accepted: remember it for the dedupe window. */
-  accept(): Promise<void>;
-  /** The delivery failed: forget the claim so a retry is handled. */
-  release(): Promise<void>;
-}
+import { deliveryClaimKey } from "../../../base/storage/keys.ts";
+import type { DeliveryClaims } from "../../../base/definitions/channels.ts";
 
 /** How long an accepted delivery is remembered. GitHub redelivers by hand for days. */
 export const DEFAULT_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
@@ -41,7 +27,7 @@ export function createDeliveryClaims(storage: StorageDriver): DeliveryClaims {
       if (!isDeliveryId(scope) || !isDeliveryId(id)) {
         throw new Error(`[agent-serve] [channels] delivery ids are 1-200 characters of [A-Za-z0-9_.-]`);
       }
-      const key = `channels/${scope}/deliveries/${id}`;
+      const key = deliveryClaimKey(scope, id);
       const holder = `delivery_${randomId(16)}`;
       if (!(await storage.acquireLease(key, holder, PROCESSING_MS))) return null;
       return {

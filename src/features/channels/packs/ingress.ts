@@ -4,10 +4,10 @@
  * @module
  */
 import { HTTPError } from "../../../base/errors.ts";
-import { isLoopbackAddress } from "../../../http/auth-policies.ts";
-import { json } from "../../../http/responses.ts";
+import { isLoopbackAddress } from "../../../base/auth-policies.ts";
+import { json } from "../../../base/responses.ts";
 import type { ToolHostServices } from "../../../base/definitions/tools.ts";
-import type { DeliveryClaim } from "./delivery-claims.ts";
+import type { DeliveryClaim } from "../../../base/definitions/channels.ts";
 
 const FORWARDING_HEADERS = ["x-forwarded-for", "x-real-ip", "forwarded", "x-forwarded-host"];
 

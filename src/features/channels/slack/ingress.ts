@@ -6,7 +6,7 @@
  */
 import { badRequest } from "../../../base/errors.ts";
 import type { AuthContext } from "../../../base/auth.ts";
-import { json } from "../../../http/responses.ts";
+import { json } from "../../../base/responses.ts";
 import { handleOnce, ignored, invalidSignature, isDirectLoopback, parseJsonBody } from "../packs/ingress.ts";
 import type { ChannelRouteContext } from "../../../base/definitions/channels.ts";
 import { type SlackEnvelope, type SlackMessage, classifySlackEvent } from "./events.ts";

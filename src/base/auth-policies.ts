@@ -2,7 +2,7 @@
  * The built-in auth policies of docs/guide/http-api.md "Auth". Each returns an `AuthPolicy`.
  * @module
  */
-import type { AuthContext, AuthPolicy } from "../base/auth.ts";
+import type { AuthContext, AuthPolicy } from "./auth.ts";
 
 const FORWARDING_HEADERS = ["x-forwarded-for", "x-real-ip", "forwarded", "x-forwarded-host"];
 

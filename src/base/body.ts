@@ -1,4 +1,4 @@
-import { HTTPError, badRequest } from "../base/errors.ts";
+import { HTTPError, badRequest } from "./errors.ts";
 
 /**
  * Reads a JSON request body, refusing bodies over `maxBytes` with 413 before buffering them.

@@ -1,0 +1,59 @@
+/**
+ * Every storage key and log name the host writes, in one place: the layout of an agent's storage
+ * (docs/design/storage.md "Layout"). Keys are `/`-separated; a session's own data shares the
+ * `sessions/<id>/` prefix, so removing that prefix removes the session.
+ * @module
+ */
+
+/** A session's record. */
+export const sessionRecordKey = (sessionId: string): string => `sessions/${sessionId}/record`;
+/** Prefix of every session's record (listing). */
+export const SESSIONS_PREFIX = "sessions/";
+/** A session's event log. */
+export const eventLogName = (sessionId: string): string => `sessions/${sessionId}/events`;
+/** A session's model conversation log. */
+export const conversationLogName = (sessionId: string): string => `sessions/${sessionId}/conversation`;
+/** Per-send workspace files waiting for the session's next turn. */
+export const pendingFilesKey = (sessionId: string): string => `sessions/${sessionId}/workspace-files`;
+/** Marks a session with a turn admitted and not yet idle again (start-up reads only these). */
+export const activeKey = (sessionId: string): string => `active/${sessionId}`;
+export const ACTIVE_PREFIX = "active/";
+/** A channel's continuation key (or HTTP token) bound to its session. */
+export const continuationKey = (channel: string, token: string): string => `continuations/${channel}/${encodeSegment(token)}`;
+/** A session's turn lease (one turn at a time across processes). */
+export const turnLeaseKey = (sessionId: string): string => `turns/${sessionId}`;
+/** The host-wide running-turn cap's slots of one agent. */
+export const turnSlotsKey = (slug: string): string => `turn-slots/${slug}`;
+/** Requests forwarded to the process `owner` (docs/design/processes.md "Forwarding"). */
+export const inboxLogName = (owner: string): string => `processes/${owner}/inbox`;
+/** A session's parked approval calls (records below it) and its decisions log. */
+export const approvalsPrefix = (sessionId: string): string => `approvals/${sessionId}/`;
+export const approvalDecisionsLogName = (sessionId: string): string => `approvals/${sessionId}/decisions`;
+/** A schedule's state (next and last fire) and its per-slot fire lease. */
+export const scheduleStateKey = (scheduleId: string): string => `schedules/${scheduleId}`;
+export const scheduleFireKey = (scheduleId: string): string => `schedule-fire/${scheduleId}`;
+/** Reminder records. */
+export const REMINDERS_PREFIX = "reminders/";
+/** Eval run snapshots. */
+export const EVAL_RUNS_PREFIX = "eval-runs/";
+/** Artifact records and their payloads. */
+export const ARTIFACTS_PREFIX = "artifacts/";
+export const artifactRecordKey = (id: string): string => `${ARTIFACTS_PREFIX}${id}`;
+export const artifactContentKey = (id: string): string => `artifact-content/${id}`;
+/** How far a channel's event delivery got in a session. */
+export const deliveryCursorPrefix = (channelId: string): string => `channels/${channelId}/delivered/`;
+export const deliveryCursorKey = (channelId: string, sessionId: string): string => `${deliveryCursorPrefix(channelId)}${sessionId}`;
+/** A channel pack's claim on one inbound delivery (exactly-once replies). */
+export const deliveryClaimKey = (scope: string, id: string): string => `channels/${scope}/deliveries/${id}`;
+/** The default prefix of `ctx.host.kv` keys. */
+export const KV_STORAGE_PREFIX = "kv";
+
+// --- internals ---
+
+/** Channel tokens are free-form (`pr:owner/repo#1`); base64url makes them one safe key segment. */
+function encodeSegment(token: string): string {
+  const bytes = new TextEncoder().encode(token);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
