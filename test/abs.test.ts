@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
-import { ExperimentService } from "../src/engine/experiments/service.ts";
+import { ExperimentService } from "../src/features/experiments/service.ts";
 import type { ExperimentDefinition } from "../src/base/definitions/experiments.ts";
 import { createHost } from "../src/host/host.ts";
 import { createScriptedModel } from "../src/engine/model/scripted.ts";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { EVERY_MINUTE, MAX_TRIGGERS, cronTriggers, toWorkersCron } from "../cli/cloudflare/cron-triggers.ts";
-import { compileCron } from "../src/features/timers/cron.ts";
+import { compileCron } from "../src/base/cron.ts";
 
 /** The minutes `expression` fires in, over two weeks from a Monday, by the host's own cron rules. */
 function firings(expression: string): number[] {

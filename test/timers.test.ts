@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { DueIndex } from "../src/features/reminders/due-index.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { createClock } from "../src/features/timers/clock.ts";
-import { compileCron, cronProblem } from "../src/features/timers/cron.ts";
+import { compileCron, cronProblem } from "../src/base/cron.ts";
 import { parseDuration } from "../src/base/duration.ts";
 import { createExclusive } from "../src/features/timers/exclusive.ts";
 

@@ -5,11 +5,11 @@
  */
 import { ApprovalService } from "../engine/approvals/approval-service.ts";
 import { ApprovalStore } from "../engine/approvals/approval-store.ts";
-import { type ParkedTurnDeps, resumeIfOrphaned, resumeParkedTurn } from "../engine/approvals/parked-turns.ts";
+import { type ParkedTurnDeps, resumeIfOrphaned, resumeParkedTurn } from "../engine/sessions/parked-turns.ts";
 import { ArtifactStore } from "../features/artifacts/store.ts";
 import { ChannelHost, HTTP_CHANNEL } from "../features/channels/channel-host.ts";
 import { EvalService } from "../features/evals/service.ts";
-import { ExperimentService } from "../engine/experiments/service.ts";
+import { ExperimentService } from "../features/experiments/service.ts";
 import { cachedModels } from "../engine/experiments/variant.ts";
 import { bindRuntime } from "../engine/harness/bind-runtime.ts";
 import { PendingWorkspaceFiles } from "../engine/harness/pending-files.ts";
@@ -28,7 +28,7 @@ import type { ProjectDefinition } from "../base/definitions/project.ts";
 import { ReminderService } from "../features/reminders/service.ts";
 import type { RuntimePort } from "../base/ports/runtime.ts";
 import { dispatchSchedule } from "../features/schedules/dispatch.ts";
-import { callServerTool, findServerTool } from "../engine/tools/direct-call.ts";
+import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { ScheduleRunner } from "../features/schedules/runner.ts";
 import { createActivityLog } from "../engine/sessions/activity-log.ts";
 import { EventLog } from "../engine/sessions/event-log.ts";

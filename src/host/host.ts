@@ -11,7 +11,7 @@ import { defaultPolicies } from "../http/auth-chain.ts";
 import { createHostHandler } from "../http/host-router.ts";
 import type { HostServices } from "../http/route.ts";
 import { randomId } from "../base/ids.ts";
-import { callServerTool, findServerTool } from "../engine/tools/direct-call.ts";
+import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { createHostLogger, createLogBuffer } from "../base/logger.ts";
 import { logRequest } from "../http/request-log.ts";
 import { createClock } from "../features/timers/clock.ts";

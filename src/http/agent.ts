@@ -10,7 +10,7 @@ import type { RuntimePort } from "../base/ports/runtime.ts";
 import type { StorageDriver } from "../base/storage/types.ts";
 import type { ApprovalService } from "../engine/approvals/approval-service.ts";
 import type { ApprovalStore } from "../engine/approvals/approval-store.ts";
-import type { ExperimentService } from "../engine/experiments/service.ts";
+import type { ExperimentService } from "../features/experiments/service.ts";
 import type { EventLog } from "../engine/sessions/event-log.ts";
 import type { SessionService } from "../engine/sessions/session-service.ts";
 import type { TurnController } from "../engine/sessions/turn-controller.ts";

@@ -12,7 +12,7 @@ export type { EvalCaseResult, EvalFailure, EvalRunError, EvalRunSnapshot } from 
 export type { AgentIndexEntry } from "./agent-index.ts";
 export type { McpSessionStatus, SessionReport } from "../features/mcp/session-watch.ts";
 export type { SessionSummary } from "../base/definitions/sessions.ts";
-export type { DirectCallOutcome } from "../engine/tools/direct-call.ts";
+export type { DirectCallOutcome } from "../engine/direct-calls/direct-call.ts";
 export type { LogLine } from "../base/logging.ts";
 
 /** Every failure: `{ok:false, error, message?}`, plus `issues`, `tools` and the like per code. */

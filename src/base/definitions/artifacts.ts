@@ -3,6 +3,7 @@
  * optionally with a downloadable payload.
  * @module
  */
+import type { ArtifactEventView } from "../events/vocabulary.ts";
 import type { StandardSchema } from "../validate.ts";
 
 export interface ArtifactKind {
@@ -32,13 +33,7 @@ export interface TagInput {
 }
 
 /** The record events and lists carry (docs/design/tools.md "Artifacts": id, kind, key, title, data, source). */
-export interface ArtifactRecord {
-  id: string;
-  kind: string;
-  key: string;
-  title: string;
-  data: unknown;
-  source: "host" | "model";
+export interface ArtifactRecord extends ArtifactEventView {
   sessionId: string;
   turnId?: string;
   contentType?: string;

@@ -4,7 +4,6 @@
 the core appends. Users read it as `agent-serve/events`.
  * @module
  */
-import type { ArtifactRecord } from "../definitions/artifacts.ts";
 import type { FinishReason, JsonValue, Usage } from "../ports/model.ts";
 
 /** A tool call as `actions.requested` records it: the validated input (docs/guide/http-api.md "Events"). */
@@ -23,7 +22,14 @@ export type ActionResultData = {
 };
 
 /** An artifact as `artifact.tagged` carries it (the record without its bookkeeping). */
-export type ArtifactEventView = Pick<ArtifactRecord, "id" | "kind" | "key" | "title" | "data" | "source">;
+export interface ArtifactEventView {
+  id: string;
+  kind: string;
+  key: string;
+  title: string;
+  data: unknown;
+  source: "host" | "model";
+}
 
 /**
  * The `data` payload of every event type (docs/guide/http-api.md "Events"). Members marked optional

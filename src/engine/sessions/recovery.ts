@@ -42,7 +42,7 @@ export interface RecoveryDeps {
   approvals?: { closeAll(sessionId: string): Promise<void> };
   /**
    * Continues a turn parked for approval instead of failing it; resolves false when the session
-   * has none (`resumeParkedTurn` in ../approvals/parked-turns.ts). Restart recovery passes it.
+   * has none (`resumeParkedTurn` in ./parked-turns.ts). Restart recovery passes it.
    */
   resumeParked?: (record: SessionRecord, events: SessionEvent[]) => Promise<boolean>;
 }

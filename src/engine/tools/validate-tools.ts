@@ -3,7 +3,7 @@
  * about, so `validate` and `serve` can print every one of them.
  * @module
  */
-import { HOOK_EVENT_NAMES } from "../hooks/event-names.ts";
+import { HOOK_EVENT_NAMES } from "../../base/events/hook-event-names.ts";
 import { didYouMean, unknownKeyDiagnostics } from "../project/unknown-keys.ts";
 import type { Diagnostic } from "../../base/definitions/project.ts";
 import { canDescribeSchema, isStandardSchema, jsonSchemaProblem } from "./schema.ts";

@@ -4,7 +4,7 @@
  * `info` command and the playground can read the same object.
  * @module
  */
-import { compileCron } from "../timers/cron.ts";
+import { compileCron } from "../../base/cron.ts";
 import type { ModelSpec } from "../../base/ports/model.ts";
 import type { RuntimePort } from "../../base/ports/runtime.ts";
 import { type ChannelInfo, describeChannels, jsonSchemaOf } from "../channels/describe.ts";

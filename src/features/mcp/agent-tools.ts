@@ -10,7 +10,7 @@ import { badRequest } from "../../base/errors.ts";
 import type { AuthContext } from "../../base/auth.ts";
 import { isSessionId } from "../../base/ids.ts";
 import { sessionNotFound } from "../../engine/sessions/session-service.ts";
-import { type DirectCallAgent, callServerTool, findServerTool, serverTools } from "../../engine/tools/direct-call.ts";
+import { type DirectCallAgent, callServerTool, findServerTool, serverTools } from "../../engine/direct-calls/direct-call.ts";
 import { toolInputJsonSchema } from "../../engine/tools/schema.ts";
 import { jsonToolResult } from "./results.ts";
 import { DEFAULT_ASK_WAIT_SECONDS, MAX_WAIT_SECONDS, askArgs, callToolArgs, checkArgs } from "./schemas.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { AuthContext } from "../../base/auth.ts";
-import { type DirectCallAgent, callServerTool, serverTools } from "../../engine/tools/direct-call.ts";
+import { type DirectCallAgent, callServerTool, serverTools } from "../../engine/direct-calls/direct-call.ts";
 import { toolInputJsonSchema } from "../../engine/tools/schema.ts";
 import { toolResultToMcp } from "./results.ts";
 import type { McpTool } from "./stateless.ts";

@@ -4,7 +4,7 @@
  * sharing storage), optionally waiting a bounded time for the session to settle.
  * @module
  */
-import type { DirectCallAgent } from "../../engine/tools/direct-call.ts";
+import type { DirectCallAgent } from "../../engine/direct-calls/direct-call.ts";
 import type { SessionEvent } from "../../base/events/vocabulary.ts";
 import { followLog } from "../../base/events/follow.ts";
 import { type PendingApproval, type ReplyState, emptyReplyState, foldReply } from "../../base/events/reply-fold.ts";

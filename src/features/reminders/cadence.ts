@@ -4,7 +4,7 @@
  * down fires once and continues on its grid; it never fires a burst.
  * @module
  */
-import { type CronSchedule, compileCron } from "../timers/cron.ts";
+import { type CronSchedule, compileCron } from "../../base/cron.ts";
 import { parseDuration } from "../../base/duration.ts";
 import type { ReminderRecord } from "../../base/definitions/reminders.ts";
 

@@ -12,7 +12,7 @@
  */
 import { createError, notFound } from "../../base/errors.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
-import { type CronSchedule, compileCron } from "../timers/cron.ts";
+import { type CronSchedule, compileCron } from "../../base/cron.ts";
 import type { Exclusive } from "../timers/exclusive.ts";
 import type { TimerPort } from "../../base/ports/timers.ts";
 import type { HostLogger } from "../../base/logging.ts";

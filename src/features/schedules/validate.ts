@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from "../../base/definitions/project.ts";
 import { unknownKeyDiagnostics } from "../../engine/project/unknown-keys.ts";
-import { cronProblem } from "../timers/cron.ts";
+import { cronProblem } from "../../base/cron.ts";
 
 /** Schedule names are their file names; they appear in URLs and storage keys. */
 export const SCHEDULE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

@@ -5,7 +5,7 @@
  */
 import { validate } from "../../base/validate.ts";
 import { toolCallBody } from "../schemas/tools.ts";
-import { callServerTool, findServerTool } from "../../engine/tools/direct-call.ts";
+import { callServerTool, findServerTool } from "../../engine/direct-calls/direct-call.ts";
 import { readJsonBody } from "../../base/body.ts";
 import { json } from "../../base/responses.ts";
 import { defineRoute } from "../route.ts";

@@ -16,9 +16,9 @@ import type { ProjectDefinition } from "../../base/definitions/project.ts";
 import type { RuntimePort } from "../../base/ports/runtime.ts";
 import type { EventLog } from "../sessions/event-log.ts";
 import type { TurnController } from "../sessions/turn-controller.ts";
-import { approvalRequired, needsApproval } from "./approval-gate.ts";
-import { type ToolRunResult, runServerTool, toolCallIdForDirectCall } from "./run-tool.ts";
-import { validateToolInput } from "./schema.ts";
+import { approvalRequired, needsApproval } from "../tools/approval-gate.ts";
+import { type ToolRunResult, runServerTool, toolCallIdForDirectCall } from "../tools/run-tool.ts";
+import { validateToolInput } from "../tools/schema.ts";
 import type { ToolDefinition } from "../../base/definitions/tools.ts";
 
 /** The parts of an agent a direct call uses. */

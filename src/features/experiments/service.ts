@@ -3,10 +3,10 @@
  * live totals (`GET /v1/abs`).
  * @module
  */
-import type { EventLog } from "../sessions/event-log.ts";
-import type { SessionStore } from "../sessions/session-store.ts";
+import type { EventLog } from "../../engine/sessions/event-log.ts";
+import type { SessionStore } from "../../engine/sessions/session-store.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
-import { type RandomSource, cryptoRandom, drawAssignments } from "./assign.ts";
+import { type RandomSource, cryptoRandom, drawAssignments } from "../../engine/experiments/assign.ts";
 import { type AbReport, AbMetrics } from "./metrics.ts";
 import type { AbAssignment, ExperimentDefinition } from "../../base/definitions/experiments.ts";
 

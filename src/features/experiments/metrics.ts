@@ -10,8 +10,8 @@
  * @module
  */
 import { type SessionEvent, isEvent } from "../../base/events/vocabulary.ts";
-import type { EventLog } from "../sessions/event-log.ts";
-import type { SessionStore } from "../sessions/session-store.ts";
+import type { EventLog } from "../../engine/sessions/event-log.ts";
+import type { SessionStore } from "../../engine/sessions/session-store.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { AbAssignment, ExperimentDefinition } from "../../base/definitions/experiments.ts";
 

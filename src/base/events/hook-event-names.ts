@@ -3,7 +3,7 @@
  * definitions.
  * @module
  */
-import type { EventType } from "../../base/events/vocabulary.ts";
+import type { EventType } from "./vocabulary.ts";
 
 const LIST = [
   "session.started",

@@ -4,14 +4,14 @@
  * resolution made where no process runs the turn any more continues it there.
  * @module
  */
-import type { EventLog } from "../sessions/event-log.ts";
+import type { EventLog } from "./event-log.ts";
 import type { SessionEvent } from "../../base/events/vocabulary.ts";
-import { closingEvents } from "../sessions/recovery.ts";
-import type { SessionStore } from "../sessions/session-store.ts";
+import { closingEvents } from "./recovery.ts";
+import type { SessionStore } from "./session-store.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
-import type { TurnLeases } from "../sessions/turn-leases.ts";
+import type { TurnLeases } from "./turn-leases.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
-import type { ApprovalRecord, ApprovalStore } from "./approval-store.ts";
+import type { ApprovalRecord, ApprovalStore } from "../approvals/approval-store.ts";
 
 export interface ParkedTurnDeps {
   approvals: ApprovalStore;
