@@ -44,7 +44,7 @@ import { TurnController } from "../engine/sessions/turn-controller.ts";
 import { TurnLeases } from "../engine/sessions/turn-leases.ts";
 import { TurnSlots } from "../engine/sessions/turn-slots.ts";
 import { createMemoryStorage } from "../base/storage/memory.ts";
-import { createExclusive } from "../features/timers/exclusive.ts";
+import { createExclusive } from "../base/storage/exclusive.ts";
 import { TimedWork } from "../features/timers/timed-work.ts";
 import type { TimerPort } from "../base/ports/timers.ts";
 import { ConversationLog } from "../engine/turns/conversation.ts";

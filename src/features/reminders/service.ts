@@ -13,7 +13,7 @@ import { HTTPError, conflict } from "../../base/errors.ts";
 import type { SessionEntry } from "../../engine/sessions/session-entry.ts";
 import type { SessionStore } from "../../engine/sessions/session-store.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
-import type { Exclusive } from "../timers/exclusive.ts";
+import type { Exclusive } from "../../base/storage/exclusive.ts";
 import { mapLimit } from "../../base/map-limit.ts";
 import type { TimerPort } from "../../base/ports/timers.ts";
 import type { HostLogger } from "../../base/logging.ts";

@@ -13,7 +13,7 @@
 import { createError, notFound } from "../../base/errors.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import { type CronSchedule, compileCron } from "../../base/cron.ts";
-import type { Exclusive } from "../timers/exclusive.ts";
+import type { Exclusive } from "../../base/storage/exclusive.ts";
 import type { TimerPort } from "../../base/ports/timers.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import type { ScheduleDefinition, ScheduleFiring } from "../../base/definitions/schedules.ts";

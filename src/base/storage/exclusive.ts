@@ -5,8 +5,8 @@
  * re-entrant for its owner.
  * @module
  */
-import { KeyedLock } from "../../base/keyed-lock.ts";
-import type { StorageDriver } from "../../base/storage/types.ts";
+import { KeyedLock } from "../keyed-lock.ts";
+import type { StorageDriver } from "./types.ts";
 
 /** Long enough for a few storage round trips; a crashed holder blocks the key at most this long. */
 const LEASE_TTL_MS = 30_000;
