@@ -7,7 +7,6 @@
  * @module
  */
 import { json } from "./responses.ts";
-import { StorageUnavailableError } from "./storage/errors.ts";
 
 export interface HTTPErrorInit {
   status: number;
@@ -94,4 +93,19 @@ let lastOutageLog = 0;
 
 function sanitizeStatus(status: number): number {
   return Number.isInteger(status) && status >= 400 && status <= 599 ? status : 500;
+}
+
+/**
+ * The store cannot take writes for now: the disk is full, the store is read-only, or an I/O error
+ * stopped a commit. Drivers throw it (with the driver's own error as `cause`); the HTTP layer
+ * answers 503 `storage_unavailable`, and a turn that meets it fails where it can still be recorded.
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name = "StorageUnavailableError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+  static isError(value: unknown): value is StorageUnavailableError {
+    return value instanceof Error && value.name === "StorageUnavailableError";
+  }
 }
