@@ -11,6 +11,7 @@ import type { RuntimePort } from "../src/runtime/types.ts";
 import { defineTool } from "../src/tools/index.ts";
 import type { ToolContext, ToolDefinition } from "../src/tools/index.ts";
 import { normalizeToolResult, runAgentTool, runServerTool, toolCallIdForDirectCall } from "../src/tools/run-tool.ts";
+import { scratchSession } from "../src/tools/scratch-session.ts";
 import { canDescribeSchema, isStandardSchema, toolInputJsonSchema, validateToolInput } from "../src/tools/schema.ts";
 import { validateHooks, validateTools } from "../src/tools/validate-tools.ts";
 import { testHostServices } from "./_host-services.ts";
@@ -27,7 +28,7 @@ const Weather = v.object({
 function context(overrides: Partial<ToolContext> = {}): ToolContext {
   return {
     toolCallId: "call_1",
-    session: undefined,
+    session: scratchSession({ authenticator: "test", principalId: "tester", principalType: "local" }),
     workspaceDir: undefined,
     stateRoot: undefined,
     host: testHostServices(),
