@@ -15,6 +15,8 @@ export { defineSchedule } from "./schedules/index.ts";
 export { defineEval, defineEvalConfig } from "./evals/index.ts";
 export { defineSkill } from "./skills/index.ts";
 export { defineConnection } from "./connections/index.ts";
+export { defineExtension } from "./extensions/index.ts";
+export { defineChannel } from "./channels/index.ts";
 export { prompt } from "./project/prompt.ts";
 export { HTTPError } from "./errors.ts";
 export type {
