@@ -1,6 +1,7 @@
 /**
  * `ctx.host.kv` (docs/design/agent-sdk-compatibility.md): an unstorage Storage over the host's
- * storage port, with get/put/delete/list, strict keys and values, and honest expiry.
+ * storage port, with get/put/delete/list, any string keys (`a/b` and `a:b` apart), strict values
+ * and honest expiry.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
