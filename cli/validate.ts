@@ -6,7 +6,8 @@
 import { resolve } from "node:path";
 import { resolveCredentials } from "../loader/credentials.ts";
 import { discoverProjects } from "../loader/discover.ts";
-import { missingModelSetup, normalizeModelSpec, routeModelId } from "../src/engine/model/resolve.ts";
+import { SCRIPTED_FALLBACK_CODE } from "../src/features/discovery/project-info.ts";
+import { effectiveModel, missingModelSetup, normalizeModelSpec, routeModelId } from "../src/engine/model/resolve.ts";
 import { describeChannels } from "../src/features/channels/describe.ts";
 import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE } from "../src/engine/harness/shell-exposure.ts";
 import type { Diagnostic, ProjectDefinition } from "../src/base/definitions/project.ts";
@@ -77,14 +78,20 @@ function withSafety(project: ProjectDefinition): Diagnostic[] {
 /**
  * A model written with its provider whose credential or base URL is missing: `serve` starts, but
  * every turn would fail, so `validate` says so now (as a warning: the variable may be set later).
+ * A bare id without its provider's credential (`grok-4.5` without `XAI_API_KEY`) runs on the
+ * scripted model instead: the same notice `serve` prints, from the same function. Ids no provider
+ * claims are left to the loader's `unknown_model` warning.
  */
 function modelSetupDiagnostics(project: ProjectDefinition, env: CliIo["env"]): Diagnostic[] {
   const spec = normalizeModelSpec(typeof project.agent.model === "string" || isModelObject(project.agent.model) ? project.agent.model : undefined);
   if (!spec) return [];
   const provider = routeModelId(spec.id)?.provider;
-  const credentials = resolveCredentials({ env, ...(provider ? { provider } : {}) });
-  const problem = missingModelSetup(spec, { credentials, openaiCompatibleBaseURL: env.AGENT_SERVE_OPENAI_BASE_URL || undefined });
-  return problem ? [{ severity: "warning", code: "missing_model_credential", message: problem, file: "bot/agent.ts" }] : [];
+  if (!provider) return [];
+  const options = { credentials: resolveCredentials({ env, provider }), openaiCompatibleBaseURL: env.AGENT_SERVE_OPENAI_BASE_URL || undefined };
+  const problem = missingModelSetup(spec, options);
+  if (problem) return [{ severity: "warning", code: "missing_model_credential", message: problem, file: "bot/agent.ts" }];
+  const { notice } = effectiveModel(spec, options);
+  return notice ? [{ severity: "warning", code: SCRIPTED_FALLBACK_CODE, message: notice, file: "bot/agent.ts" }] : [];
 }
 
 function isModelObject(value: unknown): value is { id: string } {

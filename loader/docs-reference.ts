@@ -116,7 +116,7 @@ function cell(text: string): string {
 }
 
 const MODULES: ReadonlyArray<readonly [string, () => Promise<Record<string, unknown>>, string]> = [
-  ["agent-serve", () => import("../src/index.ts"), "The host (`createHost`) and `defineAgent`."],
+  ["agent-serve", () => import("../src/index.ts"), "The host (`createHost`), `defineAgent` and every other `define*` helper."],
   ["agent-serve/tools", () => import("../src/entries/tools.ts"), "`defineTool`: server and agent-execution tools."],
   ["agent-serve/hooks", () => import("../src/entries/hooks.ts"), "`defineHook({ events: { <type or *>: (event, ctx) => ... } })`: side effects after each recorded event; `ctx` has the session record, artifacts, host services and a logger."],
   ["agent-serve/channels", () => import("../src/entries/channels.ts"), "Auth policies for auth chains: `localDevStrict()` (the default), `localDev()`, `loopbackOnly()`, `bearerAuth(token or verifier)`, `allowAll()`."],

@@ -15,6 +15,8 @@ export { defineSchedule } from "./entries/schedules.ts";
 export { defineEval, defineEvalConfig } from "./entries/evals.ts";
 export { defineSkill } from "./entries/skills.ts";
 export { defineConnection } from "./entries/connections.ts";
+export { defineExtension } from "./entries/extensions.ts";
+export { defineChannel } from "./entries/channels.ts";
 export { prompt } from "./engine/project/prompt.ts";
 export { HTTPError } from "./base/errors.ts";
 export type { AgentHost, AgentHostOptions, AgentMount, RequestContext, SendOptions, SendResult, TickReport } from "./host/types.ts";

@@ -36,9 +36,11 @@ async function untilWaiting(response: Response): Promise<Array<{ type: string; d
 describe("an Agent SDK project, unchanged", () => {
   it("validates with --dir", async () => {
     const result = await runCli(["validate", "--dir", dir], env);
-    expect(result.stdout.trimEnd().split("\n").at(-1)).toBe("ok: 1 project, 0 errors, 1 warning");
-    // The one warning: the default allowlist offers shell without local.sandbox.
+    expect(result.stdout.trimEnd().split("\n").at(-1)).toBe("ok: 1 project, 0 errors, 2 warnings");
+    // The default allowlist offers shell without local.sandbox, and without an xAI credential
+    // grok-4.5 runs on the scripted model, as serve says below.
     expect(result.stdout).toContain("warning [unsandboxed_shell]");
+    expect(result.stdout).toMatch(/warning \[scripted_model_fallback\] .*grok-4\.5.*XAI_API_KEY.*scripted model/);
     expect(result.stdout).toContain("channel inbox: POST");
     expect(result.code).toBe(0);
   });

@@ -99,6 +99,31 @@ describe("extensions", () => {
     }
   });
 
+  it("an extension and a channel importing define* from the root entry load, validate and run (issue 34)", async () => {
+    const dir = project({
+      "bot/extensions/stopwatch.ts": `import { defineExtension } from "agent-serve";
+
+export default defineExtension({
+  tools: {
+    start: { description: "Starts a stopwatch", execute: () => ({ started: true }) },
+  },
+});
+`,
+      "bot/channels/pings.ts": `import { defineChannel } from "@cursor/bdk";
+import { GET } from "@cursor/bdk/channels";
+import { z } from "zod";
+
+export default defineChannel({ routes: [GET("/ping", { querySchema: z.object({}), handler: () => ({ pong: true }) })] });
+`,
+    });
+    const validate = await run(["validate", dir], { env });
+    expect(validate.stdout).toMatch(/ok: 1 project, 0 errors, 1 warning\n$/);
+    expect(validate.code).toBe(0);
+    expect(validate.stdout).toContain("channel pings: GET");
+    const called = await run(["call", "stopwatch__start", "--json"], { env, cwd: dir });
+    expect(JSON.parse(called.stdout)).toMatchObject({ ok: true, isError: false, result: { started: true } });
+  });
+
   it("a bad config fails validate, naming the extension and the field", async () => {
     const dir = project({
       "bot/lib/ci.ts": CI_LIB,

@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import { loadProject } from "../loader/load-project.ts";
 import { runServerTool } from "../src/engine/tools/run-tool.ts";
 import { toolInputJsonSchema, validateToolInput } from "../src/engine/tools/schema.ts";
+import { scratchSession } from "../src/engine/tools/scratch-session.ts";
 import type { ToolContext } from "../src/base/definitions/tools.ts";
 import { summarizeDiagnostics, tempProjects } from "./_temp-projects.ts";
 import { testHostServices } from "./_host-services.ts";
@@ -27,7 +28,7 @@ export default defineTool({
 
 const context: ToolContext = {
   toolCallId: "call_1",
-  session: undefined,
+  session: scratchSession({ authenticator: "test", principalId: "tester", principalType: "local" }),
   workspaceDir: undefined,
   stateRoot: undefined,
   host: testHostServices(),

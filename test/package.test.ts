@@ -17,9 +17,11 @@ const expected: Record<string, string[]> = {
     "createHost",
     "defineAgent",
     "defineArtifacts",
+    "defineChannel",
     "defineConnection",
     "defineEval",
     "defineEvalConfig",
+    "defineExtension",
     "defineHook",
     "defineSchedule",
     "defineSkill",
@@ -99,6 +101,14 @@ describe("package exports", () => {
       expect(Object.keys(module).sort()).toEqual([...names].sort());
     });
   }
+
+  it("offers every define* of every subpath on the root entry too (issue 34: defineExtension was missing)", async () => {
+    // Each subpath's list is checked against its module above, so a define* added to any entry
+    // fails here until the root offers it as well.
+    const root = new Set(expected["."]);
+    const defines = Object.values(expected).flat().filter((name) => /^define[A-Z]/.test(name));
+    expect(defines.filter((name) => !root.has(name))).toEqual([]);
+  });
 
   it("keeps the core free of runtime-specific imports", async () => {
     const srcDir = new URL("../src/", import.meta.url);

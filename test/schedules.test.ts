@@ -284,7 +284,7 @@ describe("schedule firings", () => {
     const lookup = {
       description: "Look up a metric",
       inputSchema: { type: "object" },
-      execute: (input: unknown, ctx: { session: unknown; host: Record<string, unknown> }) => ({ input, session: ctx.session ?? null, hasReminders: typeof ctx.host.reminders === "object" }),
+      execute: (input: unknown, ctx: { session: unknown; host: Record<string, unknown> }) => ({ input, session: ctx.session, hasReminders: typeof ctx.host.reminders === "object" }),
     };
     const sim = await simHost(createMemoryStorage(), T0, { run }, { project: { tools: { lookup } } });
     try {
@@ -297,7 +297,9 @@ describe("schedule firings", () => {
         slot: "2026-03-02T09:05:00.000Z",
         appAuth: { authenticator: "schedule", principalId: "schedule:run", principalType: "service" },
       });
-      expect(seen.tool).toEqual({ isError: false, result: { input: { q: "depth" }, session: null, hasReminders: true } });
+      // A scratch session, as for a direct call, on the schedule channel and owned by the schedule.
+      const session = { id: expect.stringMatching(/^scratch_/), channel: "schedule", mode: "task", auth: { authenticator: "schedule", principalId: "schedule:run", principalType: "service" } };
+      expect(seen.tool).toEqual({ isError: false, result: { input: { q: "depth" }, session, hasReminders: true } });
       expect(seen.reminder).toMatchObject({ purpose: "recheck", channelId: "ops", continuationToken: "ops:queue", status: "armed", form: "prompt", nextFireAt: "2026-03-02T09:15:00.000Z" });
       const sessionId = firing.sessionIds[0]!;
       const events = await eventually(async () => {

@@ -101,4 +101,21 @@ describe("strict validation", () => {
     const withKey = await run(["validate", dir], { env: { ...env, ANTHROPIC_API_KEY: "k" } });
     expect(withKey.stdout).not.toContain("missing_model_credential");
   });
+
+  it("validate warns about an Agent SDK model id it would serve on the scripted model, as serve does (issue 34)", async () => {
+    const dir = project({ "bot/agent.ts": `import { defineAgent } from "@cursor/bdk";
+
+export default defineAgent({ model: "grok-4.5" });
+` });
+    const result = await run(["validate", dir], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /warning \[scripted_model_fallback\] p\d+: bot\/agent\.ts: model "grok-4\.5" needs the xai credential \(XAI_API_KEY, --api-key or agent-serve login\): serving with the offline scripted model\n/,
+    );
+    const json = JSON.parse((await run(["validate", dir, "--json"], { env })).stdout) as { warnings: number; projects: Array<{ diagnostics: Array<{ code: string }> }> };
+    expect(json.projects[0]!.diagnostics.map((d) => d.code)).toContain("scripted_model_fallback");
+    const withKey = await run(["validate", dir], { env: { ...env, XAI_API_KEY: "k" } });
+    expect(withKey.stdout).not.toContain("scripted_model_fallback");
+    expect(withKey.stdout).not.toContain("grok-4.5");
+  });
 });

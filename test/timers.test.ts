@@ -8,7 +8,7 @@ import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { createClock } from "../src/features/timers/clock.ts";
 import { compileCron, cronProblem } from "../src/base/cron.ts";
 import { parseDuration } from "../src/base/duration.ts";
-import { createExclusive } from "../src/features/timers/exclusive.ts";
+import { createExclusive } from "../src/base/storage/exclusive.ts";
 
 const T0 = Date.parse("2026-03-02T09:00:00.000Z");
 

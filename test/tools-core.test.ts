@@ -11,6 +11,7 @@ import type { RuntimePort } from "../src/base/ports/runtime.ts";
 import { defineTool } from "../src/entries/tools.ts";
 import type { ToolContext, ToolDefinition } from "../src/entries/tools.ts";
 import { normalizeToolResult, runAgentTool, runServerTool, toolCallIdForDirectCall } from "../src/engine/tools/run-tool.ts";
+import { scratchSession } from "../src/engine/tools/scratch-session.ts";
 import { canDescribeSchema, isStandardSchema, toolInputJsonSchema, validateToolInput } from "../src/engine/tools/schema.ts";
 import { validateHooks, validateTools } from "../src/engine/tools/validate-tools.ts";
 import { testHostServices } from "./_host-services.ts";
@@ -27,7 +28,7 @@ const Weather = v.object({
 function context(overrides: Partial<ToolContext> = {}): ToolContext {
   return {
     toolCallId: "call_1",
-    session: undefined,
+    session: scratchSession({ authenticator: "test", principalId: "tester", principalType: "local" }),
     workspaceDir: undefined,
     stateRoot: undefined,
     host: testHostServices(),

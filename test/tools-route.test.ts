@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { afterAll, beforeEach, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { createLocalRuntime } from "../loader/runtime.ts";
 import { bearerAuth } from "../src/entries/channels.ts";
 import type { AuthContext } from "../src/base/auth.ts";
@@ -15,7 +15,9 @@ import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { defineTool } from "../src/entries/tools.ts";
 import type { ToolDefinition } from "../src/entries/tools.ts";
 import type { AgentHostOptions } from "../src/host/types.ts";
+import { run, scratchDir } from "./_cli-io.ts";
 import { type HostUnderTest, type TestEvent, describeHost, eventually, helloOptions, postJson, project } from "./_harness.ts";
+import { tempProjects } from "./_temp-projects.ts";
 
 const base = "/hello";
 const stateRoot = mkdtempSync(join(tmpdir(), "agent-serve-tools-route-"));
@@ -45,7 +47,7 @@ const tools: Record<string, ToolDefinition> = {
     inputSchema: v.object({ city: v.pipe(v.string(), v.minLength(1)), days: v.optional(v.pipe(v.string(), v.transform(Number)), "3") }),
     execute(input, ctx) {
       runs.push(`weather:${input.city}`);
-      return { city: input.city, days: input.days, daysType: typeof input.days, toolCallId: ctx.toolCallId, session: ctx.session ?? null };
+      return { city: input.city, days: input.days, daysType: typeof input.days, toolCallId: ctx.toolCallId, session: ctx.session };
     },
   }),
   raw: defineTool({
@@ -61,7 +63,7 @@ const tools: Record<string, ToolDefinition> = {
     execute(_input, ctx) {
       const dir = ctx.workspaceDir!;
       writeFileSync(join(dir, "note.txt"), "scratch");
-      return { dir, wrote: existsSync(join(dir, "note.txt")), session: ctx.session ?? null };
+      return { dir, wrote: existsSync(join(dir, "note.txt")), session: ctx.session };
     },
   }),
   scratch_boom: defineTool({
@@ -188,13 +190,17 @@ describeHost("tool route", () => options(), (target) => {
     expect(Object.keys(outcome).sort()).toEqual(["callId", "durationMs", "isError", "ok", "result", "toolName"]);
     expect(outcome).toMatchObject({ ok: true, toolName: "weather", isError: false });
     expect(outcome.callId).toMatch(/^tool_weather_[A-Za-z0-9]{16}$/);
-    expect(outcome.result).toEqual({ city: "Oslo", days: 5, daysType: "number", toolCallId: outcome.callId, session: null });
+    // Its session is a scratch one: a fresh id naming no stored session, the http channel, the caller.
+    const scratchView = { id: expect.stringMatching(/^scratch_[A-Za-z0-9]{16}$/), channel: "http", mode: "task", auth: principals["alice"] };
+    expect(outcome.result).toEqual({ city: "Oslo", days: 5, daysType: "number", toolCallId: outcome.callId, session: scratchView });
     expect(outcome.durationMs).toBeGreaterThanOrEqual(0);
     expect(outcome.durationMs).toBeLessThanOrEqual(Date.now() - started);
     // Defaults of the schema apply as for a model call.
     expect((await h.ok("weather", { input: { city: "Rome" } })).result).toMatchObject({ days: 3, daysType: "number" });
-    const second = await h.ok("weather", { input: { city: "Oslo" } });
+    const second = await h.ok("weather", { input: { city: "Oslo" } }, "bob");
     expect(second.callId).not.toBe(outcome.callId);
+    expect((second.result as { session: { id: string } }).session).toEqual({ ...scratchView, auth: principals["bob"] });
+    expect((second.result as { session: { id: string } }).session.id).not.toBe((outcome.result as { session: { id: string } }).session.id);
     expect(runs).toEqual(["weather:Oslo", "weather:Rome", "weather:Oslo"]);
     // No model turn, no session: the call left nothing behind in the session list.
     const list = await target().fetch(`${base}/v1/sessions`, { headers: auth("alice") });
@@ -206,7 +212,7 @@ describeHost("tool route", () => options(), (target) => {
     const second = await h.ok("scratch", { input: {} });
     const a = first.result as { dir: string; wrote: boolean; session: unknown };
     const b = second.result as { dir: string; wrote: boolean; session: unknown };
-    expect(a).toMatchObject({ wrote: true, session: null });
+    expect(a).toMatchObject({ wrote: true, session: { channel: "http", mode: "task" } });
     expect(b.wrote).toBe(true);
     expect(a.dir).not.toBe(b.dir);
     expect(a.dir.startsWith(stateRoot)).toBe(false);
@@ -482,6 +488,38 @@ describeHost(
     });
   },
 );
+
+describe("a project's tool reading ctx.session, called without a session (issue 34)", () => {
+  const userProject = tempProjects("tools-route");
+  const cli = scratchDir("tools-route-cli");
+  afterAll(() => rmSync(cli.dir, { recursive: true, force: true }));
+
+  it("agent-serve call runs it in a scratch session: no guard needed", async () => {
+    const dir = userProject({
+      "bot/tools/record_visit.ts": `import { defineTool } from "@cursor/bdk/tools";
+import { z } from "zod";
+
+export default defineTool({
+  description: "Records a visit to a page",
+  inputSchema: z.object({ page: z.string() }),
+  async execute({ page }, ctx) {
+    const visit = { page, sessionId: ctx.session.id, channel: ctx.session.channel, mode: ctx.session.mode, by: ctx.session.auth.principalId };
+    await ctx.host.kv.put(\`visits/\${ctx.session.id}\`, visit);
+    return visit;
+  },
+});
+`,
+    });
+    const result = await run(["call", "record_visit", "--input", '{"page":"/pricing"}', "--json"], { env: cli.env, cwd: dir });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      ok: true,
+      isError: false,
+      result: { page: "/pricing", sessionId: expect.stringMatching(/^scratch_[A-Za-z0-9]{16}$/), channel: "http", mode: "task", by: expect.any(String) },
+    });
+  });
+});
 
 let modelResolutions = 0;
 

@@ -8,6 +8,7 @@ export interface KvPutOptions {
   ttlSeconds?: number;
 }
 
+/** Keys are any non-empty strings up to 256 characters; `a/b` and `a:b` are two keys. */
 export interface KvFacade {
   /** The stored value, or `undefined` when absent or expired. */
   get<T extends JsonValue = JsonValue>(key: string): Promise<T | undefined>;

@@ -66,8 +66,12 @@ export interface ToolSessionView {
 export interface ToolContext {
   /** Matches the `actions.requested` / `action.result` events; `tool_<name>_<id>` for direct calls. */
   toolCallId: string;
-  /** Undefined for a direct call without `sessionId`. */
-  session: ToolSessionView | undefined;
+  /**
+   * The session the call runs in. A direct call without `sessionId` gets a scratch session: a
+   * fresh `scratch_…` id naming no stored session, the `http` channel (`schedule` for a
+   * schedule's `callTool`), mode `task` and the caller's auth (docs/guide/http-api.md).
+   */
+  session: ToolSessionView;
   /** The session workspace, or the ephemeral scratch directory of a session-less direct call. */
   workspaceDir: string | undefined;
   stateRoot: string | undefined;

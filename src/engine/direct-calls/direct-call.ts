@@ -20,6 +20,7 @@ import { approvalRequired, needsApproval } from "../tools/approval-gate.ts";
 import { type ToolRunResult, runServerTool, toolCallIdForDirectCall } from "../tools/run-tool.ts";
 import { validateToolInput } from "../tools/schema.ts";
 import type { ToolDefinition } from "../../base/definitions/tools.ts";
+import { scratchSession } from "../tools/scratch-session.ts";
 
 /** The parts of an agent a direct call uses. */
 export interface DirectCallAgent {
@@ -83,7 +84,8 @@ export function findServerTool(agent: Pick<DirectCallAgent, "project">, toolName
 }
 
 /**
- * Validates the input, then runs the tool in a scratch workspace or inside the session (recorded
+ * Validates the input, then runs the tool in a scratch workspace and scratch session
+ * (./scratch-session.ts) or inside the session (recorded
  * on its stream under a per-call turnId, 409 `session_busy` while a turn runs). A throwing tool
  * body is an `isError` outcome, never an exception. A call its `needsApproval` gate holds is
  * refused with 403 `approval_required`, on every direct path (route, MCP, CLI).
@@ -101,7 +103,7 @@ export async function callServerTool(agent: DirectCallAgent, tool: ServerTool, r
   const started = Date.now();
   const outcome =
     request.sessionId === undefined
-      ? await callInScratch(agent, tool, input, callId, request.signal)
+      ? await callInScratch(agent, tool, input, callId, request)
       : await callInSession(agent, tool, input, callId, request.sessionId, request);
   return { ok: true, toolName: tool.name, callId, isError: outcome.isError, result: outcome.result, durationMs: Date.now() - started };
 }
@@ -113,16 +115,17 @@ async function callInScratch(
   tool: ServerTool,
   input: unknown,
   callId: string,
-  signal: AbortSignal,
+  request: DirectCallRequest,
 ): Promise<ToolRunResult> {
   const scratch = await agent.runtime?.scratchWorkspace();
   try {
     const toolContext = createToolContext(agent.toolServices, {
       toolCallId: callId,
       record: undefined,
+      scratch: scratchSession(request.auth),
       turnId: undefined,
       workspaceDir: scratch?.path,
-      signal,
+      signal: request.signal,
     });
     return await runServerTool(tool.definition, input, toolContext);
   } finally {

@@ -4,6 +4,10 @@
  * SDK's `get / put / delete / list` on top, which check keys and values and honour
  * `ttlSeconds` on every driver.
  *
+ * Keys: the facade takes any non-empty string (`drafts/launch`, `user:42`) and escapes what
+ * unstorage would rewrite (./unstorage-keys.ts), so `a/b` and `a:b` stay two entries on every
+ * driver. The unstorage methods see the escaped keys.
+ *
  * Expiry: unstorage 1.x passes `{ttl}` to drivers but implements no expiry itself, and most
  * drivers (memory, fs, this host's own) ignore it. So `put` also records `expiresAt` in the
  * entry's meta (`<key>$`), and `get` and `list` treat an expired entry as absent and delete it.
@@ -16,6 +20,7 @@ import { createError } from "../../base/errors.ts";
 import type { JsonValue } from "../../base/ports/model.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import { storagePortDriver } from "./storage-port-driver.ts";
+import { fromUnstorageKey, toUnstorageKey } from "./unstorage-keys.ts";
 import type { HostKv, KvConfig, KvFacade } from "../../base/definitions/kv.ts";
 
 /** Longest key `put` accepts, in characters. */
@@ -40,33 +45,37 @@ export function createHostKv(options: { storage: StorageDriver; config?: KvConfi
   };
   const facade: KvFacade = {
     async get<T extends JsonValue = JsonValue>(key: string): Promise<T | undefined> {
-      checkKey(key);
-      if (await expired(key)) return undefined;
-      const value = await storage.getItem(key);
+      const stored = storedKey(key);
+      if (await expired(stored)) return undefined;
+      const value = await storage.getItem(stored);
       // SAFETY: `put` stores JSON text only; unstorage parses it back (a missing entry is null).
-      return value === null && !(await storage.hasItem(key)) ? undefined : (value as T);
+      return value === null && !(await storage.hasItem(stored)) ? undefined : (value as T);
     },
     async put(key, value, putOptions = {}) {
-      checkKey(key);
+      const stored = storedKey(key);
       const text = jsonText(key, value);
       const ttl = putOptions.ttlSeconds;
       if (ttl !== undefined && !(typeof ttl === "number" && Number.isFinite(ttl) && ttl > 0)) {
         throw createError("kv", `ttlSeconds must be a positive number of seconds (got ${JSON.stringify(ttl)})`);
       }
       // Always the JSON text, so a string such as "123" reads back as a string, not a number.
-      await storage.setItem(key, text, ttl === undefined ? {} : { ttl: Math.ceil(ttl) });
-      if (ttl === undefined) await storage.removeMeta(key);
-      else await storage.setMeta(key, { expiresAt: now() + ttl * 1000 }, { ttl: Math.ceil(ttl) });
+      await storage.setItem(stored, text, ttl === undefined ? {} : { ttl: Math.ceil(ttl) });
+      if (ttl === undefined) await storage.removeMeta(stored);
+      else await storage.setMeta(stored, { expiresAt: now() + ttl * 1000 }, { ttl: Math.ceil(ttl) });
     },
     async delete(key) {
-      checkKey(key);
-      await storage.removeItem(key, { removeMeta: true });
+      await storage.removeItem(storedKey(key), { removeMeta: true });
     },
     async list(prefix = "") {
       if (typeof prefix !== "string") throw createError("kv", "list(prefix) takes a string prefix");
-      const keys = (await storage.getKeys()).filter((key) => key.startsWith(prefix)).sort();
+      // Every key, then the prefix on the facade's keys: `drafts/` and `drafts:` are escaped
+      // differently, and one prefix such as `drafts` covers both.
+      const keys = (await storage.getKeys())
+        .map((stored) => ({ stored, key: fromUnstorageKey(stored) }))
+        .filter(({ key }) => key.startsWith(prefix))
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const live: string[] = [];
-      for (const key of keys) if (!(await expired(key))) live.push(key);
+      for (const { stored, key } of keys) if (!(await expired(stored))) live.push(key);
       return live;
     },
   };
@@ -75,22 +84,15 @@ export function createHostKv(options: { storage: StorageDriver; config?: KvConfi
 
 // --- internals ---
 
-/**
- * Keys unstorage would rewrite (it turns `/` into `:`, drops `?…` and collapses `::`) or that
- * collide with its meta entries (`…$`) are refused rather than silently aliased.
- */
-function checkKey(key: unknown): asserts key is string {
-  const problem =
-    typeof key !== "string" || key.length === 0
-      ? "keys are non-empty strings"
-      : key.length > MAX_KV_KEY_LENGTH
-        ? `keys are at most ${MAX_KV_KEY_LENGTH} characters`
-        : /[/\\?]/.test(key) || key.startsWith(":") || key.endsWith(":") || key.includes("::")
-          ? "keys may not contain / \\ or ?, nor start, end or repeat ':' (use ':' between parts: user:42)"
-          : key.endsWith("$") || key.split(":").some((part) => part === "." || part === "..")
-            ? "keys may not end with $ or have . or .. parts"
-            : undefined;
-  if (problem) throw createError("kv", `invalid key ${JSON.stringify(key)}: ${problem}`);
+/** The unstorage key of a facade key, after checking it is one. */
+function storedKey(key: unknown): string {
+  if (typeof key !== "string" || key.length === 0) throw invalidKey(key, "keys are non-empty strings");
+  if (key.length > MAX_KV_KEY_LENGTH) throw invalidKey(key, `keys are at most ${MAX_KV_KEY_LENGTH} characters`);
+  return toUnstorageKey(key);
+}
+
+function invalidKey(key: unknown, problem: string): Error {
+  return createError("kv", `invalid key ${JSON.stringify(key)}: ${problem}`);
 }
 
 function jsonText(key: string, value: unknown): string {

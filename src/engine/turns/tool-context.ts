@@ -19,16 +19,21 @@ export interface ToolContextServices {
   host: ToolHostServices;
 }
 
-export interface ToolCallScope {
+/**
+ * Where a call runs: a stored session (`record`), or, for a session-less direct call, its
+ * scratch session (../tools/scratch-session.ts), which no artifact can be attributed to.
+ */
+export type ToolCallScope = {
   toolCallId: string;
-  record: SessionRecord | undefined;
   turnId: string | undefined;
   workspaceDir: string | undefined;
   signal: AbortSignal;
-}
+} & ({ record: SessionRecord } | { record: undefined; scratch: ToolSessionView });
 
 export function createToolContext(services: ToolContextServices, scope: ToolCallScope): ToolContext {
-  const session = scope.record ? sessionView(scope.record) : undefined;
+  const session = scope.record ? sessionView(scope.record) : scope.scratch;
+  // Artifacts are bound to stored sessions only: a scratch session has no stream to tag on.
+  const bound = scope.record ? session : undefined;
   return {
     toolCallId: scope.toolCallId,
     session,
@@ -41,7 +46,7 @@ export function createToolContext(services: ToolContextServices, scope: ToolCall
       return summary && summary.channel === channelId ? summary : null;
     },
     artifacts: services.artifacts(
-      session ? { sessionId: session.id, ...(scope.turnId === undefined ? {} : { turnId: scope.turnId }) } : undefined,
+      bound ? { sessionId: bound.id, ...(scope.turnId === undefined ? {} : { turnId: scope.turnId }) } : undefined,
     ),
     signal: scope.signal,
   };

@@ -10,6 +10,7 @@ import type { RemindersFacade } from "../../base/definitions/reminders.ts";
 import type { RuntimePort } from "../../base/ports/runtime.ts";
 import type { SessionService } from "../../engine/sessions/session-service.ts";
 import { runServerTool, toolCallIdForDirectCall } from "../../engine/tools/run-tool.ts";
+import { scratchSession } from "../../engine/tools/scratch-session.ts";
 import { validateToolInput } from "../../engine/tools/schema.ts";
 import type { ToolDefinition } from "../../base/definitions/tools.ts";
 import { type ToolContextServices, createToolContext } from "../../engine/turns/tool-context.ts";
@@ -62,7 +63,7 @@ export async function dispatchSchedule(
       if (!sessionIds.includes(sent.sessionId)) sessionIds.push(sent.sessionId);
       return sent;
     },
-    callTool: (name, input) => callTool(deps, name, input),
+    callTool: (name, input) => callTool(deps, name, input, appAuth),
     waitUntil(promise) {
       deps.waitUntil(
         Promise.resolve(promise).catch((error: unknown) => deps.logger.error(`schedule ${scheduleId}: waitUntil work failed`, error)),
@@ -93,8 +94,11 @@ function dispatched(deps: DispatchDeps, firing: ScheduleFiring): ScheduleFiring 
   return firing;
 }
 
-/** A session-less direct call, as `POST /v1/tools/:toolName` without `sessionId` makes it. */
-async function callTool(deps: DispatchDeps, name: string, raw: unknown): Promise<{ isError: boolean; result: JsonValue }> {
+/**
+ * A session-less direct call, as `POST /v1/tools/:toolName` without `sessionId` makes it; its
+ * scratch session is on the `schedule` channel, owned by the schedule principal.
+ */
+async function callTool(deps: DispatchDeps, name: string, raw: unknown, appAuth: AuthContext): Promise<{ isError: boolean; result: JsonValue }> {
   const definition = Object.hasOwn(deps.tools, name) ? deps.tools[name] : undefined;
   if (!definition) throw new Error(`[agent-serve] [schedules] no tool named ${JSON.stringify(name)}`);
   if (definition.execution === "agent") throw new Error(`[agent-serve] [schedules] ${name} runs where the agent runs and cannot be called on the host`);
@@ -104,6 +108,7 @@ async function callTool(deps: DispatchDeps, name: string, raw: unknown): Promise
     const context = createToolContext(deps.toolServices, {
       toolCallId: toolCallIdForDirectCall(name),
       record: undefined,
+      scratch: scratchSession(appAuth, SCHEDULE_CHANNEL),
       turnId: undefined,
       workspaceDir: scratch?.path,
       signal: new AbortController().signal,
