@@ -1,8 +1,9 @@
 /**
- * Renders the documentation site served at `/docs` from the Markdown under `docs/`: the guide
- * (`docs/guide/*.md`), the design notes (`docs/design/*.md`) and the generated reference
- * (`docs-reference.ts`), once, at start-up, with a search index the core answers `/docs/search` from. The core only
- * receives the finished pages, because it must not read files.
+ * Renders the documentation site served at `/docs` from the Markdown under `docs/`: the landing
+ * page (`docs/index.md`), the guide (`docs/guide/*.md`), the design notes (`docs/design/*.md`) and
+ * the generated reference (`docs-reference.ts`), once, at start-up, with a search index the core
+ * answers `/docs/search` from. The core only receives the finished pages, because it must not read
+ * files.
  * @example
  * const site = await renderDocsSite();
  * createHost({ agents, docs: site });
@@ -19,7 +20,7 @@ import type { DocsSite } from "../src/http/site-types.ts";
 import { referencePages } from "./docs-reference.ts";
 
 export interface RenderDocsOptions {
-  /** The folder holding `guide/` and `design/`. @default the package's own `docs/` */
+  /** The folder holding `index.md`, `guide/` and `design/`. @default the package's own `docs/` */
   root?: string;
   /**
    * Add the generated reference (routes, events, `defineAgent` keys, modules; see
@@ -47,13 +48,19 @@ export async function renderDocsSite(options: RenderDocsOptions = {}): Promise<D
   const pages: DocsSite["pages"] = {};
   const index: NonNullable<DocsSite["search"]>["index"] = [];
   for (const entry of entries) {
-    const tokens = marked.lexer(entry.text);
-    marked.walkTokens(tokens, (token) => rewriteLink(token, entry.slug));
-    pages[entry.slug] = { title: entry.title, html: layout(entry.title, renderNav(groups, entry.slug), marked.parser(tokens)) };
+    pages[entry.slug] = { title: entry.title, html: layout(entry.title, renderNav(groups, entry.slug), renderMarkdown(marked, entry.text, entry.slug)) };
     index.push({ slug: entry.slug, title: entry.title, text: plainText(entry.text) });
   }
   const nav = renderNav(groups, "");
-  pages[""] = { title: SITE_TITLE, html: layout(SITE_TITLE, nav, `<h1>${SITE_TITLE}</h1>\n${renderNav(groups, "", false)}`) };
+  const home = await readOptional(join(root, "index.md"));
+  if (home === undefined) {
+    // A root without a landing page: its body lists the pages, as the nav beside it does.
+    pages[""] = { title: SITE_TITLE, html: layout(SITE_TITLE, nav, `<h1>${SITE_TITLE}</h1>\n${renderNav(groups, "", false)}`) };
+  } else {
+    // Links resolve as from `docs/index.md`, so `guide/cli.md` works on GitHub and on the site.
+    pages[""] = { title: SITE_TITLE, html: layout(SITE_TITLE, nav, renderMarkdown(marked, home, "index"), true) };
+    index.push({ slug: "", title: SITE_TITLE, text: plainText(home) });
+  }
   const page = layout(`Search: ${SITE_TITLE}`, renderNav(groups, "search"), SEARCH_RESULTS);
   return { pages, search: { index, page } };
 }
@@ -86,6 +93,17 @@ async function readSection(dir: string, order: readonly string[]): Promise<Sourc
   return Promise.all(names.map(async (name) => ({ name, text: await readFile(join(dir, `${name}.md`), "utf8") })));
 }
 
+/** A file's text, or `undefined` when there is no such file. */
+async function readOptional(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    // SAFETY: readFile rejects with a Node system error, which carries `code`.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
 function titleOf(markdown: string, fallback: string): string {
   return /^#\s+(.+?)\s*#*\s*$/m.exec(markdown)?.[1]?.replace(/`/g, "") ?? fallback;
 }
@@ -96,6 +114,13 @@ function createMarked(): Marked {
     // Raw HTML in the Markdown is shown as text, never passed through to the page.
     renderer: { html: ({ text }) => escapeHtml(text) },
   });
+}
+
+/** A page's Markdown as HTML, its links rewritten as from the page at `slug`. */
+function renderMarkdown(marked: Marked, markdown: string, slug: string): string {
+  const tokens = marked.lexer(markdown);
+  marked.walkTokens(tokens, (token) => rewriteLink(token, slug));
+  return marked.parser(tokens);
 }
 
 /**
@@ -141,12 +166,13 @@ function plainText(markdown: string): string {
     .trim();
 }
 
-function layout(title: string, nav: string, body: string): string {
+/** A page: the nav beside the body; `home` marks the landing page, which a phone shows body first. */
+function layout(title: string, nav: string, body: string, home = false): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style></head>
-<body>${nav}<main>${body}</main></body></html>
+<body${home ? ' class="home"' : ""}>${nav}<main>${body}</main></body></html>
 `;
 }
 
@@ -161,6 +187,8 @@ const STYLE = [
   "pre{background:#f5f5f5;padding:.75rem;overflow:auto}code{font-size:.9em}",
   "table{border-collapse:collapse;display:block;overflow-x:auto}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}",
   "mark{background:#fff2a8}",
-  // A phone: the nav above the page, not beside it.
-  "@media (max-width:48rem){body{display:block}nav{width:auto;min-height:0}nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem}main{padding:1rem}}",
+  // A phone: the nav above the page, not beside it; on the landing page below it, so a first
+  // visitor's first screen is the introduction rather than the list of pages.
+  "@media (max-width:48rem){body{display:block}nav{width:auto;min-height:0}nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem}main{padding:1rem}",
+  "body.home{display:flex;flex-direction:column}body.home main{order:-1}}",
 ].join("");

@@ -39,6 +39,11 @@ beforeAll(async () => {
   site = await renderDocsSite({ root });
 });
 
+/** What a page shows beside the navigation. */
+function mainOf(html: string): string {
+  return /<main>([\s\S]*)<\/main>/.exec(html)?.[1] ?? "";
+}
+
 function hostWith(options: Partial<AgentHostOptions>) {
   return createHost({ agents: [{ slug: "hello", project }], recoverOnStart: false, ...options });
 }
@@ -60,6 +65,36 @@ describe("rendering", () => {
     expect(page.html).toMatch(/<h2>Guide<\/h2>.*<h2>Design notes<\/h2>/s);
     // The guide's known order puts getting-started before cli.
     expect(page.html.indexOf('href="/docs/guide/getting-started"')).toBeLessThan(page.html.indexOf('href="/docs/guide/cli"'));
+  });
+
+  it("a root with index.md gets it as the landing page, its links resolved from docs/, and searchable (issue 35)", async () => {
+    const root = join(scratch, "docs-with-index");
+    mkdirSync(join(root, "guide"), { recursive: true });
+    writeFileSync(join(root, "guide", "cli.md"), "# Command line\n");
+    writeFileSync(join(root, "index.md"), "# Welcome\n\nStart with [the CLI](guide/cli.md#flags).\n\n<b>raw</b>\n");
+    const withIndex = await renderDocsSite({ root });
+    const home = withIndex.pages[""]!;
+    expect(home.title).toBe("agent-serve documentation");
+    expect(home.html).toContain("<main><h1>Welcome</h1>");
+    expect(home.html).toContain('<a href="/docs/guide/cli#flags">the CLI</a>');
+    expect(home.html).toContain("&#60;b&#62;raw&#60;/b&#62;");
+    // The body is the page, not a second copy of the nav's list.
+    expect(mainOf(home.html)).not.toContain("<h2>Guide</h2>");
+    expect(withIndex.search!.index.find((entry) => entry.slug === "")?.text).toContain("Start with the CLI");
+    // Without an index.md the landing page lists the pages.
+    expect(mainOf(site.pages[""]!.html)).toContain("<h2>Guide</h2>");
+  });
+
+  it("the package's own landing page introduces agent-serve: the two commands, a session stream, links onward", async () => {
+    const main = mainOf((await renderDocsSite()).pages[""]!.html);
+    expect(main).toMatch(/^<h1>agent-serve<\/h1>/);
+    expect(main).toContain("npm install\nnpx agent-serve serve examples/hello");
+    expect(main).toContain("{&quot;type&quot;:&quot;message.completed&quot;");
+    for (const href of ["/docs/guide/getting-started", "/docs/guide/http-api", "/docs/guide/agent-projects", "/docs/reference/routes", "/docs/design/foundation"]) {
+      expect(main).toContain(`href="${href}"`);
+    }
+    expect(main).not.toContain(".md");
+    expect(main).not.toMatch(/<h2>(Guide|Design notes|Reference)<\/h2>/);
   });
 
   it("rewrites relative Markdown links to /docs/<slug> and leaves other links alone", () => {

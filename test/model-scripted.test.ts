@@ -61,6 +61,41 @@ describe("scripted model", () => {
     expect(parts.filter((part) => part.type === "finish")).toHaveLength(1);
   });
 
+  const answerTo = async (content: string): Promise<string> => {
+    const { steps } = await runLoop(content);
+    return textOf(steps.at(-1) ?? [], "text-delta");
+  };
+
+  it("a bare /reply answers with the Markdown below it, list and code block as written, up to the next directive", async () => {
+    const markdown = [
+      "Three steps:",
+      "",
+      "- install",
+      "  - with `npm install`",
+      "- serve",
+      "",
+      "```sh",
+      "npx agent-serve serve examples/hello",
+      "/reply inside a fence is part of the answer",
+      "```",
+    ].join("\n");
+    const { steps } = await runLoop(`/tool t {}\n/reply\n\n${markdown}\n\n/reason after the reply`);
+    expect(steps).toHaveLength(2);
+    expect(textOf(steps[1]!, "text-delta")).toBe(markdown);
+    expect(textOf(steps[1]!, "reasoning-delta")).toBe("after the reply");
+  });
+
+  it("a bare /reply stops at the next directive and joins other replies; an unclosed fence runs to the end", async () => {
+    expect(await answerTo("/reply\n# Title\n  indented\n/reply second")).toBe("# Title\n  indented\nsecond");
+    expect(await answerTo("/reply\n~~~\n/fail not a directive here\n")).toBe("~~~\n/fail not a directive here");
+    expect(await answerTo("/reply")).toBe("");
+  });
+
+  it("/reply <text> stays one line: text below it is not added (a reminder's note below its prompt), text before is not echoed", async () => {
+    expect(await answerTo("/reply build checked\n\n(Standing instruction for reminder rem_1: stop when green)")).toBe("build checked");
+    expect(await answerTo("some words\n/reply only this\nmore words")).toBe("only this");
+  });
+
   it("echoes non-directive lines, trimmed and joined with newlines", async () => {
     const parts = await collect(createScriptedModel().stream(request([{ role: "user", content: "  first line\nsecond line  " }])));
     expect(textOf(parts, "text-delta")).toBe("echo: first line\nsecond line");

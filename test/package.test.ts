@@ -87,7 +87,7 @@ describe("package exports", () => {
   it("ships dist/, the bin and the files the server reads at runtime, not sources or tests", () => {
     expect(pkg.bin).toEqual({ "agent-serve": "./bin/agent-serve.mjs" });
     expect(pkg.files).toEqual(
-      expect.arrayContaining(["dist", "bin", "playground/index.html", "playground/assets", "docs/guide", "docs/design", "README.md"]),
+      expect.arrayContaining(["dist", "bin", "playground/index.html", "playground/assets", "docs/index.md", "docs/guide", "docs/design", "README.md"]),
     );
     for (const excluded of ["src", "test", "bench", "cli", "adapters", "loader", "drivers", "examples", "scripts"]) {
       expect(pkg.files).not.toContain(excluded);

@@ -215,6 +215,7 @@ describe.skipIf(!hasChromium)(title, () => {
     const page = await open(playground());
     const hint = page.getByRole("note", { name: "Getting started" });
     await hint.getByText("/tool <name> <json>", { exact: true }).waitFor();
+    expect(await hint.getByText(/^alone on its line: answer with the lines below it/).isVisible()).toBe(true);
     await send(page, "/reply hi");
     await assistant(page).filter({ hasText: "hi" }).waitFor();
     expect(await hint.isVisible()).toBe(false);
@@ -276,8 +277,8 @@ describe.skipIf(!hasChromium)(title, () => {
   it("renders replies as sanitized Markdown once complete", async () => {
     const page = await open(playground());
     const reply = "**bold** and `code` and [docs](https://example.com/docs) and [bad](javascript:alert(1))\n\n- one\n- two\n\n```\nconst x = 1;\n```";
-    // One /reply line per line of the reply: the scripted model joins them with newlines.
-    await send(page, reply.split("\n").map((line) => `/reply ${line}`).join("\n"));
+    // A bare /reply answers with the lines below it (docs/guide/getting-started.md "The scripted model").
+    await send(page, `/reply\n${reply}`);
     const message = assistant(page).last();
     await message.locator("strong", { hasText: "bold" }).waitFor();
     expect(await message.locator("code").first().textContent()).toBe("code");

@@ -54,6 +54,21 @@ test("no warning and no refusal with local.sandbox or without shell in tools", a
   }
 }, 60_000);
 
+test("the examples start quietly (issue 35): hello leaves shell out of its tools, workspace keeps it under the sandbox", async () => {
+  const home = write({});
+  const harness = async (example: string): Promise<unknown> => {
+    const result = await runCli(["info", example, "--json"], env(home));
+    return (JSON.parse(result.stdout) as { projects: Array<{ harness: unknown }> }).projects[0]!.harness;
+  };
+  expect(await harness("examples/hello")).toMatchObject({ tools: ["read", "grep", "glob", "ls"] });
+  expect(await harness("examples/workspace")).toMatchObject({ tools: ["shell", "read", "edit", "grep", "glob", "ls"], sandbox: true });
+  for (const example of ["examples/hello", "examples/workspace"]) {
+    const result = await runCli(["validate", example], env(home));
+    expect(result.code, example).toBe(0);
+    expect(result.stdout, example).not.toMatch(/unsandboxed_shell/);
+  }
+});
+
 test("validate reports the same warning", async () => {
   const dir = write({ "bot/agent.ts": `export default { model: "scripted" };\n` });
   const result = await runCli(["validate", dir], env(dir));

@@ -11,6 +11,7 @@ import { h } from "./dom.js";
 /** @type {Array<[string, string]>} */
 const SCRIPTED_DIRECTIVES = [
   ["/reply <text>", "answer exactly <text>"],
+  ["/reply", "alone on its line: answer with the lines below it, up to the next directive (Markdown)"],
   ["/tool <name> <json>", "call a tool (one line per call)"],
   ["/reason <text>", "reason before answering"],
   ["/sleep <ms>", "take a while (try Stop)"],

@@ -23,7 +23,8 @@ export interface ScriptedModelOptions {
 /**
  * Creates the scripted model. Directives, one per line of the latest user message:
  * `/reply <text>`, `/tool <name> <json>`, `/reason <text>`, `/sleep <ms>`, `/fail <message>`;
- * any other line is echoed back as `echo: <text>`.
+ * a bare `/reply` answers with the lines below it, up to the next directive; any other line is
+ * echoed back as `echo: <text>`.
  * @example
  * const model = createScriptedModel();
  * for await (const part of model.stream({ system: "", messages: [{ role: "user", content: "/reply hi" }], tools: [], signal, params: {} })) {}
@@ -111,7 +112,9 @@ const DIRECTIVE = /^\s*\/(reply|tool|reason|sleep|fail)(?:\s+([\s\S]*))?$/;
 
 function parseScript(content: string): Script {
   const script: Script = { replies: [], tools: [], reasoning: [], sleepMs: 0, fail: undefined, text: [] };
-  for (const line of content.split(/\r?\n/)) {
+  const lines = content.split(/\r?\n/);
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!;
     const match = DIRECTIVE.exec(line);
     if (!match) {
       script.text.push(line);
@@ -119,9 +122,16 @@ function parseScript(content: string): Script {
     }
     const argument = (match[2] ?? "").trim();
     switch (match[1]) {
-      case "reply":
-        script.replies.push(argument);
+      case "reply": {
+        if (argument) {
+          script.replies.push(argument);
+          break;
+        }
+        const block = readReplyBlock(lines, index + 1);
+        script.replies.push(block.text);
+        index = block.end - 1;
         break;
+      }
       case "reason":
         script.reasoning.push(argument);
         break;
@@ -137,6 +147,34 @@ function parseScript(content: string): Script {
   }
   return script;
 }
+
+/**
+ * The answer of a bare `/reply` (docs/guide/getting-started.md "The scripted model"): the lines
+ * from `start` up to the next directive line, as written, without blank lines at either end. A
+ * directive inside a ``` or ~~~ fence belongs to the answer, so a reply can show a script. Only a
+ * bare `/reply` reads on: `/reply <text>` stays one line, because the host may append text below a
+ * one-line prompt (a reminder's standing instruction) that must not become part of the answer.
+ */
+function readReplyBlock(lines: readonly string[], start: number): { text: string; end: number } {
+  let fence: string | undefined;
+  let end = start;
+  for (; end < lines.length; end++) {
+    const line = lines[end]!;
+    if (fence === undefined && DIRECTIVE.test(line)) break;
+    const marker = FENCE.exec(line);
+    if (!marker) continue;
+    const [, run = "", info = ""] = marker;
+    if (fence === undefined) fence = run;
+    else if (info === "" && run[0] === fence[0] && run.length >= fence.length) fence = undefined;
+  }
+  const block = lines.slice(start, end);
+  while (block.length > 0 && block[0]!.trim() === "") block.shift();
+  while (block.length > 0 && block.at(-1)!.trim() === "") block.pop();
+  return { text: block.join("\n"), end };
+}
+
+/** A Markdown code fence line: its marker, and what follows it (an info string only when opening). */
+const FENCE = /^ {0,3}(`{3,}|~{3,})\s*(.*)$/;
 
 function parseTool(argument: string): { name: string; input: unknown } {
   const space = argument.search(/\s/);
