@@ -4,7 +4,7 @@
  * costs one socket write, not one per event.
  * @module
  */
-import type { EventLog } from "../engine/sessions/event-log.ts";
+import type { EventLogView } from "../base/events/log-view.ts";
 import { isEventType } from "../base/events/vocabulary.ts";
 import { followLog } from "../base/events/follow.ts";
 import { NDJSON_HEADERS } from "../base/responses.ts";
@@ -19,7 +19,7 @@ export interface StreamOptions {
   closing: { subscribe(listener: () => void): () => void };
 }
 
-export function eventStreamResponse(log: EventLog, sessionId: string, options: StreamOptions): Response {
+export function eventStreamResponse(log: EventLogView, sessionId: string, options: StreamOptions): Response {
   const stop = new AbortController();
   const batches = followLog(log, sessionId, { from: options.startIndex, live: options.follow, signal: stop.signal });
   const unsubscribe = options.follow ? options.closing.subscribe(() => stop.abort()) : undefined;

@@ -105,3 +105,16 @@ export interface SessionRecord {
 }
 
 export type SessionStatus = "idle" | "running" | "queued" | "completed" | "failed";
+
+/**
+ * Session records as the floors above the engine see them (docs/design/architecture.md "The
+ * engine's face"): looked up, listed, and updated in the fields a channel owns.
+ */
+export interface SessionRecordsView {
+  get(sessionId: string): Promise<SessionRecord | undefined>;
+  list(): Promise<SessionRecord[]>;
+  /** The session a channel's continuation key points at. */
+  findByToken(channel: string, token: string): Promise<string | undefined>;
+  /** Applies `mutate` to the stored record; undefined when the session is gone. */
+  update(sessionId: string, mutate: (record: SessionRecord) => void): Promise<SessionRecord | undefined>;
+}

@@ -11,7 +11,7 @@
  */
 import { badRequest, createError } from "../../base/errors.ts";
 import { isSessionId, randomId } from "../../base/ids.ts";
-import type { EventLog } from "../../engine/sessions/event-log.ts";
+import type { EventLogView, EventSink } from "../../base/events/log-view.ts";
 import type { ArtifactEventView } from "../../base/events/vocabulary.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import type { HostLogger } from "../../base/logging.ts";
@@ -28,7 +28,7 @@ export interface ArtifactStoreOptions {
   /** The agent's `defineArtifacts` declaration. @default no kinds (any kind accepted), max 1000 */
   definition?: ArtifactsDefinition;
   /** Where `artifact.tagged` is appended. */
-  log: EventLog;
+  log: EventSink & Pick<EventLogView, "length">;
   now: () => number;
   logger: HostLogger;
 }
@@ -63,7 +63,7 @@ export const isArtifactId = (value: string): boolean => ARTIFACT_ID.test(value);
 export class ArtifactStore {
   readonly #storage: StorageDriver;
   readonly #definition: ArtifactsDefinition | undefined;
-  readonly #log: EventLog;
+  readonly #log: EventSink & Pick<EventLogView, "length">;
   readonly #now: () => number;
   readonly #logger: HostLogger;
   readonly #max: number;

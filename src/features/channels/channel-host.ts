@@ -8,9 +8,9 @@
 import type { ApprovalService } from "../../engine/approvals/approval-service.ts";
 import { notFound } from "../../base/errors.ts";
 import type { AuthContext } from "../../base/auth.ts";
-import type { EventLog } from "../../engine/sessions/event-log.ts";
+import type { EventLogView } from "../../base/events/log-view.ts";
 import type { SessionService } from "../../engine/sessions/session-service.ts";
-import type { SessionStore } from "../../engine/sessions/session-store.ts";
+import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
 import type { TurnController } from "../../engine/sessions/turn-controller.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import type { ToolContextServices } from "../../engine/turns/tool-context.ts";
@@ -38,8 +38,8 @@ export interface ChannelHostDeps {
   /** `/<slug>` in multi mode, `` in single mode. */
   basePath: string;
   sessions: SessionService;
-  store: SessionStore;
-  log: EventLog;
+  store: SessionRecordsView;
+  log: EventLogView;
   controller: TurnController;
   approvals: ApprovalService;
   toolServices: ToolContextServices;

@@ -4,7 +4,7 @@
  * `send` throws.
  * @module
  */
-import type { EventLog } from "../../engine/sessions/event-log.ts";
+import type { EventLogView } from "../../base/events/log-view.ts";
 import type { SendResult } from "../../base/definitions/sessions.ts";
 import { preview } from "./matchers.ts";
 import { partialMatch } from "./partial-match.ts";
@@ -14,7 +14,7 @@ import { errorMessage } from "../../base/errors.ts";
 
 /** How a case reaches the agent. */
 export interface CaseDriver {
-  log: EventLog;
+  log: EventLogView;
   /** Starts (no token) or continues the case's session. */
   send(message: string, options: { continuationToken?: string; title: string }): Promise<SendResult>;
   /** The declared `effect` of a tool, for `notCalledTool({effect})`. */

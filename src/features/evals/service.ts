@@ -9,7 +9,7 @@
 import { HTTPError, conflict, errorMessage, notFound } from "../../base/errors.ts";
 import type { AuthContext } from "../../base/auth.ts";
 import { randomId } from "../../base/ids.ts";
-import type { EventLog } from "../../engine/sessions/event-log.ts";
+import type { EventLogView } from "../../base/events/log-view.ts";
 import type { SendOptions, SendResult } from "../../base/definitions/sessions.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import type { HostLogger } from "../../base/logging.ts";
@@ -30,7 +30,7 @@ const EVAL_CHANNEL = "http";
 
 export interface EvalServiceDeps {
   storage: StorageDriver;
-  log: EventLog;
+  log: EventLogView;
   sessions: { send(channel: string, message: string, options: SendOptions): Promise<SendResult> };
   /** Interrupts a session's running turn. */
   stop(sessionId: string): Promise<unknown>;

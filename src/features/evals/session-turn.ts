@@ -3,7 +3,7 @@
  * message was sent at until the session waits again (or ends), following it live in between.
  * @module
  */
-import type { EventLog } from "../../engine/sessions/event-log.ts";
+import type { EventLogView } from "../../base/events/log-view.ts";
 import { SETTLING_EVENTS, type SessionEvent } from "../../base/events/vocabulary.ts";
 import { followLog } from "../../base/events/follow.ts";
 import { emptyReplyState, foldReply } from "../../base/events/reply-fold.ts";
@@ -23,7 +23,7 @@ export interface TurnObservation {
 }
 
 /** Resolves once the session settles after the events from `from`; rejects when `signal` aborts. */
-export async function observeTurn(log: EventLog, sessionId: string, from: number, signal: AbortSignal): Promise<TurnObservation> {
+export async function observeTurn(log: EventLogView, sessionId: string, from: number, signal: AbortSignal): Promise<TurnObservation> {
   signal.throwIfAborted();
   const events: SessionEvent[] = [];
   const state = emptyReplyState();

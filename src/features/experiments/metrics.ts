@@ -10,8 +10,8 @@
  * @module
  */
 import { type SessionEvent, isEvent } from "../../base/events/vocabulary.ts";
-import type { EventLog } from "../../engine/sessions/event-log.ts";
-import type { SessionStore } from "../../engine/sessions/session-store.ts";
+import type { EventLogView } from "../../base/events/log-view.ts";
+import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { AbAssignment, ExperimentDefinition } from "../../base/definitions/experiments.ts";
 
@@ -61,11 +61,11 @@ type Entry = { state: "live"; tally: Tally } | { state: "building"; buffer: Sess
 
 export class AbMetrics {
   readonly #experiments: readonly ExperimentDefinition[];
-  readonly #log: EventLog;
-  readonly #store: SessionStore;
+  readonly #log: EventLogView;
+  readonly #store: SessionRecordsView;
   readonly #entries = new Map<string, Entry>();
 
-  constructor(deps: { experiments: readonly ExperimentDefinition[]; log: EventLog; store: SessionStore }) {
+  constructor(deps: { experiments: readonly ExperimentDefinition[]; log: EventLogView; store: SessionRecordsView }) {
     this.#experiments = deps.experiments;
     this.#log = deps.log;
     this.#store = deps.store;
@@ -161,7 +161,7 @@ export class AbMetrics {
     const tally = newTally();
     let last = -1;
     try {
-      for await (const lines of this.#log.read(sessionId)) {
+      for await (const lines of this.#log.read(sessionId, 0)) {
         for (const line of lines) {
           const event = JSON.parse(line) as SessionEvent;
           last = event.index;

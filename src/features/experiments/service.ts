@@ -3,8 +3,8 @@
  * live totals (`GET /v1/abs`).
  * @module
  */
-import type { EventLog } from "../../engine/sessions/event-log.ts";
-import type { SessionStore } from "../../engine/sessions/session-store.ts";
+import type { EventLogView } from "../../base/events/log-view.ts";
+import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import { type RandomSource, cryptoRandom, drawAssignments } from "../../engine/experiments/assign.ts";
 import { type AbReport, AbMetrics } from "./metrics.ts";
@@ -18,7 +18,7 @@ export class ExperimentService {
   readonly #metrics: AbMetrics;
   readonly #random: RandomSource;
 
-  constructor(deps: { definitions: readonly ExperimentDefinition[] | undefined; log: EventLog; store: SessionStore; random?: RandomSource }) {
+  constructor(deps: { definitions: readonly ExperimentDefinition[] | undefined; log: EventLogView; store: SessionRecordsView; random?: RandomSource }) {
     this.definitions = deps.definitions ?? [];
     this.#metrics = new AbMetrics({ experiments: this.definitions, log: deps.log, store: deps.store });
     this.#random = deps.random ?? cryptoRandom;

@@ -10,7 +10,7 @@
 import type { ToolHostServices } from "../../base/definitions/tools.ts";
 import { HTTPError } from "../../base/errors.ts";
 import type { SessionEntry } from "../../engine/sessions/session-entry.ts";
-import type { SessionStore } from "../../engine/sessions/session-store.ts";
+import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import type { ReminderRecord, ReminderRunContext, ReminderRunResult } from "../../base/definitions/reminders.ts";
 
@@ -28,7 +28,7 @@ export class ConversationGone extends Error {
 
 export interface DeliveryDeps {
   sessions: SessionEntry;
-  store: SessionStore;
+  store: SessionRecordsView;
 }
 
 /** Sends `text` into the reminder's conversation; resolves with the session it went to. */

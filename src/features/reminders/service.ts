@@ -11,7 +11,7 @@
 import type { ToolHostServices } from "../../base/definitions/tools.ts";
 import { HTTPError, conflict } from "../../base/errors.ts";
 import type { SessionEntry } from "../../engine/sessions/session-entry.ts";
-import type { SessionStore } from "../../engine/sessions/session-store.ts";
+import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import type { Exclusive } from "../../base/storage/exclusive.ts";
 import { mapLimit } from "../../base/map-limit.ts";
@@ -41,7 +41,7 @@ export interface ReminderServiceDeps {
   storage: StorageDriver;
   exclusive: Exclusive;
   sessions: SessionEntry;
-  store: SessionStore;
+  store: SessionRecordsView;
   timers: TimerPort;
   /** Timer keys are `<keyPrefix>/reminders/<id>`. */
   keyPrefix: string;

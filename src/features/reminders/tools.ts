@@ -6,7 +6,7 @@
  */
 import { errorMessage } from "../../base/errors.ts";
 import type { JsonValue } from "../../base/ports/model.ts";
-import type { SessionStore } from "../../engine/sessions/session-store.ts";
+import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
 import type { ToolOutcome } from "../../engine/turns/tool-executor.ts";
 import type { BuiltinTool } from "../../engine/turns/turn-tools.ts";
 import type { ReminderService } from "./service.ts";
@@ -19,7 +19,7 @@ const MAX_PER_CONVERSATION = 50;
 /** The shortest `every` a model may choose: each firing is a model turn. */
 const MIN_MODEL_EVERY_MS = 60_000;
 
-export function reminderTools(reminders: ReminderService, store: SessionStore): BuiltinTool[] {
+export function reminderTools(reminders: ReminderService, store: SessionRecordsView): BuiltinTool[] {
   /** The conversation of the calling turn, or an error the model can read. */
   const conversation = async (sessionId: string) => {
     const record = await store.get(sessionId);
