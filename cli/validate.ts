@@ -4,12 +4,18 @@
  * @module
  */
 import { resolve } from "node:path";
-import { resolveCredentials } from "../loader/credentials.ts";
-import { discoverProjects } from "../loader/discover.ts";
-import { missingModelSetup, normalizeModelSpec, routeModelId } from "../src/engine/model/resolve.ts";
-import { describeChannels } from "../src/features/channels/describe.ts";
-import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE } from "../src/engine/harness/shell-exposure.ts";
-import type { Diagnostic, ProjectDefinition } from "../src/base/definitions/project.ts";
+import { resolveCredentials } from "../adapters/_credentials.ts";
+import { discoverProjects } from "../adapters/_discovery.ts";
+import {
+  describeChannels,
+  hasUnsandboxedShell,
+  missingModelSetup,
+  normalizeModelSpec,
+  routeModelId,
+  UNSANDBOXED_SHELL_CODE,
+  UNSANDBOXED_SHELL_MESSAGE,
+} from "../src/entries/inspect.ts";
+import type { Diagnostic, ProjectDefinition } from "../src/index.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { formatDiagnostic } from "./start-host.ts";
