@@ -21,6 +21,7 @@ import type { Diagnostic } from "../src/base/definitions/project.ts";
 import type { AgentHost, AgentMount, ClosingSignal } from "../src/host/types.ts";
 import type { HostLogger, LogLevel } from "../src/base/logging.ts";
 import { serveWith } from "./_serve.ts";
+import { readPlaygroundSite, renderDocsSite } from "./_sites.ts";
 import { type StorageChoice, type StoragePool, openStorage } from "./_storage.ts";
 import type { RunningServer, ServeOptions, SrvxServe } from "./_serve.ts";
 
@@ -141,17 +142,15 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const logger = options.logger ?? consoleLogger;
-  const docs = options.docs === true ? import("../loader/docs-site.ts").then((m) => m.renderDocsSite()) : undefined;
+  const docs = options.docs === true ? renderDocsSite() : undefined;
   // A broken install without the page's files still serves every agent, with a warning.
   const playground =
     options.playground === false
       ? undefined
-      : import("../loader/playground-site.ts")
-          .then((m) => m.readPlaygroundSite())
-          .catch((error: unknown) => {
-            logger.warn(`playground unavailable: ${errorMessage(error)}`);
-            return true as const;
-          });
+      : readPlaygroundSite().catch((error: unknown) => {
+          logger.warn(`playground unavailable: ${errorMessage(error)}`);
+          return true as const;
+        });
   const agents: AgentMount[] = loaded.projects.map(({ slug, dir, project }) => {
     const root = stateRootFor({ mode, slug, projectDir: dir, stateRoot: options.stateRoot, cwd });
     const open = () =>

@@ -9,10 +9,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, join, relative, resolve } from "node:path";
 import { formatDiagnostic } from "../adapters/_project.ts";
-import { discoverProjects } from "../loader/discover.ts";
-import { recordProject } from "../loader/record-project.ts";
-import type { RecordedProject } from "../loader/record-project.ts";
-import type { Diagnostic } from "../src/base/definitions/project.ts";
+import { discoverProjects, recordProject } from "../adapters/_discovery.ts";
+import type { RecordedProject } from "../adapters/_discovery.ts";
+import { readPlaygroundSite, renderDocsSite } from "../adapters/_sites.ts";
+import type { Diagnostic } from "../src/index.ts";
 import { bundleWorker } from "./cloudflare/bundle.ts";
 import { cronTriggers } from "./cloudflare/cron-triggers.ts";
 import { workerEntry } from "./cloudflare/entry.ts";
@@ -113,8 +113,8 @@ export async function buildCloudflare(args: BuildArgs, io: CliIo): Promise<Build
   await mkdir(outDir, { recursive: true });
   const files = { entry: join(outDir, "entry.mjs"), worker: join(outDir, "worker.mjs"), config: join(outDir, "wrangler.jsonc") };
   const [docs, playground] = await Promise.all([
-    args.docs === false ? (false as const) : import("../loader/docs-site.ts").then((m) => m.renderDocsSite()),
-    args.playground === false ? (false as const) : import("../loader/playground-site.ts").then((m) => m.readPlaygroundSite()),
+    args.docs === false ? (false as const) : renderDocsSite(),
+    args.playground === false ? (false as const) : readPlaygroundSite(),
   ]);
   const entryProjects = discovery.projects.map(({ slug, dir: projectDir }) => ({ slug, recorded: recorded.get(projectDir)! }));
   await writeFile(files.entry, workerEntry({ mode, projects: entryProjects, outDir, docs, playground }));

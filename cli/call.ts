@@ -5,12 +5,11 @@
  * @module
  */
 import { ApiError, isRecord } from "./api-client.ts";
-import { EXIT_FAILURE, EXIT_OK, UsageError } from "./io.ts";
+import { EXIT_FAILURE, EXIT_OK, UsageError, errorMessage } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { createProgress } from "./progress.ts";
 import { withTarget } from "./target.ts";
 import type { TargetArgs } from "./target.ts";
-import { errorMessage } from "../src/base/errors.ts";
 
 export interface CallArgs extends TargetArgs {
   toolName: string;

@@ -4,8 +4,8 @@
  * one JSON object per line for machines (see `docs/guide/cli.md`).
  * @module
  */
-import { plainMessage } from "../src/base/logger.ts";
-import type { HostLogger, LogFields, LogLevel } from "../src/base/logging.ts";
+import { plainMessage } from "../src/index.ts";
+import type { HostLogger, LogFields, LogLevel } from "../src/index.ts";
 import type { CliIo } from "./io.ts";
 import { createStyle } from "./style.ts";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { CostReport, CostTurn } from "../src/entries/events.ts";
-import type { Usage } from "../src/base/ports/model.ts";
+import type { Usage } from "../src/index.ts";
 import { explainSessionError, sessionPath } from "./api-client.ts";
 import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";

@@ -10,9 +10,9 @@ import { watch } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type StoragePool, createStoragePool } from "../adapters/_storage.ts";
-import { nextProjectGeneration } from "../loader/module-hooks.ts";
-import { plainMessage } from "../src/base/logger.ts";
-import type { AgentHost, ClosingSignal, RequestContext } from "../src/host/types.ts";
+import { nextProjectGeneration } from "../adapters/_package.ts";
+import { plainMessage } from "../src/index.ts";
+import type { AgentHost, ClosingSignal, RequestContext } from "../src/index.ts";
 import { type CliIo, errorMessage } from "./io.ts";
 import { type StartHostOptions, type StartedHost, startHost } from "./start-host.ts";
 

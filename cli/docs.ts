@@ -2,13 +2,13 @@
  * `agent-serve docs`: the `/docs` documentation site alone, on a host with no agents.
  * @module
  */
+import { createProjectHost } from "../adapters/_project.ts";
+import { nodeRuntime } from "../adapters/node.ts";
+import { createCliLogger } from "./cli-logger.ts";
 import { listenHost } from "./start-host.ts";
-import { renderDocsSite } from "../loader/docs-site.ts";
-import { createHost } from "../src/host/host.ts";
-import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
+import { EXIT_FAILURE, EXIT_OK, errorMessage } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { waitForStop } from "./stop-signal.ts";
-import { errorMessage } from "../src/base/errors.ts";
 
 export interface DocsArgs {
   /** @default 3000, moving to the next free port when taken */
@@ -18,8 +18,22 @@ export interface DocsArgs {
 }
 
 export async function docsCommand(args: DocsArgs, io: CliIo): Promise<number> {
-  // No agents, no index routes and no clock: only /docs (and the host's /v1/health) answer.
-  const host = createHost({ agents: [], playground: false, controlPlane: false, docs: await renderDocsSite() });
+  // The composition root `serve` uses (adapters/_project.ts), over no projects: no agents, no
+  // index routes, no clock and nothing to recover, so only /docs (and /v1/health) answer.
+  const host = await createProjectHost(
+    { mode: "multi", projects: [], diagnostics: [], errors: 0 },
+    {
+      docs: true,
+      playground: false,
+      controlPlane: false,
+      schedules: false,
+      recover: false,
+      cwd: io.cwd,
+      env: io.env,
+      logger: createCliLogger(io, { infoTo: "stdout", format: "text" }),
+    },
+    io.runtime ?? nodeRuntime,
+  );
   let server;
   try {
     server = await listenHost(host, { port: args.port, hostname: args.host ?? "127.0.0.1", silent: true }, io);

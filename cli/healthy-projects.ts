@@ -5,7 +5,7 @@
  * refuse (see `docs/guide/cli.md`). On a `dev` reload a broken agent keeps its last good version.
  * @module
  */
-import type { DiscoveredProject, Discovery } from "../loader/discover.ts";
+import type { DiscoveredProject, Discovery } from "../adapters/_discovery.ts";
 
 export interface ProjectSelection {
   /** The projects to mount; empty when the start is refused. */

@@ -5,14 +5,11 @@
  * @module
  */
 import { resolve } from "node:path";
-import { resolveCredentials } from "../loader/credentials.ts";
-import { discoverProjects } from "../loader/discover.ts";
-import type { ChannelInfo } from "../src/features/channels/describe.ts";
-import { type ProjectInfo, projectInfo } from "../src/features/discovery/project-info.ts";
-import { agentRoutes } from "../src/http/routes/index.ts";
-import { defaultModelId, effectiveModel, normalizeModelSpec, routeModelId } from "../src/engine/model/resolve.ts";
-import type { ModelSpec } from "../src/base/ports/model.ts";
-import type { Diagnostic, ProjectDefinition } from "../src/base/definitions/project.ts";
+import { resolveCredentials } from "../adapters/_credentials.ts";
+import { discoverProjects } from "../adapters/_discovery.ts";
+import { defaultModelId, effectiveModel, inspectProject, normalizeModelSpec, routeModelId } from "../src/entries/inspect.ts";
+import type { ChannelInfo, ModelSpec, ProjectInfo } from "../src/entries/inspect.ts";
+import type { Diagnostic, ProjectDefinition } from "../src/index.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { formatDiagnostic } from "./start-host.ts";
@@ -42,7 +39,7 @@ export async function infoCommand(args: InfoArgs, io: CliIo): Promise<number> {
   const discovery = await discoverProjects(resolve(io.cwd, args.dir ?? "."), { mode });
   const report: InfoReport = {
     projects: discovery.projects.map(({ slug, dir, project }) => ({
-      ...projectInfo({ slug, project, basePath: mode === "multi" ? `/${slug}` : "", model: modelOf(project, args.apiKey, io.env) }, agentRoutes),
+      ...inspectProject({ slug, project, basePath: mode === "multi" ? `/${slug}` : "", model: modelOf(project, args.apiKey, io.env) }),
       dir,
     })),
     diagnostics: discovery.diagnostics,

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { slugProblem } from "../loader/slug.ts";
+import { slugProblem } from "../adapters/_discovery.ts";
 import { CommandError, EXIT_OK, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { createStyle } from "./style.ts";

@@ -46,4 +46,6 @@ export class CommandError extends Error {
 }
 
 /** The message of anything thrown. */
-export { errorMessage } from "../src/base/errors.ts";
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -3,11 +3,19 @@
  * `playground`).
  * @module
  */
-import { LOG_LEVELS, isLogLevel } from "../src/base/logger.ts";
-import type { LogLevel } from "../src/base/logging.ts";
+import type { LogLevel } from "../src/index.ts";
 import type { LogFormat } from "./cli-logger.ts";
 import { UsageError } from "./io.ts";
 import { rawOption } from "./raw-option.ts";
+
+/**
+ * The host's levels, lowest first. Written out here because every command parses its options
+ * and only the serving ones load the host; the `Record` type fails to compile when the host's
+ * `LogLevel` gains or loses a level.
+ */
+const LEVELS: Record<LogLevel, true> = { debug: true, info: true, warn: true, error: true };
+const LOG_LEVELS = Object.keys(LEVELS) as LogLevel[];
+const isLogLevel = (value: string): value is LogLevel => Object.hasOwn(LEVELS, value);
 
 interface CommandLike {
   option(rawName: string, description: string): CommandLike;

@@ -4,8 +4,8 @@
  * is never echoed or printed.
  * @module
  */
-import { CREDENTIAL_ENV_VARS, credentialsFilePath, readCredentialsFile, writeCredentialsFile } from "../loader/credentials.ts";
-import type { CredentialProvider } from "../loader/credentials.ts";
+import { CREDENTIAL_ENV_VARS, credentialsFilePath, readCredentialsFile, writeCredentialsFile } from "../adapters/_credentials.ts";
+import type { CredentialProvider } from "../adapters/_credentials.ts";
 import { CommandError, EXIT_OK, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { maskSecret, readSecret } from "./secret-input.ts";

@@ -3,7 +3,7 @@
  * and other files in the config dir stay).
  * @module
  */
-import { credentialsFilePath, removeCredentialsFile } from "../loader/credentials.ts";
+import { credentialsFilePath, removeCredentialsFile } from "../adapters/_credentials.ts";
 import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 

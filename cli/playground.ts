@@ -1,20 +1,19 @@
 /**
  * `agent-serve playground [dir]`: the playground for a project (a local server, its banner
  * listing each agent's playground), or with `--url` the playground alone for a running server,
- * its API calls forwarded there (see `playground-proxy.ts`).
+ * its API calls forwarded there (see `adapters/_playground-proxy.ts`).
  * @module
  */
 import { listenHost } from "./start-host.ts";
-import { readPlaygroundSite } from "../loader/playground-site.ts";
-import { EXIT_FAILURE, EXIT_OK, UsageError } from "./io.ts";
+import { readPlaygroundSite } from "../adapters/_sites.ts";
+import { EXIT_FAILURE, EXIT_OK, UsageError, errorMessage } from "./io.ts";
 import type { CliIo } from "./io.ts";
-import { createPlaygroundProxy } from "./playground-proxy.ts";
+import { createPlaygroundProxy } from "../adapters/_playground-proxy.ts";
 import { createProgress } from "./progress.ts";
 import { serveCommand } from "./serve.ts";
 import type { ServeArgs } from "./serve.ts";
 import { waitForStop } from "./stop-signal.ts";
 import { openTarget } from "./target.ts";
-import { errorMessage } from "../src/base/errors.ts";
 
 export interface PlaygroundArgs extends ServeArgs {
   /**

@@ -4,11 +4,10 @@
  * @module
  */
 import { readNdjson } from "./ndjson.ts";
-import { EXIT_FAILURE, EXIT_OK, UsageError } from "./io.ts";
+import { EXIT_FAILURE, EXIT_OK, UsageError, errorMessage } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { listenHost, startHost } from "./start-host.ts";
 import type { StartHostOptions } from "./start-host.ts";
-import { errorMessage } from "../src/base/errors.ts";
 
 export interface RunArgs extends StartHostOptions {
   message: string;

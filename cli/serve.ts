@@ -4,13 +4,12 @@
  * @module
  */
 import { createDevCarryOver, createHostSwitch, startDevReload } from "./dev-reload.ts";
-import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
+import { EXIT_FAILURE, EXIT_OK, errorMessage } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { listenHost, startHost } from "./start-host.ts";
 import type { StartHostOptions } from "./start-host.ts";
 import { waitForStop } from "./stop-signal.ts";
-import { errorMessage } from "../src/base/errors.ts";
-import { plainMessage } from "../src/base/logger.ts";
+import { plainMessage } from "../src/index.ts";
 
 export interface ServeArgs extends StartHostOptions {
   /** @default 3000, moving to the next free port when taken */

@@ -10,11 +10,10 @@ import type { ProjectHostOptions, ProjectRuntime } from "../adapters/_project.ts
 import { serveWith } from "../adapters/_serve.ts";
 import type { FetchHandler, RunningServer, ServeOptions } from "../adapters/_serve.ts";
 import { nodeRuntime } from "../adapters/node.ts";
-import type { DiscoveredProject } from "../loader/discover.ts";
-import type { AgentHost } from "../src/host/types.ts";
-import type { LogLevel } from "../src/base/logging.ts";
-import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE } from "../src/engine/harness/shell-exposure.ts";
-import { isLoopbackAddress } from "../src/base/auth-policies.ts";
+import type { DiscoveredProject } from "../adapters/_discovery.ts";
+import type { AgentHost, LogLevel } from "../src/index.ts";
+import { isLoopbackAddress } from "../src/entries/channels.ts";
+import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE } from "../src/entries/inspect.ts";
 import { type LogFormat, createCliLogger } from "./cli-logger.ts";
 import { selectHealthyProjects } from "./healthy-projects.ts";
 import type { CliIo } from "./io.ts";

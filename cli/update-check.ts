@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { configDir } from "../loader/credentials.ts";
+import { configDir } from "../adapters/_credentials.ts";
 import { CommandError, errorMessage } from "./io.ts";
 import { VERSION } from "./version.ts";
 

@@ -4,13 +4,20 @@
  * @module
  */
 import { resolve } from "node:path";
-import { resolveCredentials } from "../loader/credentials.ts";
-import { discoverProjects } from "../loader/discover.ts";
-import { SCRIPTED_FALLBACK_CODE } from "../src/features/discovery/project-info.ts";
-import { effectiveModel, missingModelSetup, normalizeModelSpec, routeModelId } from "../src/engine/model/resolve.ts";
-import { describeChannels } from "../src/features/channels/describe.ts";
-import { hasUnsandboxedShell, UNSANDBOXED_SHELL_CODE, UNSANDBOXED_SHELL_MESSAGE } from "../src/engine/harness/shell-exposure.ts";
-import type { Diagnostic, ProjectDefinition } from "../src/base/definitions/project.ts";
+import { resolveCredentials } from "../adapters/_credentials.ts";
+import { discoverProjects } from "../adapters/_discovery.ts";
+import {
+  describeChannels,
+  effectiveModel,
+  hasUnsandboxedShell,
+  missingModelSetup,
+  normalizeModelSpec,
+  routeModelId,
+  SCRIPTED_FALLBACK_CODE,
+  UNSANDBOXED_SHELL_CODE,
+  UNSANDBOXED_SHELL_MESSAGE,
+} from "../src/entries/inspect.ts";
+import type { Diagnostic, ProjectDefinition } from "../src/index.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { formatDiagnostic } from "./start-host.ts";

@@ -3,8 +3,8 @@
  * environment variables are set, and which of the two a server would use. Never the secret.
  * @module
  */
-import { CREDENTIAL_ENV_VARS, credentialsFilePath, readCredentialsFile } from "../loader/credentials.ts";
-import type { CredentialProvider } from "../loader/credentials.ts";
+import { CREDENTIAL_ENV_VARS, credentialsFilePath, readCredentialsFile } from "../adapters/_credentials.ts";
+import type { CredentialProvider } from "../adapters/_credentials.ts";
 import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { maskSecret } from "./secret-input.ts";

@@ -126,6 +126,7 @@ const MODULES: ReadonlyArray<readonly [string, () => Promise<Record<string, unkn
   ["agent-serve/connections", () => import("../src/entries/connections.ts"), "`defineConnection` for MCP servers the agent calls."],
   ["agent-serve/skills", () => import("../src/entries/skills.ts"), "Skill helpers."],
   ["agent-serve/storage", () => import("../src/entries/storage.ts"), "Storage drivers and the driver contract."],
+  ["agent-serve/inspect", () => import("../src/entries/inspect.ts"), "What a host makes of a project without serving it: `inspectProject` (the `GET /v1/info` object), its channels, its effective model, the harness allowlist and the unsandboxed-shell check."],
   ["agent-serve/testing", () => import("../src/testing.ts"), "Test helpers (the scripted model)."],
 ];
 

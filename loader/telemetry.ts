@@ -15,7 +15,7 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { VERSION } from "../cli/version.ts";
+import { VERSION } from "../src/features/discovery/version.ts";
 
 export interface Telemetry {
   /** Exports what is buffered and stops the providers (call it when the host closes). */

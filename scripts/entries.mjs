@@ -14,6 +14,7 @@ export const ENTRIES = {
   "./schedules": "src/entries/schedules.ts",
   "./evals": "src/entries/evals.ts",
   "./events": "src/entries/events.ts",
+  "./inspect": "src/entries/inspect.ts",
   "./skills": "src/entries/skills.ts",
   "./connections": "src/entries/connections.ts",
   "./channels": "src/entries/channels.ts",

@@ -19,10 +19,12 @@ export { defineExtension } from "./entries/extensions.ts";
 export { defineChannel } from "./entries/channels.ts";
 export { prompt } from "./engine/project/prompt.ts";
 export { HTTPError } from "./base/errors.ts";
-export type { AgentHost, AgentHostOptions, AgentMount, RequestContext, SendOptions, SendResult, TickReport } from "./host/types.ts";
+export type { AgentHost, AgentHostOptions, AgentMount, ClosingSignal, RequestContext, SendOptions, SendResult, TickReport } from "./host/types.ts";
 export type { DocsPage, DocsSite, PlaygroundAsset, PlaygroundSite } from "./http/site-types.ts";
 export type { ModelCredentials, ModelOptions } from "./base/ports/model.ts";
 export type { HostLogger, LogFields, LogLevel } from "./base/logging.ts";
+// For a logger of one's own: a message without the internal `[agent-serve] [component]` tags.
+export { plainMessage } from "./base/logger.ts";
 export type { TimerPort } from "./base/ports/timers.ts";
 export type { ReminderInput, ReminderRecord, RemindersFacade } from "./base/definitions/reminders.ts";
 export type { ScheduleDefinition } from "./base/definitions/schedules.ts";

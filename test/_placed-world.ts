@@ -7,10 +7,10 @@
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
-import { createPlacedStorage, type Home, type PlacedStorage } from "../adapters/cloudflare/placed-storage.ts";
-import { homeName } from "../adapters/cloudflare/placement.ts";
-import type { StorageTransport } from "../adapters/cloudflare/remote-storage.ts";
-import { storageEndpoint, STORAGE_HEADER, type WireRequest } from "../adapters/cloudflare/storage-wire.ts";
+import { createPlacedStorage, type Home, type PlacedStorage } from "../drivers/durable-object/placed-storage.ts";
+import { homeName } from "../drivers/durable-object/homes.ts";
+import type { StorageTransport } from "../drivers/durable-object/storage-wire.ts";
+import { storageEndpoint, STORAGE_HEADER, type WireRequest } from "../drivers/durable-object/storage-wire.ts";
 import { createDurableObjectStorage, type DurableObjectSqlStorage, type DurableObjectStorageDriver } from "../drivers/durable-object/index.ts";
 import { nodeSqlStorage } from "./_node-sql-storage.ts";
 

@@ -1,12 +1,12 @@
 /**
- * The placed storage driver of hosts on Workers (adapters/cloudflare/placed-storage.ts): each
+ * The placed storage driver of hosts on Workers (drivers/durable-object/placed-storage.ts): each
  * session's data in its own object, the rest in the coordinator, and the outbox that carries a
  * session object's coordinator writes. A coordinator and session objects are modelled in one
  * process (test/_placed-world.ts): real Durable Object drivers on `node:sqlite`, real storage
  * endpoints, real `Request`s between them.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { PlacedStorage } from "../adapters/cloudflare/placed-storage.ts";
+import type { PlacedStorage } from "../drivers/durable-object/placed-storage.ts";
 import { RecordConflictError } from "../src/base/storage/types.ts";
 import { World } from "./_placed-world.ts";
 import { pollUntil, readAll, testStorageDriver } from "./_storage-tests.ts";

@@ -5,7 +5,8 @@
  * the remote driver's ordering and shared follow together.
  */
 import { describe, expect, it } from "vitest";
-import { createRemoteStorage, type StorageTransport } from "../adapters/cloudflare/remote-storage.ts";
+import { createRemoteStorage } from "../drivers/durable-object/remote-storage.ts";
+import type { StorageTransport } from "../drivers/durable-object/storage-wire.ts";
 import { fixtureWorkerForFile } from "./_miniflare.ts";
 import { pollUntil, testStorageDriver } from "./_storage-tests.ts";
 

@@ -16,7 +16,7 @@ import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from ".
 import { objectStorage, type ObjectStorage } from "./object-storage.ts";
 import { sendPlaced } from "./placed-calls.ts";
 import type { CloudflareEnv, DurableObjectStateLike, DurableObjectClass } from "./platform.ts";
-import { STORAGE_HEADER } from "./storage-wire.ts";
+import { STORAGE_HEADER } from "../../drivers/durable-object/storage-wire.ts";
 
 export { COORDINATOR_NAME };
 

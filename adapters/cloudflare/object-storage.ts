@@ -1,45 +1,19 @@
 /**
- * The storage side every Durable Object of the worker has (docs/design/cloudflare.md "Storage"):
- * its own SQLite database, one driver per agent slug; the storage protocol's endpoint, through
- * which other objects read and write what lives here; and the placed driver its host uses, which
- * sends each key to the object it lives in.
+ * The Durable Object storage driver (drivers/durable-object/object-storage.ts) bound to this
+ * worker's two namespaces: a session's data in the object named by its id, everything shared in
+ * the coordinator (docs/design/cloudflare.md "The three parts").
  * @module
  */
-import { createDurableObjectStorage, type DurableObjectStorageDriver } from "../../drivers/durable-object/index.ts";
+import type { Home } from "../../drivers/durable-object/homes.ts";
+import { objectStorage as driverObjectStorage, type ObjectStorage } from "../../drivers/durable-object/object-storage.ts";
 import { COORDINATOR_NAME } from "./coordinator-name.ts";
-import { createPlacedStorage, type Home, type PlacedStorage } from "./placed-storage.ts";
 import type { CloudflareEnv, DurableObjectStateLike, DurableObjectStubLike } from "./platform.ts";
-import type { StorageTransport } from "./remote-storage.ts";
-import { STORAGE_HEADER, storageEndpoint } from "./storage-wire.ts";
 
-export interface ObjectStorage {
-  /** This object's database for one agent (shared by its host and its endpoint). */
-  local(namespace: string): DurableObjectStorageDriver;
-  /** Answers another object's storage request. */
-  endpoint(request: Request): Promise<Response>;
-  /** The driver this object's host uses for one agent; `here` is what this object holds. */
-  placed(namespace: string, here: Home): Promise<PlacedStorage>;
-}
+export type { ObjectStorage } from "../../drivers/durable-object/object-storage.ts";
 
+/** The storage side of the object whose state is `ctx`. */
 export function objectStorage(ctx: DurableObjectStateLike, env: CloudflareEnv): ObjectStorage {
-  const drivers = new Map<string, DurableObjectStorageDriver>();
-  const local = (namespace: string): DurableObjectStorageDriver => {
-    let driver = drivers.get(namespace);
-    if (!driver) drivers.set(namespace, (driver = createDurableObjectStorage(ctx.storage, { namespace })));
-    return driver;
-  };
-  return {
-    local,
-    endpoint: storageEndpoint(local),
-    placed: (namespace, here) =>
-      createPlacedStorage({
-        namespace,
-        here,
-        local: local(namespace),
-        transport: (home) => transportTo(homeStub(env, home)),
-        logger: { warn: (message, fields) => console.warn(`[agent-serve] [cloudflare] ${message}`, fields ?? "") },
-      }),
-  };
+  return driverObjectStorage(ctx.storage, (home) => homeStub(env, home));
 }
 
 /** The coordinator's stub. */
@@ -56,16 +30,4 @@ export function sessionStub(env: CloudflareEnv, sessionId: string): DurableObjec
 
 function homeStub(env: CloudflareEnv, home: Home): DurableObjectStubLike {
   return home === "coordinator" ? coordinatorStub(env) : sessionStub(env, home.session);
-}
-
-function transportTo(stub: DurableObjectStubLike): StorageTransport {
-  return (wire, signal) =>
-    stub.fetch(
-      new Request("https://storage.agent-serve.internal/storage", {
-        method: "POST",
-        headers: { [STORAGE_HEADER]: "ops", "content-type": "application/json" },
-        body: JSON.stringify(wire),
-        ...(signal ? { signal } : {}),
-      }),
-    );
 }

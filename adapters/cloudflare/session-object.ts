@@ -14,9 +14,9 @@ import { alarmTimers } from "./alarm-timers.ts";
 import { type CloudflareWorkerOptions, loadProjects, sharedHostOptions } from "./host-options.ts";
 import { objectStorage, type ObjectStorage } from "./object-storage.ts";
 import { answerPlaced, PLACED_HEADER, sendPlaced } from "./placed-calls.ts";
-import type { PlacedStorage } from "./placed-storage.ts";
+import type { PlacedStorage } from "../../drivers/durable-object/placed-storage.ts";
 import type { CloudflareEnv, DurableObjectStateLike, DurableObjectClass } from "./platform.ts";
-import { STORAGE_HEADER } from "./storage-wire.ts";
+import { STORAGE_HEADER } from "../../drivers/durable-object/storage-wire.ts";
 
 /** Set by the worker on every request it forwards here: the session this object holds. */
 export const SESSION_HEADER = "x-agent-serve-session";

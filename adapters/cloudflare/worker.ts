@@ -14,7 +14,7 @@ import { PLACED_HEADER } from "./placed-calls.ts";
 import type { CloudflareWorkerOptions } from "./host-options.ts";
 import type { CloudflareEnv, DurableObjectClass, ExecutionContextLike, ScheduledControllerLike } from "./platform.ts";
 import { NEW_SESSION_HEADER, SESSION_HEADER, sessionClass } from "./session-object.ts";
-import { STORAGE_HEADER } from "./storage-wire.ts";
+import { STORAGE_HEADER } from "../../drivers/durable-object/storage-wire.ts";
 
 export interface CloudflareWorker {
   fetch(request: Request, env: CloudflareEnv, ctx: ExecutionContextLike): Promise<Response>;

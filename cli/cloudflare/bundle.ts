@@ -16,7 +16,7 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import type { BuildOptions, Metafile, Plugin } from "esbuild";
-import { FROM_SOURCE, SOURCE_CONDITION, packageFile } from "../../loader/package-root.ts";
+import { FROM_SOURCE, SOURCE_CONDITION, packageFile } from "../../adapters/_package.ts";
 
 export interface BundleOptions {
   entry: string;

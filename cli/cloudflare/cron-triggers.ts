@@ -7,8 +7,7 @@
  * a worker may have, one per-minute trigger covers everything and `host.tick` decides.
  * @module
  */
-import type { Diagnostic } from "../../src/base/definitions/project.ts";
-import type { ScheduleDefinition } from "../../src/base/definitions/schedules.ts";
+import type { Diagnostic, ScheduleDefinition } from "../../src/index.ts";
 
 /** Fires every minute; covers any schedule. */
 export const EVERY_MINUTE = "* * * * *";

@@ -7,8 +7,8 @@
  */
 import { relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { RecordedProject } from "../../loader/record-project.ts";
-import type { DocsSite, PlaygroundSite } from "../../src/http/site-types.ts";
+import type { RecordedProject } from "../../adapters/_discovery.ts";
+import type { DocsSite, PlaygroundSite } from "../../src/index.ts";
 
 export interface EntryProject {
   slug: string;

@@ -6,8 +6,8 @@
  * channels, HTTP MCP connections, schedules and evals run.
  * @module
  */
-import { HARNESS_TOOL_NAMES, resolveAllowlist } from "../../src/engine/harness/allowlist.ts";
-import type { Diagnostic, ProjectDefinition } from "../../src/base/definitions/project.ts";
+import { HARNESS_TOOL_NAMES, resolveAllowlist } from "../../src/entries/inspect.ts";
+import type { Diagnostic, ProjectDefinition } from "../../src/index.ts";
 
 export function workersDiagnostics(project: ProjectDefinition): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];

@@ -1,34 +1,35 @@
 // @ts-check
 /**
  * Shapes of the agent's HTTP API as the playground reads them (docs/guide/http-api.md), from the
- * host's own `agent-serve/events` module where it declares them. Type declarations only: nothing
- * here runs.
+ * package's public `agent-serve/events` entry where it declares them, as any client would import
+ * them (playground/tsconfig.json resolves the package to its own sources in a checkout). Type
+ * declarations only: nothing here runs.
  * @module
  */
 
 /**
  * One line of a session's NDJSON stream; `isEvent` narrows it to a type's payload.
- * @typedef {import("../../src/entries/events.ts").EventEnvelope} SessionEvent
+ * @typedef {import("agent-serve/events").EventEnvelope} SessionEvent
  */
 
 /**
  * An item of `GET /v1/sessions`.
- * @typedef {import("../../src/entries/events.ts").SessionSummary} SessionSummary
+ * @typedef {import("agent-serve/events").SessionSummary} SessionSummary
  */
 
 /**
  * `GET /v1/meta`: what the page shows before it authenticates.
- * @typedef {import("../../src/entries/events.ts").AgentMeta} AgentMeta
+ * @typedef {import("agent-serve/events").AgentMeta} AgentMeta
  */
 
 /**
  * An eval case's result inside a run snapshot.
- * @typedef {import("../../src/entries/events.ts").EvalCaseResult} EvalCaseResult
+ * @typedef {import("agent-serve/events").EvalCaseResult} EvalCaseResult
  */
 
 /**
  * `GET /v1/dev/evals/runs/:runId`.
- * @typedef {import("../../src/entries/events.ts").EvalRunSnapshot} EvalRunSnapshot
+ * @typedef {import("agent-serve/events").EvalRunSnapshot} EvalRunSnapshot
  */
 
 /**
@@ -83,12 +84,12 @@
 
 /**
  * The `POST /v1/tools/:name` envelope.
- * @typedef {import("../../src/entries/events.ts").DirectCallOutcome} ToolCallOutcome
+ * @typedef {import("agent-serve/events").DirectCallOutcome} ToolCallOutcome
  */
 
 /**
  * A line of `GET /v1/logs`.
- * @typedef {import("../../src/entries/events.ts").LogLine} LogLine
+ * @typedef {import("agent-serve/events").LogLine} LogLine
  */
 
 export {};

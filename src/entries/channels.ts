@@ -28,6 +28,6 @@ export type {
   HttpChannelMessageResult,
 } from "../base/definitions/channels.ts";
 export type { SessionEvent } from "../base/events/vocabulary.ts";
-export { allowAll, bearerAuth, localDev, localDevStrict, loopbackOnly } from "../base/auth-policies.ts";
+export { allowAll, bearerAuth, isLoopbackAddress, localDev, localDevStrict, loopbackOnly } from "../base/auth-policies.ts";
 export type { TokenVerifier } from "../base/auth-policies.ts";
 export type { AuthContext, AuthPolicy, AuthRequestInfo } from "../base/auth.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { FollowListener } from "../../src/base/storage/types.ts";
-import type { StorageTransport } from "./remote-storage.ts";
+import type { StorageTransport } from "./storage-wire.ts";
 
 /** Waits before subscribing again, growing to this at most. */
 const MAX_RETRY_MS = 2_000;

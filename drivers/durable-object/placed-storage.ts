@@ -1,6 +1,6 @@
 /**
  * The storage driver of every host on Workers (docs/design/cloudflare.md "Storage"): each name
- * lives in one Durable Object's database (./placement.ts: a session's records, logs and turn
+ * lives in one Durable Object's database (./homes.ts: a session's records, logs and turn
  * lease in its session object, everything shared in the coordinator). Names at home here are
  * served by this object's own driver, others through the storage protocol to their object. A
  * commit stays within one object, except the session object's own commits that also write the
@@ -17,11 +17,12 @@ import {
   type RecordWrite,
   type StorageDriver,
 } from "../../src/base/storage/types.ts";
-import { homeName, homeOf, leaseHomeOf, prefixHomeOf, sameHome, sessionRecordOf, type Home } from "./placement.ts";
-import { createRemoteStorage, type RemoteStorage, type StorageTransport } from "./remote-storage.ts";
+import { homeName, homeOf, leaseHomeOf, prefixHomeOf, sameHome, sessionRecordOf, type Home } from "./homes.ts";
+import { createRemoteStorage, type RemoteStorage } from "./remote-storage.ts";
+import type { StorageTransport } from "./storage-wire.ts";
 import { MirrorOutbox } from "./session-mirror.ts";
 
-export type { Home } from "./placement.ts";
+export type { Home } from "./homes.ts";
 
 /** This object's database for one namespace: `createDurableObjectStorage(ctx.storage, { namespace })`. */
 export type LocalStorage = StorageDriver & { leaseHolder(key: string): Promise<string | undefined> };

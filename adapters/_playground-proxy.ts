@@ -3,10 +3,12 @@
  * every `/v1/...` request forwarded to the running server's agent. The page and its API share
  * one origin, so no CORS is needed, and a `--bearer-token` is added here and never reaches the
  * browser. Because the proxy spends that token for whoever reaches it, it admits direct loopback
- * callers only, with the same DNS-rebinding check as `localDevStrict()`.
+ * callers only, with the same DNS-rebinding check as `localDevStrict()`. It lives with the
+ * adapters because it only moves bytes: the page from the host's own playground handler, every
+ * API request to the upstream host.
  * @module
  */
-import type { FetchHandler } from "../adapters/_serve.ts";
+import type { FetchHandler } from "./_serve.ts";
 import { HTTPError, toErrorResponse } from "../src/base/errors.ts";
 import { localDevStrict } from "../src/base/auth-policies.ts";
 import { createPlaygroundHandler } from "../src/http/playground-site.ts";

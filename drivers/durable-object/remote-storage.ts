@@ -8,10 +8,7 @@
 import { assertBatch, assertKey, assertLines, assertPrefix, type StorageDriver } from "../../src/base/storage/types.ts";
 import { followRemote } from "./remote-follow.ts";
 import type { MirrorWrites } from "./session-mirror.ts";
-import { fromWireError, type WireOp, type WireRequest, type WireResult } from "./storage-wire.ts";
-
-/** Sends one protocol request and resolves with the response (a stub's `fetch`, or a test's). */
-export type StorageTransport = (request: WireRequest, signal?: AbortSignal) => Promise<Response>;
+import { fromWireError, type StorageTransport, type WireOp, type WireResult } from "./storage-wire.ts";
 
 const READ_BATCH = 1024;
 /** Operations per request: enough to carry a busy turn's writes, small enough for one answer. */

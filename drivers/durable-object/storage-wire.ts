@@ -34,6 +34,13 @@ export interface WireRequest {
   followId?: string;
 }
 
+/**
+ * Sends one protocol request and resolves with the response (a stub's `fetch`, or a test's).
+ * Declared with the protocol, so both callers (./remote-storage.ts, ./remote-follow.ts) import
+ * it from below rather than from each other.
+ */
+export type StorageTransport = (request: WireRequest, signal?: AbortSignal) => Promise<Response>;
+
 export type WireResult = { ok: true; value?: unknown } | { ok: false; error: WireError };
 
 export interface WireError {
