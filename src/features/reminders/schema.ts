@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { cronProblem } from "../../features/timers/cron.ts";
+import { cronProblem } from "../timers/cron.ts";
 import { parseDuration } from "../../base/duration.ts";
 import type { ReminderRecord, ReminderRunContext, ReminderRunResult } from "../../base/definitions/reminders.ts";
 
