@@ -11,7 +11,8 @@ import type { AuthPolicy } from "../../base/auth.ts";
 import { readBodyText } from "../../base/body.ts";
 import { json } from "../../base/responses.ts";
 import type { Route, RouteCall } from "../../base/route.ts";
-import { type ChannelHost, HTTP_CHANNEL } from "./channel-host.ts";
+import type { ChannelHost } from "./channel-host.ts";
+import { HTTP_CHANNEL } from "./http-channel.ts";
 import type { ChannelDefinition, ChannelRoute, ChannelRouteContext } from "../../base/definitions/channels.ts";
 
 /** The mount path of a channel route below the agent's base. */
