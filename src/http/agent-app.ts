@@ -19,7 +19,8 @@ export function createAgentApp(agent: AgentRuntime, routes: readonly RouteDefini
   return async (request, ip) => {
     // The parsed path, so dot segments are resolved before matching; a path outside the base
     // matches nothing.
-    const pathname = new URL(request.url).pathname;
+    const url = new URL(request.url);
+    const pathname = url.pathname;
     const local = pathname === base || pathname.startsWith(`${base}/`) ? pathname.slice(base.length) : undefined;
     const found = local === undefined ? undefined : router.match(request.method, local);
     if (!found) throw notFound("not_found", "no such route");
@@ -31,12 +32,13 @@ export function createAgentApp(agent: AgentRuntime, routes: readonly RouteDefini
         headers: { allow: found.allow.join(", ") },
       });
     }
-    return runRoute(found.route, { request, ip, params: found.params, policies: agent.policies }, (call) => ({
-      ...call,
-      agent,
-      // Dev loopback callers and anonymous deployments see every session.
-      wide: (host.dev && isLoopbackAddress(ip)) || call.auth.authenticator === "allowAll",
-      host,
-    }));
+    return runRoute(found.route, { request, ip, params: found.params, policies: agent.policies, url }, (call) =>
+      Object.assign(call, {
+        agent,
+        // Dev loopback callers and anonymous deployments see every session.
+        wide: (host.dev && isLoopbackAddress(ip)) || call.auth.authenticator === "allowAll",
+        host,
+      }),
+    );
   };
 }

@@ -31,16 +31,16 @@ export interface Router<T extends RouterEntry> {
 }
 
 export function createRouter<T extends RouterEntry>(routes: readonly T[], options: RouterOptions = {}): Router<T> {
-  const compiled = routes.map((route) => ({ route, pattern: compilePattern(route.path, options.strict ?? false) }));
+  const compiled = routes.map((route) => ({ route, matches: compilePattern(route.path, options.strict ?? false) }));
   const byPath = methodsByPath(routes, options.strict ?? false);
   return {
     match(method, path) {
-      for (const { route, pattern } of compiled) {
+      for (const { route, matches } of compiled) {
         if (!takes(route, method)) continue;
-        const found = pattern.exec(path);
-        if (found) return { route, params: { ...found.groups } };
+        const params = matches(path);
+        if (params) return { route, params };
       }
-      for (const { pattern, allow } of byPath) if (pattern.test(path)) return { allow };
+      for (const { matches, allow } of byPath) if (matches(path)) return { allow };
       return undefined;
     },
   };
@@ -52,24 +52,33 @@ export function createRouter<T extends RouterEntry>(routes: readonly T[], option
 const takes = (route: RouterEntry, method: string): boolean =>
   route.everyMethod === true || route.method === method || (method === "HEAD" && route.method === "GET");
 
+/** The parameters of a path the pattern matches, or undefined. */
+type Matcher = (path: string) => Record<string, string> | undefined;
+
 /**
  * `:name` is one segment, `*` the rest; `.` is literal. Unless strict, repeated slashes collapse and
- * trailing ones are ignored.
+ * trailing ones are ignored. A strict static path is a string comparison: host routes run on every
+ * request (bench/README.md).
  */
-function compilePattern(path: string, strict: boolean): RegExp {
+function compilePattern(path: string, strict: boolean): Matcher {
+  if (strict && !/[:*]/.test(path)) return (candidate) => (candidate === path ? {} : undefined);
   const source = (strict ? path : path.replace(/\/+(\/|$)/g, "$1"))
     .replace(/(\/?\.?):(\w+)/g, "($1(?<$2>[^$1/]+?))")
     .replace(/\./g, "\\.")
     .replace(/(\/?)\*/g, "($1.*)?");
-  return new RegExp(`^${source}${strict ? "" : "/*"}$`);
+  const pattern = new RegExp(`^${source}${strict ? "" : "/*"}$`);
+  return (candidate) => {
+    const found = pattern.exec(candidate);
+    return found ? { ...found.groups } : undefined;
+  };
 }
 
 /** The 405 table: each distinct path in first-seen order with the methods it takes (GET brings HEAD). */
-function methodsByPath(routes: readonly RouterEntry[], strict: boolean): Array<{ pattern: RegExp; allow: string[] }> {
+function methodsByPath(routes: readonly RouterEntry[], strict: boolean): Array<{ matches: Matcher; allow: string[] }> {
   const byPath = new Map<string, string[]>();
   for (const route of routes) {
     const methods = route.method === "GET" ? ["GET", "HEAD"] : [route.method];
     byPath.set(route.path, [...(byPath.get(route.path) ?? []), ...methods]);
   }
-  return [...byPath].map(([path, allow]) => ({ pattern: compilePattern(path, strict), allow }));
+  return [...byPath].map(([path, allow]) => ({ matches: compilePattern(path, strict), allow }));
 }

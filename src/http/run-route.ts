@@ -15,8 +15,15 @@ export interface RouteInput {
   params: Record<string, string>;
   /** The chain of `auth: "agent"` routes that name none of their own. */
   policies: readonly AuthPolicy[];
+  /** `request.url` parsed, when the caller has it; otherwise parsed on first read. */
+  url?: URL;
 }
 
+/**
+ * `context` adds its table's members to the call; it must keep the call's `url` getter (assign onto
+ * the call rather than spread it), so a route that never reads the URL never parses it: the host
+ * routes answer health checks (bench/README.md).
+ */
 export async function runRoute<Context extends RouteCall>(
   route: Route<Context>,
   input: RouteInput,
@@ -25,7 +32,17 @@ export async function runRoute<Context extends RouteCall>(
   const { request, ip } = input;
   const params = decodeParams(input.params);
   const auth = route.auth === "agent" ? await authenticate(route.policies ?? input.policies, request, ip === undefined ? {} : { ip }) : anonymous();
-  return route.handler(context({ request, url: new URL(request.url), params, auth, ip }));
+  let url = input.url;
+  const call: RouteCall = {
+    request,
+    get url() {
+      return (url ??= new URL(request.url));
+    },
+    params,
+    auth,
+    ip,
+  };
+  return route.handler(context(call));
 }
 
 // --- internals ---

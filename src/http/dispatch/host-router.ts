@@ -77,7 +77,7 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
     // A method the route does not take falls through: host routes answer no 405 of their own.
     const found = table.match(request.method, path);
     if (!found?.route) return undefined;
-    return runRoute(found.route, { request, ip, params: found.params, policies: services.hostPolicies }, (call) => ({ ...call, path, agent }));
+    return runRoute(found.route, { request, ip, params: found.params, policies: services.hostPolicies }, (call) => Object.assign(call, { path, agent }));
   };
 
   return async (request, ip) => {
