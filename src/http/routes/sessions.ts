@@ -74,6 +74,7 @@ export const renameSession = defineRoute({
   path: "/v1/session/:sessionId",
   auth: "agent",
   summary: "Rename a session (owner only): {title} → {ok, sessionId, title}",
+  bodySchema: renameSessionBody,
   async handler(context) {
     const sessionId = sessionParam(context);
     const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), renameSessionBody);
