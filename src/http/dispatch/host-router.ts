@@ -60,7 +60,12 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
   );
   const health = JSON.stringify({ ok: true, agents: agents.length });
   const index = mode === "multi" && options.playground ? agentIndexPage(agents, { docs: docs !== undefined }) : undefined;
-  const page = ({ path, agent }: HostRouteContext): Response => mounts.get(agent!.slug)!.playground!(path)!;
+  const page = ({ path, agent }: HostRouteContext): Response => {
+    // Agent-scope routes run with their agent, and these only where the playground is served.
+    const answer = agent === undefined ? undefined : mounts.get(agent.slug)?.playground?.(path);
+    if (!answer) throw notFound("not_found", "no such route");
+    return answer;
+  };
   const handlers: HostRouteHandlers = {
     health: mode === "multi" ? () => rawJson(health) : undefined,
     agentIndex: index === undefined ? undefined : ({ url }) => json({ agents: agents.map((agent) => describeAgent(agent, url.origin)) }),
@@ -73,7 +78,7 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
   const hostScope = createRouter(servedHostRoutes("host", mode, handlers), { strict: true });
   const agentScope = createRouter(servedHostRoutes("agent", mode, handlers), { strict: true });
   const single = mode === "single" ? mounts.get(agents[0]!.slug) : undefined;
-  const serve = (table: Router<ServedHostRoute>, request: Request, ip: string | undefined, path: string, agent: AgentRuntime | undefined) => {
+  const serve = (table: Router<ServedHostRoute>, request: Request, ip: string | undefined, path: string, agent: AgentRuntime | undefined): Promise<Response> | undefined => {
     // A method the route does not take falls through: host routes answer no 405 of their own.
     const found = table.match(request.method, path);
     if (!found?.route) return undefined;
