@@ -5,7 +5,7 @@
  *   npx node bench/health.ts [--connections=32] [--seconds=4] [--rounds=5]
  *
  * Target: host >= 0.85 of bare (multi mode, where the host router answers `/v1/health`). For
- * context: single mode, where the route goes through the agent's itty router, and a second bare
+ * context: single mode, where the route goes through the agent's route table, and a second bare
  * handler that does the minimum any router does per request (an async handler that parses
  * `request.url` and serializes its JSON answer) instead of returning a constant synchronously.
  *

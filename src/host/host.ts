@@ -8,7 +8,7 @@ import { type AgentRuntime } from "../http/agent.ts";
 import { VERSION } from "../features/discovery/version.ts";
 import { toErrorResponse } from "../base/errors.ts";
 import { defaultPolicies } from "../http/auth-chain.ts";
-import { createHostHandler } from "../http/host-router.ts";
+import { createHostHandler } from "../http/dispatch/host-router.ts";
 import type { HostServices } from "../http/route.ts";
 import { randomId } from "../base/ids.ts";
 import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";

@@ -1,17 +1,15 @@
+/**
+ * The context of an agent's routes: the route shape of ../base/route.ts with the mounted agent and
+ * the host's services (docs/design/routing.md).
+ * @module
+ */
 import type { AgentRuntime } from "./agent.ts";
 import type { HostLogger, LogBuffer } from "../base/logging.ts";
-import type { AuthContext, AuthPolicy } from "../base/auth.ts";
+import type { AuthPolicy } from "../base/auth.ts";
+import type { Route, RouteCall } from "../base/route.ts";
 
-export interface RouteContext {
-  request: Request;
-  url: URL;
-  /** URL-decoded path parameters. */
-  params: Record<string, string>;
+export interface RouteContext extends RouteCall {
   agent: AgentRuntime;
-  /** The principal, for routes with `auth: "agent"`. */
-  auth: AuthContext;
-  /** TCP peer address, when known. */
-  ip: string | undefined;
   /** Whether this caller sees every session (dev loopback callers, anonymous deployments). */
   wide: boolean;
   host: HostServices;
@@ -34,20 +32,7 @@ export interface HostServices {
   hostPolicies: readonly AuthPolicy[];
 }
 
-/** A route declared as data, so docs and the playground can list endpoints from the same table. */
-export interface RouteDefinition {
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  /** Path below the agent's base, e.g. `/v1/session/:sessionId`. */
-  path: string;
-  /** `agent` runs the agent's auth chain; `none` is public (health, meta). */
-  auth: "agent" | "none";
-  summary: string;
-  /** With `auth: "agent"`: the chain this route runs instead of the agent's (a channel's authored chain). */
-  policies?: readonly AuthPolicy[];
-  /** Declared schemas (Standard Schema), described as JSON Schema wherever routes are listed. */
-  bodySchema?: unknown;
-  querySchema?: unknown;
-  handler(context: RouteContext): Promise<Response> | Response;
-}
+/** An agent route: path below the agent's base, e.g. `/v1/session/:sessionId`. */
+export type RouteDefinition = Route<RouteContext>;
 
 export const defineRoute = (route: RouteDefinition): RouteDefinition => route;

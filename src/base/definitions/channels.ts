@@ -11,8 +11,10 @@ import type { EventType, SessionEvent } from "../events/vocabulary.ts";
 import type { AdmissionPolicy } from "./sessions.ts";
 import type { ToolHostServices } from "./tools.ts";
 import type { HostLogger } from "../logging.ts";
+import type { RouteMethod } from "../route.ts";
 
-export type ChannelMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+/** A channel route's method: those of every route (../route.ts). */
+export type ChannelMethod = RouteMethod;
 
 /** Per-session channel state: plain JSON, persisted on the session record. */
 export type ChannelState = Record<string, unknown>;

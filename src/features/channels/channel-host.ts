@@ -17,6 +17,7 @@ import type { ToolContextServices } from "../../engine/turns/tool-context.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import { acceptedTurn, waitForTurn } from "./completion.ts";
 import { ChannelDelivery } from "./delivery.ts";
+import { HTTP_CHANNEL, type TransformedMessage, applyOnMessage } from "./http-channel.ts";
 import type {
   ChannelDefinition,
   ChannelSendOptions,
@@ -27,10 +28,11 @@ import type {
   ChannelStartContext,
   ChannelState,
   ChannelToolResult,
+  HttpChannelMessage,
 } from "../../base/definitions/channels.ts";
 
-/** The id of the built-in HTTP channel; `bot/channels/http.ts` overrides it. */
-export const HTTP_CHANNEL = "http";
+// The composition names the HTTP channel through the channel host.
+export { HTTP_CHANNEL } from "./http-channel.ts";
 
 export interface ChannelHostDeps {
   /** `bot/channels/<id>.ts` by id (the loader's `ProjectDefinition.channels`). */
@@ -226,6 +228,16 @@ export class ChannelHost {
       continuationToken: record.continuationToken,
       state: { ...this.#definitions.get(channelId)?.state, ...record.state },
     };
+  }
+
+  /**
+   * The message `channelId`'s `onMessage` makes of one that reached it over the session routes
+   * (only the HTTP channel may author one); unchanged without one.
+   */
+  transform(channelId: string, input: HttpChannelMessage): Promise<TransformedMessage> {
+    return applyOnMessage(this.#definitions.get(channelId), input, () =>
+      this.services(channelId, { origin: new URL(input.request.url).origin, auth: input.auth }),
+    );
   }
 
   /** Whether a custom channel (not the built-in HTTP one) started the session. */

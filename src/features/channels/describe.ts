@@ -6,7 +6,7 @@
 import type { StandardSchema } from "../../base/validate.ts";
 import { toolInputJsonSchema } from "../../engine/tools/schema.ts";
 import type { JsonSchemaObject } from "../../base/definitions/tools.ts";
-import { HTTP_CHANNEL } from "./channel-host.ts";
+import { HTTP_CHANNEL } from "./http-channel.ts";
 import { channelRoutePath } from "./routes.ts";
 import type { ChannelDefinition } from "../../base/definitions/channels.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Custom channel routes as host routes (docs/guide/channels.md "Routes"): each authored route is
+ * Custom channel routes as agent routes (docs/guide/channels.md "Routes"): each authored route is
  * mounted at `/v1/channels/<id><path>` with the channel's auth chain; its query and body are
  * validated before the handler runs, and its return value becomes the response
  * (docs/guide/channels.md "Routes").
@@ -10,8 +10,9 @@ import { badRequest } from "../../base/errors.ts";
 import type { AuthPolicy } from "../../base/auth.ts";
 import { readBodyText } from "../../base/body.ts";
 import { json } from "../../base/responses.ts";
-import { type RouteContext, type RouteDefinition, defineRoute } from "../../http/route.ts";
-import { HTTP_CHANNEL } from "./channel-host.ts";
+import type { Route, RouteCall } from "../../base/route.ts";
+import type { ChannelHost } from "./channel-host.ts";
+import { HTTP_CHANNEL } from "./http-channel.ts";
 import type { ChannelDefinition, ChannelRoute, ChannelRouteContext } from "../../base/definitions/channels.ts";
 
 /** The mount path of a channel route below the agent's base. */
@@ -20,12 +21,18 @@ export function channelRoutePath(channelId: string, path: string): string {
   return `/v1/channels/${channelId}${tail}`;
 }
 
-/** Host route definitions for every authored route of the agent's channels. */
+/** What a channel route reads of its call: the agent's channels and two host facts. */
+export interface ChannelRouteCall extends RouteCall {
+  agent: { channels: Pick<ChannelHost, "services" | "sessionUrls"> };
+  host: { maxBodyBytes: number; dev: boolean };
+}
+
+/** Routes of the agent's table for every authored route of its channels. */
 export function channelRouteDefinitions(
   channels: Record<string, ChannelDefinition> | undefined,
   defaultPolicies: readonly AuthPolicy[],
-): RouteDefinition[] {
-  const routes: RouteDefinition[] = [];
+): Array<Route<ChannelRouteCall>> {
+  const routes: Array<Route<ChannelRouteCall>> = [];
   for (const [channelId, definition] of Object.entries(channels ?? {})) {
     if (channelId === HTTP_CHANNEL) continue;
     for (const route of definition.routes ?? []) routes.push(toRouteDefinition(channelId, definition.auth ?? defaultPolicies, route));
@@ -37,8 +44,8 @@ export function channelRouteDefinitions(
 // --- internals ---
 
 /** A channel without its own chain runs the start-up default, never the HTTP channel's override. */
-function toRouteDefinition(channelId: string, policies: readonly AuthPolicy[], route: ChannelRoute): RouteDefinition {
-  return defineRoute({
+function toRouteDefinition(channelId: string, policies: readonly AuthPolicy[], route: ChannelRoute): Route<ChannelRouteCall> {
+  return {
     method: route.method,
     path: channelRoutePath(channelId, route.path),
     auth: "agent",
@@ -47,10 +54,10 @@ function toRouteDefinition(channelId: string, policies: readonly AuthPolicy[], r
     ...(route.bodySchema ? { bodySchema: route.bodySchema } : {}),
     ...(route.querySchema ? { querySchema: route.querySchema } : {}),
     handler: (context) => runRoute(channelId, route, context),
-  });
+  };
 }
 
-async function runRoute(channelId: string, route: ChannelRoute, context: RouteContext): Promise<Response> {
+async function runRoute(channelId: string, route: ChannelRoute, context: ChannelRouteCall): Promise<Response> {
   const { request, url, agent, auth, ip, host } = context;
   const rawBody = route.method === "GET" ? "" : await readBodyText(request, host.maxBodyBytes);
   const query = route.querySchema ? await validate(queryObject(url), route.querySchema, "query") : queryObject(url);

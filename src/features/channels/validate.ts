@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from "../../base/definitions/project.ts";
 import { isStandardSchema } from "../../engine/tools/schema.ts";
-import { HTTP_CHANNEL } from "./channel-host.ts";
+import { HTTP_CHANNEL } from "./http-channel.ts";
 
 const CHANNEL_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);

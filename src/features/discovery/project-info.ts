@@ -6,6 +6,7 @@
  */
 import { compileCron } from "../../base/cron.ts";
 import type { ModelSpec } from "../../base/ports/model.ts";
+import type { Route } from "../../base/route.ts";
 import type { RuntimePort } from "../../base/ports/runtime.ts";
 import { type ChannelInfo, describeChannels, jsonSchemaOf } from "../channels/describe.ts";
 import { DEFAULT_MAX_ARTIFACTS } from "../artifacts/store.ts";
@@ -87,7 +88,7 @@ export const SCRIPTED_FALLBACK_CODE = "scripted_model_fallback";
 
 export function projectInfo(
   agent: { slug: string; project: ProjectDefinition; basePath: string; model: { spec: ModelSpec; notice?: string }; runtime?: RuntimePort | undefined },
-  routes: ReadonlyArray<{ method: string; path: string; summary: string; bodySchema?: unknown; querySchema?: unknown }>,
+  routes: ReadonlyArray<Pick<Route, "method" | "path" | "summary" | "bodySchema" | "querySchema">>,
 ): ProjectInfo {
   const { project } = agent;
   const diagnostics = [...project.diagnostics];

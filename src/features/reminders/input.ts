@@ -1,11 +1,11 @@
 /**
  * Validation of `reminders.create(...)` input, shared by host code and the model-facing tool,
- * through the schema in ../../http/schemas/reminders.ts. Failures are `HTTPError` 400 `invalid_request`
+ * through the schema in ./schema.ts. Failures are `HTTPError` 400 `invalid_request`
  * whose message is the schema's sentence, which the tool turns into an error result.
  * @module
  */
 import { validate } from "../../base/validate.ts";
-import { type CheckedReminderInput, reminderInputSchema } from "../../http/schemas/reminders.ts";
+import { type CheckedReminderInput, reminderInputSchema } from "./schema.ts";
 
 export type CheckedInput = CheckedReminderInput;
 

@@ -27,6 +27,7 @@ export const resolveApproval = defineRoute({
   path: "/v1/session/:sessionId/approvals/:callId",
   auth: "agent",
   summary: "Approve or deny a parked tool call",
+  bodySchema: approvalBody,
   async handler(context) {
     const sessionId = sessionParam(context);
     const callId = context.params["callId"] ?? "";

@@ -24,6 +24,7 @@ export const listArtifacts = defineRoute({
   path: "/v1/artifacts",
   auth: "agent",
   summary: "Artifacts of the sessions the caller may read, newest-updated first",
+  querySchema: listQuery,
   async handler(context) {
     const query = await validate(Object.fromEntries(context.url.searchParams), listQuery, "query");
     const candidates = await context.agent.artifacts.list({

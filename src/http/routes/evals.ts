@@ -36,6 +36,7 @@ export const startEvalRun = defineRoute({
   path: "/v1/dev/evals/runs",
   auth: "agent",
   summary: "Start a run of the matching evals (OR within filterIds and within tags, AND across them)",
+  bodySchema: startEvalRunBody,
   async handler(context) {
     const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), startEvalRunBody);
     return json(await context.agent.evals.start(body, context.auth), 202);

@@ -1,6 +1,6 @@
 /** Session routes of docs/guide/http-api.md "Sessions" (create, follow-up, stop, list, remove). */
 import { validate } from "../../base/validate.ts";
-import { transformHttpMessage } from "../../features/channels/http-override.ts";
+import { HTTP_CHANNEL } from "../../features/channels/http-channel.ts";
 import { isSessionId } from "../../base/ids.ts";
 import { createSessionBody, followUpBody, renameSessionBody } from "../schemas/session.ts";
 import { sessionNotFound } from "../../engine/sessions/session-service.ts";
@@ -17,7 +17,7 @@ export const createSession = defineRoute({
   bodySchema: createSessionBody,
   async handler({ request, url, agent, auth, host }) {
     const body = await validate(await readJsonBody(request, host.maxBodyBytes), createSessionBody);
-    const { message, options } = await transformHttpMessage(agent.channels, { message: body.message, body, auth, request, followUp: false });
+    const { message, options } = await agent.channels.transform(HTTP_CHANNEL, { message: body.message, body, auth, request, followUp: false });
     const title = options.title ?? body.title;
     const state = options.state ?? body.state;
     const workspaceFiles = options.workspaceFiles ?? body.workspaceFiles;
@@ -49,7 +49,7 @@ export const followUp = defineRoute({
   async handler(context) {
     const sessionId = sessionParam(context);
     const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), followUpBody);
-    const { message, options } = await transformHttpMessage(context.agent.channels, {
+    const { message, options } = await context.agent.channels.transform(HTTP_CHANNEL, {
       message: body.message,
       body,
       auth: context.auth,
@@ -74,6 +74,7 @@ export const renameSession = defineRoute({
   path: "/v1/session/:sessionId",
   auth: "agent",
   summary: "Rename a session (owner only): {title} → {ok, sessionId, title}",
+  bodySchema: renameSessionBody,
   async handler(context) {
     const sessionId = sessionParam(context);
     const body = await validate(await readJsonBody(context.request, context.host.maxBodyBytes), renameSessionBody);

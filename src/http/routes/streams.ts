@@ -11,6 +11,7 @@ export const streamSession = defineRoute({
   path: "/v1/session/:sessionId/stream",
   auth: "agent",
   summary: "Live events from startIndex, then following: NDJSON, or Server-Sent Events for Accept: text/event-stream (resume with Last-Event-ID)",
+  querySchema: streamQuery,
   async handler(context) {
     const sessionId = sessionParam(context);
     const query = await validate(Object.fromEntries(context.url.searchParams), streamQuery, "query");

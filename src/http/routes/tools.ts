@@ -15,6 +15,7 @@ export const callTool = defineRoute({
   path: "/v1/tools/:toolName",
   auth: "agent",
   summary: "Call a server tool directly (optionally inside a session)",
+  bodySchema: toolCallBody,
   async handler(context) {
     // Looked up before the body is read: an unknown tool is 404 whatever the body says.
     const tool = findServerTool(context.agent, context.params["toolName"] ?? "");

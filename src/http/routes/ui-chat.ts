@@ -32,6 +32,7 @@ export const uiChat = defineRoute({
   path: "/v1/chat",
   auth: "agent",
   summary: "Chat in the AI SDK's UI message stream protocol (useChat, DefaultChatTransport); the chat id names the session",
+  bodySchema: uiChatBody,
   async handler({ request, agent, auth, host }) {
     const body = await validate(await readJsonBody(request, host.maxBodyBytes), uiChatBody);
     const key = `${auth.principalId}:${body.id}`;
