@@ -110,17 +110,6 @@ export class TurnController {
   }
 
   /**
-   * The process that runs the session's turn, when that is another process sharing the store
-   * (its active marker names it): requests for the session are forwarded to it.
-   */
-  async runningElsewhere(sessionId: string): Promise<string | undefined> {
-    const leases = this.#deps.leases;
-    if (!leases || this.isBusy(sessionId)) return undefined;
-    const owner = await this.#deps.store.activeTurn(sessionId);
-    return owner !== undefined && owner !== leases.owner ? owner : undefined;
-  }
-
-  /**
    * Admits `text` into the session under `policy`. `accept` runs once the message is accepted and
    * before the turn starts; if it throws, nothing was admitted.
    */
