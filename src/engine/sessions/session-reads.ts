@@ -9,7 +9,7 @@ import type { SessionRecord, SessionSummary } from "../../base/definitions/sessi
 import { forbidden, sessionNotFound } from "./session-errors.ts";
 import type { SessionStore } from "./session-store.ts";
 
-/** The live view of this process's turns (../sessions/turn-controller.ts). */
+/** The live view of this process's turns (./turn-controller.ts). */
 export interface LiveView {
   isBusy(sessionId: string): boolean;
   isQueued(sessionId: string): boolean;
