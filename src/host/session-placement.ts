@@ -26,6 +26,8 @@ import type { AgentRecovery } from "./recovery.ts";
 
 /** The least time a request forwarded to the process running a session's turn gets to answer. */
 const FORWARD_TIMEOUT_MS = 10_000;
+/** The operations one process forwards to another (docs/design/processes.md "Forwarding"). */
+const FORWARDED_OPS = new Set<PlacedCall["op"]>(["followUp", "stop"]);
 
 export interface PlacedSessionParts {
   slug: string;
@@ -63,8 +65,11 @@ export function placeSessions(parts: PlacedSessionParts): SessionPlacing {
     });
   } else if (coordination.crossProcess) {
     const owned = new ProcessInbox(parts.storage, leases.owner, (request) => {
-      const { sessionId, call } = request.args as ForwardedArgs;
-      if (request.op !== call.op) return Promise.reject(new HTTPError({ status: 400, code: "invalid_request", message: `unknown forwarded operation ${request.op}` }));
+      const { sessionId, call } = (request.args ?? {}) as Partial<ForwardedArgs>;
+      // Only what the forwarding strategy sends: a follow-up or a stop the holder's lease refused.
+      if (sessionId === undefined || call === undefined || call.op !== request.op || !FORWARDED_OPS.has(call.op)) {
+        return Promise.reject(new HTTPError({ status: 400, code: "invalid_request", message: `unknown forwarded operation ${request.op}` }));
+      }
       return answer(sessionId, call);
     });
     inbox = owned;
