@@ -26,7 +26,7 @@ export interface CloudflareWorkerOptions {
   /** Replaces the auth read from the variables (`AGENT_SERVE_BEARER_TOKEN`, `AGENT_SERVE_ALLOW_ANONYMOUS`). */
   auth?: AgentHostOptions["auth"];
   /** Further host options (logger, log level, model resolution, limits). */
-  host?: Omit<AgentHostOptions, "agents" | "mode" | "docs" | "playground" | "auth" | "timers" | "newSessionId">;
+  host?: Omit<AgentHostOptions, "agents" | "mode" | "docs" | "playground" | "auth" | "timers">;
 }
 
 /** The notice `GET /v1/info` lists for every agent served on Workers. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { HTTPError, toErrorResponse } from "../../src/base/errors.ts";
-import type { PlacedCall } from "../../src/engine/sessions/placement.ts";
+import type { PlacedCall } from "../../src/base/definitions/placement.ts";
 import type { AgentHost } from "../../src/host/types.ts";
 import type { CloudflareEnv } from "./platform.ts";
 

@@ -99,13 +99,13 @@ export function sessionClass(options: CloudflareWorkerOptions): DurableObjectCla
             // One owner across instances: a new one takes over what its dead predecessor held.
             owner: `session_${sessionId}`,
             send: (slug, id, call) => sendPlaced(this.#env, slug, id, call),
-          },
-          newSessionId: () => {
-            // A session started from inside a turn here (a tool's send) gets an ordinary id, and
-            // its own object.
-            const id = this.#newSessionId ?? newSessionId();
-            this.#newSessionId = undefined;
-            return id;
+            newSessionId: () => {
+              // A session started from inside a turn here (a tool's send) gets an ordinary id, and
+              // its own object.
+              const id = this.#newSessionId ?? newSessionId();
+              this.#newSessionId = undefined;
+              return id;
+            },
           },
         });
         await host.ready();

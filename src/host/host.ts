@@ -3,15 +3,13 @@
  * the storage and model ports. Adapters bind it to a runtime; tests call it directly.
  * @module
  */
-import { createAgentRuntime } from "./agent-runtime.ts";
-import { type AgentRuntime } from "../http/agent.ts";
+import { createAgentRuntime, type HostedAgent } from "./agent-runtime.ts";
 import { VERSION } from "../features/discovery/version.ts";
 import { toErrorResponse } from "../base/errors.ts";
 import { defaultPolicies } from "../http/auth-chain.ts";
 import { createHostHandler } from "../http/dispatch/host-router.ts";
 import type { HostServices } from "../http/route.ts";
 import { randomId } from "../base/ids.ts";
-import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { createHostLogger, createLogBuffer } from "../base/logger.ts";
 import { logRequest } from "../http/request-log.ts";
 import { createClock } from "../features/timers/clock.ts";
@@ -37,7 +35,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
     automaticSchedules: options.schedules !== false || config.dev,
     internalRoutes: options.controlPlane === false,
   };
-  const agents: AgentRuntime[] = options.agents.map((mount) =>
+  const agents: HostedAgent[] = options.agents.map((mount) =>
     createAgentRuntime(mount, options, { logger, now, mode: config.mode, timers: timersContext }),
   );
 
@@ -120,10 +118,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
       await whenReady();
       const agent = agents.find((a) => a.slug === slug);
       if (!agent) throw new Error(`[agent-serve] [host] no agent mounted as ${JSON.stringify(slug)}`);
-      if (call.op === "callTool") {
-        return callServerTool(agent, findServerTool(agent, call.toolName), { input: call.input, sessionId, auth: call.auth, signal: new AbortController().signal });
-      }
-      return agent.sessions.handlePlaced(sessionId, call);
+      return agent.answer(sessionId, call);
     },
     async tick(at) {
       if (closed) return [];

@@ -9,7 +9,7 @@ import type { AuthPolicy } from "../base/auth.ts";
 import type { LanguageModelPort } from "../base/ports/model.ts";
 import type { ProjectDefinition } from "../base/definitions/project.ts";
 import type { RuntimePort } from "../base/ports/runtime.ts";
-import type { PlacedCall, SessionPlacement } from "../engine/sessions/placement.ts";
+import type { PlacedCall, SessionPlacement } from "../base/definitions/placement.ts";
 import type { SendOptions, SendResult } from "../base/definitions/sessions.ts";
 import type { StorageDriver } from "../base/storage/types.ts";
 import type { SlotFiring } from "../features/schedules/runner.ts";
@@ -113,15 +113,11 @@ export interface AgentHostOptions {
    */
   timers?: TimerPort;
   /**
-   * Picks the id of each new session. The Workers adapter names a session after the Durable
-   * Object that will hold it (docs/design/cloudflare.md). @default `ses_` and 20 random characters
-   */
-  newSessionId?: () => string;
-  /**
    * Sessions live in hosts of their own (the Workers adapter: one Durable Object per session,
    * docs/design/cloudflare.md "Where turns run"): this host runs turns only for the session the
    * placement names, and sends what would change any other session to the host it lives in.
-   * Recovery, channel delivery and evals follow suit. @default every session lives here
+   * Recovery, channel delivery and evals follow suit; the placement also names new sessions.
+   * @default every session lives here
    */
   placement?: SessionPlacement;
   /** Custom channels. */

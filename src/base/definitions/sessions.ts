@@ -1,5 +1,5 @@
 /**
- * What callers pass to and get back from the session operations (../../engine/sessions/session-service.ts): the
+ * What callers pass to and get back from the session operations (./session-face.ts): the
  * inputs of create, follow-up and a channel's send.
  * @module
  */

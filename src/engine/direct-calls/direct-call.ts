@@ -10,7 +10,8 @@ import type { EventDraft } from "../../base/events/vocabulary.ts";
 import type { AuthContext } from "../../base/auth.ts";
 import { isSessionId, newTurnId } from "../../base/ids.ts";
 import type { JsonValue } from "../../base/ports/model.ts";
-import { type SessionService, sessionNotFound } from "../sessions/session-service.ts";
+import type { Sessions } from "../../base/definitions/session-face.ts";
+import { sessionNotFound } from "../sessions/session-errors.ts";
 import { type ToolContextServices, createToolContext } from "../turns/tool-context.ts";
 import type { ProjectDefinition } from "../../base/definitions/project.ts";
 import type { RuntimePort } from "../../base/ports/runtime.ts";
@@ -27,7 +28,7 @@ export interface DirectCallAgent {
   project: ProjectDefinition;
   runtime: RuntimePort | undefined;
   toolServices: ToolContextServices;
-  sessions: SessionService;
+  sessions: Sessions;
   controller: TurnController;
   log: EventLog;
 }

@@ -7,10 +7,10 @@
  * @module
  */
 import { createError } from "../../base/errors.ts";
-import type { SessionService } from "./session-service.ts";
+import type { Sessions } from "../../base/definitions/session-face.ts";
 
 /** The session operations tools, reminders and schedules use. */
-export type SessionEntry = Pick<SessionService, "send" | "followUp" | "find">;
+export type SessionEntry = Pick<Sessions, "send" | "followUp" | "find">;
 
 export interface BindableSessionEntry extends SessionEntry {
   bind(sessions: SessionEntry): void;

@@ -7,53 +7,24 @@
  * when the active turn ends. Anything that races an admission in progress gets 409 session_busy.
  * @module
  */
-import { plainMessage } from "../../base/logger.ts";
-import { HTTPError, conflict, errorMessage } from "../../base/errors.ts";
 import { newTurnId } from "../../base/ids.ts";
 import type { RecordWrite } from "../../base/storage/types.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
-import { STORAGE_UNAVAILABLE_MESSAGE, type TurnEmit, type TurnOutcome, resumeTurn, runTurn } from "../turns/run-turn.ts";
+import { STORAGE_UNAVAILABLE_MESSAGE, type TurnOutcome } from "../turns/run-turn.ts";
 import type { TurnRunner } from "../turns/turn-runner.ts";
 import type { EventDraft } from "../../base/events/vocabulary.ts";
 import type { EventLog } from "./event-log.ts";
+import { InFlight } from "./in-flight.ts";
+import { ABORT_MESSAGES, type AbortKind, type LiveSession, type LiveTurn, abortTurn, busy, busyElsewhere, isHeld, shuttingDown } from "./live-session.ts";
 import { type RecoveryDeps, recoverSession } from "./recovery.ts";
 import type { SessionStore } from "./session-store.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
+import { executeTurn } from "./turn-execution.ts";
 import type { TurnLeases } from "./turn-leases.ts";
-import type { Release, SlotPool } from "./turn-slots.ts";
+import { TurnRecords } from "./turn-records.ts";
+import type { SlotPool } from "./turn-slots.ts";
 import type { AdmissionPolicy } from "../../base/definitions/sessions.ts";
-
-/**
- * Why a turn was aborted; decides the `turn.failed` message. `lost`: the turn's lease went to
- * another process's recovery, which has recorded the turn's end (docs/design/processes.md).
- */
-type AbortKind = "interrupt" | "shutdown" | "lost";
-const ABORT_MESSAGES: Record<AbortKind, string> = {
-  interrupt: "turn interrupted",
-  shutdown: "host shutting down",
-  lost: "host restarted",
-};
-
-interface LiveTurn {
-  turnId: string;
-  abort: AbortController;
-  state: "queued" | "running";
-  /** Set when a preempting message runs next, so no `session.waiting` is emitted in between. */
-  followedBy: boolean;
-  settled: Promise<void>;
-  /** Stops renewing the turn's lease. */
-  stopRenewing: () => void;
-}
-
-interface LiveSession {
-  turn?: LiveTurn;
-  /** An admission is between its checks and its turn start; racing admissions get 409. */
-  admitting: boolean;
-  coalesced?: { turnId: string; texts: string[] };
-  /** A turn could not record its end (the store stopped taking writes): its log needs closing. */
-  damaged?: boolean;
-}
 
 /** How often a damaged session's log is retried while the store refuses writes. */
 const REPAIR_RETRY_MS = 2_000;
@@ -87,11 +58,13 @@ export class TurnController {
   readonly #deps: ControllerDeps;
   readonly #live = new Map<string, LiveSession>();
   /** Admissions and turns not yet settled; `drain` waits for all of them. */
-  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #inFlight = new InFlight();
+  readonly #records: TurnRecords;
   #closing = false;
 
   constructor(deps: ControllerDeps) {
     this.#deps = deps;
+    this.#records = new TurnRecords({ ...deps, isBusy: (sessionId) => this.isBusy(sessionId) });
   }
 
   /** Admissions and turns not yet settled: what `drain` would wait for now. */
@@ -102,22 +75,11 @@ export class TurnController {
   /** True while a turn is running or queued, or a coalesced turn is pending. */
   isBusy(sessionId: string): boolean {
     const live = this.#live.get(sessionId);
-    return Boolean(live && (live.turn || live.admitting || live.coalesced || live.damaged));
+    return live !== undefined && isHeld(live);
   }
 
   isQueued(sessionId: string): boolean {
     return this.#live.get(sessionId)?.turn?.state === "queued";
-  }
-
-  /**
-   * The process that runs the session's turn, when that is another process sharing the store
-   * (its active marker names it): requests for the session are forwarded to it.
-   */
-  async runningElsewhere(sessionId: string): Promise<string | undefined> {
-    const leases = this.#deps.leases;
-    if (!leases || this.isBusy(sessionId)) return undefined;
-    const owner = await this.#deps.store.activeTurn(sessionId);
-    return owner !== undefined && owner !== leases.owner ? owner : undefined;
   }
 
   /**
@@ -147,7 +109,7 @@ export class TurnController {
       while (live.turn) {
         const current = live.turn;
         current.followedBy = true;
-        this.#abort(current, "interrupt");
+        abortTurn(current, "interrupt");
         await current.settled;
         if (this.#closing) throw shuttingDown();
       }
@@ -206,7 +168,7 @@ export class TurnController {
   runExclusive<T>(sessionId: string, work: () => Promise<T>, options: { lease?: boolean } = {}): Promise<T> {
     if (this.#closing) return Promise.reject(shuttingDown());
     const live = this.#session(sessionId);
-    if (live.turn || live.admitting || live.coalesced || live.damaged) return Promise.reject(busy());
+    if (isHeld(live)) return Promise.reject(busy());
     live.admitting = true;
     const leases = options.lease ? this.#deps.leases : undefined;
     // With `lease`, no process sharing the store runs a turn of the session meanwhile either.
@@ -238,13 +200,13 @@ export class TurnController {
     if (turn) {
       // With coalesced messages to close first, the session goes idle after them, not before.
       if (pending) turn.followedBy = true;
-      this.#abort(turn, "interrupt");
+      abortTurn(turn, "interrupt");
       await turn.settled;
     }
     if (pending) {
-      await this.#closeCoalesced(sessionId, pending);
-      await this.#settle(sessionId, { type: "session.waiting", data: {} }, "idle", false);
-      await this.#releaseIfIdle(sessionId);
+      await this.#records.closeCoalesced(sessionId, pending);
+      await this.#records.settle(sessionId, { type: "session.waiting", data: {} }, "idle", false);
+      await this.#records.releaseIfIdle(sessionId);
       this.#forgetIfIdle(sessionId, live);
     }
     return true;
@@ -256,31 +218,15 @@ export class TurnController {
    */
   async drain(timeoutMs: number): Promise<void> {
     this.#closing = true;
-    const deadline = Date.now() + timeoutMs;
-    while (this.#inFlight.size > 0) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) {
-        for (const live of this.#live.values()) if (live.turn) this.#abort(live.turn, "shutdown");
-      }
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const tick = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.max(remaining, 0) + 1);
-      });
-      await Promise.race([Promise.all(this.#inFlight), tick]);
-      clearTimeout(timer);
-    }
+    await this.#inFlight.settle(timeoutMs, () => {
+      for (const live of this.#live.values()) if (live.turn) abortTurn(live.turn, "shutdown");
+    });
   }
 
   // --- internals ---
 
   #track<T>(work: Promise<T>): Promise<T> {
-    const settled = work.then(
-      () => {},
-      () => {},
-    );
-    this.#inFlight.add(settled);
-    void settled.then(() => this.#inFlight.delete(settled));
-    return work;
+    return this.#inFlight.track(work);
   }
 
   #session(sessionId: string): LiveSession {
@@ -301,37 +247,9 @@ export class TurnController {
   }
 
   #forgetIfIdle(sessionId: string, live: LiveSession): void {
-    if (!live.turn && !live.admitting && !live.coalesced && !live.damaged && this.#live.get(sessionId) === live) {
+    if (!isHeld(live) && this.#live.get(sessionId) === live) {
       this.#live.delete(sessionId);
     }
-  }
-
-  #abort(turn: LiveTurn, kind: AbortKind): void {
-    if (!turn.abort.signal.aborted) turn.abort.abort(kind);
-  }
-
-  #emit(sessionId: string, draft: EventDraft): Promise<unknown> {
-    return this.#deps.log.append(sessionId, [draft]);
-  }
-
-  /** An event and the session's new status, in one commit: listings never lag the stream. */
-  #emitWithStatus(sessionId: string, draft: EventDraft, status: SessionRecord["status"]): Promise<unknown> {
-    return this.#deps.store.updateWith(
-      sessionId,
-      (r) => {
-        r.status = status;
-      },
-      (records) => this.#deps.log.append(sessionId, [draft], { records }),
-    );
-  }
-
-  /** A turn's event carrying the conversation messages that commit with it. */
-  #turnEmit(sessionId: string): TurnEmit {
-    return (draft, also) =>
-      this.#deps.log.append(sessionId, [draft], {
-        ...(also?.conversation ? { appends: [this.#deps.conversation.appendWrite(sessionId, also.conversation)] } : {}),
-        ...(also?.records ? { records: also.records } : {}),
-      });
   }
 
   /** `resume`: continue the parked turn `turnId` instead of answering `text`. */
@@ -348,7 +266,7 @@ export class TurnController {
     turn.stopRenewing = leases
       ? leases.keep(
           record.sessionId,
-          () => this.#abort(turn, "lost"),
+          () => abortTurn(turn, "lost"),
           async () => (await this.#deps.store.activeTurn(record.sessionId)) === leases.owner,
         )
       : () => {};
@@ -362,30 +280,8 @@ export class TurnController {
   }
 
   async #run(record: SessionRecord, live: LiveSession, turn: LiveTurn, text: string, resume: boolean): Promise<void> {
-    const { sessionId } = record;
-    const signal = turn.abort.signal;
-    let release: Release | undefined;
-    let outcome: TurnOutcome;
-    try {
-      release = await this.#takeSlot(sessionId, turn);
-      turn.state = "running";
-      // A resumed turn started before (its events say so) and its session is still running.
-      if (!resume) await this.#emitWithStatus(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} }, "running");
-      const emit = this.#turnEmit(sessionId);
-      const input = {
-        ...(await this.#deps.runner.prepare(record, { turnId: turn.turnId, emit, signal })),
-        sessionId,
-        turnId: turn.turnId,
-        conversation: this.#deps.conversation,
-        signal,
-        emit,
-      };
-      outcome = resume ? await resumeTurn({ ...input, events: await this.#deps.log.readEvents(sessionId) }) : await runTurn({ ...input, userText: text });
-    } catch (error) {
-      outcome = signal.aborted ? { status: "interrupted" } : { status: "failed", message: plainMessage(errorMessage(error)) };
-    } finally {
-      release?.();
-    }
+    const { log, conversation, slots, runner } = this.#deps;
+    const outcome = await executeTurn({ log, conversation, slots, runner, records: this.#records }, record, turn, text, resume);
     await this.#finish(record, live, turn, outcome);
   }
 
@@ -428,15 +324,6 @@ export class TurnController {
     }, REPAIR_RETRY_MS);
   }
 
-  async #takeSlot(sessionId: string, turn: LiveTurn): Promise<Release> {
-    const now = this.#deps.slots.tryAcquire();
-    if (now) return now;
-    const { position, slot } = await this.#deps.slots.enqueue(turn.abort.signal, sessionId);
-    if (position === 0) return slot;
-    await this.#emitWithStatus(sessionId, { type: "turn.queued", turnId: turn.turnId, data: { position } }, "queued");
-    return slot;
-  }
-
   async #finish(record: SessionRecord, live: LiveSession, turn: LiveTurn, outcome: TurnOutcome): Promise<void> {
     const { sessionId } = record;
     if (turn.abort.signal.reason === "lost") {
@@ -456,14 +343,14 @@ export class TurnController {
       // A resumed turn can end before it reaches its parked call: nothing is left to resolve.
       // (Best effort: a store refusing writes is repaired, which closes them, docs/design/faults.md.)
       await this.#deps.approvals?.closeAll(sessionId).catch(() => {});
-      await this.#emit(sessionId, { type: "turn.failed", turnId: turn.turnId, data: { message } });
+      await this.#records.emit(sessionId, { type: "turn.failed", turnId: turn.turnId, data: { message } });
     }
     const pending = live.coalesced;
     turn.stopRenewing();
     if (pending && !this.#closing) {
       // The turn stays current during this write, so follow-ups keep joining `pending`; from its
       // end to starting the drained turn nothing awaits, so no admission can slip in between.
-      await this.#deps.store.update(sessionId, countTurn);
+      await this.#records.countTurn(sessionId);
       live.turn = undefined;
       live.coalesced = undefined;
       this.#start(record, live, pending.turnId, pending.texts.join("\n"));
@@ -471,10 +358,10 @@ export class TurnController {
     }
     live.turn = undefined;
     live.coalesced = undefined;
-    if (pending) await this.#closeCoalesced(sessionId, pending, "shutdown");
+    if (pending) await this.#records.closeCoalesced(sessionId, pending, "shutdown");
     if (turn.followedBy) {
-      await this.#deps.store.update(sessionId, countTurn);
-      await this.#releaseIfIdle(sessionId);
+      await this.#records.countTurn(sessionId);
+      await this.#records.releaseIfIdle(sessionId);
       return;
     }
     if (record.mode === "task") {
@@ -482,50 +369,12 @@ export class TurnController {
       const last: EventDraft = failed
         ? { type: "session.failed", data: { message: outcome.status === "failed" ? outcome.message : ABORT_MESSAGES.interrupt } }
         : { type: "session.completed", data: {} };
-      await this.#settle(sessionId, last, failed ? "failed" : "completed", true);
+      await this.#records.settle(sessionId, last, failed ? "failed" : "completed", true);
     } else {
-      await this.#settle(sessionId, { type: "session.waiting", data: {} }, "idle", true);
+      await this.#records.settle(sessionId, { type: "session.waiting", data: {} }, "idle", true);
     }
-    await this.#releaseIfIdle(sessionId);
+    await this.#records.releaseIfIdle(sessionId);
     this.#forgetIfIdle(sessionId, live);
-  }
-
-  /**
-   * The session's resting event, its status and turn count, and (without turn leases) the removal
-   * of its active marker, in one commit: `GET /v1/sessions` never lags the stream, and a crash
-   * cannot split them. With leases the marker goes after the lease (`#releaseIfIdle`).
-   */
-  async #settle(sessionId: string, last: EventDraft, status: SessionRecord["status"], counted: boolean): Promise<void> {
-    const { store, log } = this.#deps;
-    const updated = await store.updateWith(
-      sessionId,
-      (r) => {
-        if (counted) countTurn(r);
-        r.status = status;
-      },
-      // Decided when the commit is queued: a follow-up admitted before has marked the session
-      // active again and its marker stays; one admitted after commits its marker after this.
-      (records) => {
-        const clear = !this.isBusy(sessionId) && !this.#deps.leases;
-        return log.append(sessionId, [last], { records: clear ? [...records, store.activeWrite(sessionId, null)] : records });
-      },
-    );
-    if (!updated) this.#deps.logger.warn(`session ${sessionId} was removed before its turn settled`);
-  }
-
-  /**
-   * Gives the turn lease back unless a message admitted meanwhile keeps the session busy (it holds
-   * the lease already: owners are processes, so taking it again was a renewal), then drops the
-   * active marker. In that order: a crash in between leaves the marker, and restart recovery
-   * releases the lease it names; the other way round, a dead process's lease would refuse the
-   * session's follow-ups (409 `session_busy`) until it expired.
-   */
-  async #releaseIfIdle(sessionId: string): Promise<void> {
-    const leases = this.#deps.leases;
-    if (!leases || this.isBusy(sessionId)) return;
-    await leases.release(sessionId);
-    // A message admitted meanwhile wrote its own marker, which stays.
-    if (!this.isBusy(sessionId)) await this.#deps.store.clearActive(sessionId);
   }
 
   /**
@@ -538,24 +387,9 @@ export class TurnController {
     const pending = live.coalesced;
     live.turn = undefined;
     live.coalesced = undefined;
-    if (pending) await this.#emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES.shutdown } });
+    if (pending) await this.#records.emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES.shutdown } });
     await this.#deps.leases?.release(sessionId);
     this.#forgetIfIdle(sessionId, live);
   }
 
-  async #closeCoalesced(sessionId: string, pending: { turnId: string; texts: string[] }, kind: AbortKind = "interrupt"): Promise<void> {
-    // The messages were accepted: keep them in the model's history even though no turn runs them.
-    await this.#deps.conversation.append(sessionId, [{ role: "user", content: pending.texts.join("\n") }]);
-    await this.#emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES[kind] } });
-  }
 }
-
-const countTurn = (record: SessionRecord): void => {
-  record.turnCount += 1;
-};
-
-const busy = (): HTTPError => conflict("session_busy", "the session is busy and cannot be interrupted right now");
-const busyElsewhere = (): HTTPError => conflict("session_busy", "a turn of this session is running in another process");
-
-const shuttingDown = (): HTTPError =>
-  new HTTPError({ status: 503, code: "shutting_down", message: "the host is shutting down" });

@@ -209,7 +209,7 @@ export class ChannelHost {
     const { controller, sessions } = this.#deps;
     // The live view wins: a stored "running" without a turn here is a turn whose settle write is
     // still under way (recovery has settled any a previous process left behind). A session living
-    // in another host has only its stored status (../../engine/sessions/placement.ts).
+    // in another host has only its stored status (../../engine/sessions/placed-sessions.ts).
     const resting = record.status === "running" || record.status === "queued" ? "idle" : record.status;
     const status = !sessions.isHere(sessionId)
       ? record.status

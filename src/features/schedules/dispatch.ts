@@ -8,7 +8,7 @@ import type { AuthContext } from "../../base/auth.ts";
 import type { JsonValue } from "../../base/ports/model.ts";
 import type { RemindersFacade } from "../../base/definitions/reminders.ts";
 import type { RuntimePort } from "../../base/ports/runtime.ts";
-import type { SessionService } from "../../engine/sessions/session-service.ts";
+import type { Sessions } from "../../base/definitions/session-face.ts";
 import { runServerTool, toolCallIdForDirectCall } from "../../engine/tools/run-tool.ts";
 import { scratchSession } from "../../engine/tools/scratch-session.ts";
 import { validateToolInput } from "../../engine/tools/schema.ts";
@@ -22,7 +22,7 @@ import { errorMessage } from "../../base/errors.ts";
 export const SCHEDULE_CHANNEL = "schedule";
 
 export interface DispatchDeps {
-  sessions: SessionService;
+  sessions: Sessions;
   tools: Record<string, ToolDefinition>;
   toolServices: ToolContextServices;
   runtime: RuntimePort | undefined;

@@ -6,8 +6,8 @@
  * reads go through storage as everywhere else. Without a placement every session lives here.
  * @module
  */
-import type { AuthContext } from "../../base/auth.ts";
-import type { CreateSessionInput, FollowUpInput } from "../../base/definitions/sessions.ts";
+import type { AuthContext } from "../auth.ts";
+import type { CreateSessionInput, FollowUpInput } from "./sessions.ts";
 
 export interface SessionPlacement {
   /** The one session this host holds; undefined for a host that holds none (it sends all away). */
@@ -22,9 +22,18 @@ export interface SessionPlacement {
    * restarts, so a new instance knows what its dead predecessor held (a Durable Object runs once).
    */
   owner?: string;
+  /**
+   * Picks the id of each new session: the Workers adapter names a session after the Durable
+   * Object that will hold it (docs/design/cloudflare.md). @default `ses_` and 20 random characters
+   */
+  newSessionId?: () => string;
 }
 
-/** What one host asks of the host a session lives in. */
+/**
+ * What one host or process asks of the one where a session lives or runs its turn: the placed
+ * calls between hosts, and the forwarded ones between processes sharing a store
+ * (docs/design/processes.md "Forwarding"), answered by one dispatcher.
+ */
 export type PlacedCall =
   | { op: "create"; input: CreateSessionInput }
   | { op: "followUp"; input: FollowUpInput }
