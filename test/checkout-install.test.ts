@@ -1,8 +1,11 @@
 /**
  * What `npm install` in the checkout relies on (docs/design/packaging.md, "Installing the
- * checkout"): every dependency install script in the lock file is reviewed in `allowScripts`.
- * Reads the lock file.
+ * checkout"): every dependency install script in the lock file is reviewed in `allowScripts`, and
+ * the engine warnings `.npmrc` keeps quiet are about packages the project's own Node 22 runs.
+ * Reads the lock file; runs npm without the network.
  */
+import { spawnSync } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,3 +36,37 @@ describe("install scripts", () => {
     expect(locked.filter((entry) => !entry.link && !entry.resolved).map((entry) => entry.name)).toEqual([]);
   });
 });
+
+const NODE = join(REPO, "node_modules", ".bin", "node");
+const NPM_CLI = npmCli();
+const MISSING = !existsSync(NODE)
+  ? " (skipped: node_modules/.bin/node is missing: node@22's install script did not run)"
+  : !NPM_CLI
+    ? " (skipped: no npm on PATH)"
+    : "";
+
+test.skipIf(MISSING !== "")(`npm run by the project's Node finds every locked package's engines satisfied${MISSING}`, () => {
+  // The same check npm makes on each install, against the Node that runs the project's code
+  // rather than the one that runs npm. The checkout's .npmrc hides these warnings on Node 20.
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) if (/^npm_/i.test(name)) delete env[name];
+  const result = spawnSync(
+    NODE,
+    [NPM_CLI!, "install", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=warn"],
+    { cwd: REPO, env, encoding: "utf8", timeout: 60_000 },
+  );
+  expect(result.status, result.stderr).toBe(0);
+  const unsupported = [...result.stderr.matchAll(/EBADENGINE\s+package: '([^']+)'/g)].map((match) => match[1]);
+  expect(unsupported).toEqual([]);
+}, 60_000);
+
+/** npm's own entry script behind the `npm` on PATH. */
+function npmCli(): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    const candidate = join(dir, "npm");
+    if (!dir || !existsSync(candidate)) continue;
+    const real = realpathSync(candidate);
+    return real.endsWith(".js") ? real : undefined;
+  }
+  return undefined;
+}
