@@ -14,26 +14,33 @@ import { describe, expect, test } from "vitest";
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { allowScripts: Record<string, boolean> };
 const lock = JSON.parse(await readFile(join(REPO, "package-lock.json"), "utf8")) as {
-  packages: Record<string, { version?: string; resolved?: string; link?: boolean; hasInstallScript?: boolean }>;
+  packages: Record<string, { version?: string; link?: boolean; hasInstallScript?: boolean }>;
 };
 const locked = Object.entries(lock.packages)
   .filter(([path]) => path !== "")
   .map(([path, entry]) => ({ name: path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length), ...entry }));
 
+/**
+ * The versions whose install scripts were read (docs/design/packaging.md, "Install scripts").
+ * `allowScripts` approves by name: a pinned approval is checked against the lock's `resolved` URLs,
+ * which this project's lock does not record. So the pin lives here: a new version fails this test
+ * until its script has been read and the version updated.
+ */
+const REVIEWED: Record<string, string> = { node: "22.23.3", bun: "1.4.5", deno: "2.9.6" };
+
 describe("install scripts", () => {
-  test("allowScripts has one entry per locked package with an install script: approved at its locked version, or denied by name", () => {
-    const expected: Record<string, boolean> = {};
-    for (const { name, version, hasInstallScript } of locked) {
-      if (!hasInstallScript) continue;
-      if (pkg.allowScripts[name] === false) expected[name] = false;
-      else expected[`${name}@${version}`] = true;
-    }
-    // A new package with a script, or an approved one at a new version, shows here as missing.
-    expect(pkg.allowScripts).toEqual(expected);
+  test("allowScripts names every locked package with an install script, approved or denied", () => {
+    const scripted = [...new Set(locked.filter((entry) => entry.hasInstallScript).map((entry) => entry.name))].sort();
+    expect(Object.keys(pkg.allowScripts).sort()).toEqual(scripted);
   });
 
-  test("every locked package records the URL it was resolved from, which pinned approvals are checked against", () => {
-    expect(locked.filter((entry) => !entry.link && !entry.resolved).map((entry) => entry.name)).toEqual([]);
+  test("every approved script is the one reviewed: the locked version is the reviewed version", () => {
+    const approved = Object.entries(pkg.allowScripts).filter(([, allowed]) => allowed).map(([name]) => name);
+    expect(approved.sort()).toEqual(Object.keys(REVIEWED).sort());
+    for (const name of approved) {
+      const versions = locked.filter((entry) => entry.name === name && entry.hasInstallScript).map((entry) => entry.version);
+      expect(versions, name).toEqual([REVIEWED[name]]);
+    }
   });
 });
 
