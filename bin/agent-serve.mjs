@@ -12,17 +12,20 @@ const runtime = globalThis.Bun ? "bun" : globalThis.Deno ? "deno" : "node";
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
 
 if (runtime === "node" && (major < 22 || (major === 22 && minor < 13))) {
-  const newer = findNodePackage();
-  if (newer) {
-    const child = spawn(newer, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
+  const { binary, withoutBinary } = findNodePackage();
+  if (binary) {
+    const child = spawn(binary, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
     for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
     child.on("exit", (code, signal) => {
       process.exitCode = code ?? 128 + (constants.signals[signal] ?? 1);
     });
   } else {
-    process.stderr.write(
-      `agent-serve: needs Node.js 22.13 or newer (this is ${process.version}); install a newer Node, or add it to the project with \`npm install node@22\`\n`,
-    );
+    // The `node` package puts its binary in place from an install script, which npm 12 skips unless
+    // the project's package.json approves it (docs/guide/embedding.md, "Installing").
+    const fix = withoutBinary
+      ? `the project's \`node\` package has no binary because npm did not run its install script: approve it with \`npm install-scripts approve node\`, then run \`npm install\` again`
+      : "install a newer Node, or add it to the project with `npm install node@22`";
+    process.stderr.write(`agent-serve: needs Node.js 22.13 or newer (this is ${process.version}); ${fix}\n`);
     process.exitCode = 1;
   }
 } else {
@@ -48,16 +51,21 @@ if (runtime === "node" && (major < 22 || (major === 22 && minor < 13))) {
   if (runtime === "deno") globalThis.Deno.exit(exitCode);
 }
 
-/** The `node` package's binary (Node 22) installed next to this package or in the project. */
+/**
+ * The `node` package's binary (Node 22) installed next to this package or in the project, and
+ * whether a `node` package was found without one (its install script did not run).
+ */
 function findNodePackage() {
+  let withoutBinary = false;
   for (const base of [import.meta.url, `${process.cwd()}/`]) {
     try {
       const manifest = createRequire(base).resolve("node/package.json");
       const binary = fileURLToPath(new URL("bin/node", `file://${manifest}`));
-      if (existsSync(binary)) return binary;
+      if (existsSync(binary)) return { binary, withoutBinary };
+      withoutBinary = true;
     } catch {
       // Not installed there.
     }
   }
-  return undefined;
+  return { binary: undefined, withoutBinary };
 }

@@ -1,6 +1,7 @@
 /**
  * The package as a user gets it (docs/guide/embedding.md, "Installing"): `npm pack`, install the
- * tarball with `node@22` into a fresh app, then use the bin, import the library in-process,
+ * tarball with `node@22` into a fresh app with the newest npm (which runs a dependency's install
+ * script only when the app approves it), then use the bin, import the library in-process,
  * type-check against the shipped `.d.ts`, and run the bin on Bun and Deno. Installs from the npm
  * registry, so the whole file shares one install.
  */
@@ -17,14 +18,43 @@ const REPO = fileURLToPath(new URL("..", import.meta.url));
 const BIN_DIR = join(REPO, "node_modules", ".bin");
 const { version } = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { version: string };
 
+/** A Node older than 22.13 on this machine, if any (the system Node here is 20). */
+const oldNode = ["/usr/bin/node", "/usr/local/bin/node", ...whichAll("node")].find((path) => {
+  const found = spawnSync(path, ["--version"], { encoding: "utf8" }).stdout?.trim();
+  const [major = 0, minor = 0] = (found ?? "").replace(/^v/, "").split(".").map(Number);
+  return Boolean(found) && (major < 22 || (major === 22 && minor < 13));
+});
+const NO_OLD_NODE = oldNode ? "" : " (skipped: no Node older than 22.13 on this machine)";
+
+/** The npm that installs the app (docs/design/packaging.md, "npm 12 and install scripts"). */
+const NPM = await newestNpm();
+const NPM_MISSING = NPM.missing ? ` (skipped: ${NPM.missing})` : "";
+
 let work = "";
 let app = "";
 let tarball = "";
+/** Dependencies whose install scripts the app's install reported blocked. */
+let blocked: string[] = [];
+/** The bin on the old Node while node@22's install script was blocked, before the app approved it. */
+let beforeApproval: { status: number | null; stdout: string; stderr: string } | undefined;
+
+/**
+ * A user's shell: none of the `npm_*` variables of the `npm test` running this file (they carry
+ * the checkout's own .npmrc settings), and the newest npm first on PATH, so that npm is also the
+ * one that install scripts calling `npm` (node@22's) find.
+ */
+function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) if (/^npm_/i.test(name)) delete env[name];
+  if (NPM.binDir) env.PATH = `${NPM.binDir}:${env.PATH ?? ""}`;
+  return env;
+}
 
 /** The app's own environment: its `node_modules/.bin` first, as `npx` and npm scripts have it. */
 function appEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(app, "node_modules", ".bin")}:${process.env.PATH ?? ""}` };
-  for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NODE_OPTIONS", "VITEST", "npm_config_prefix"]) delete env[name];
+  const env = userEnv();
+  env.PATH = `${join(app, "node_modules", ".bin")}:${env.PATH ?? ""}`;
+  for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NODE_OPTIONS", "VITEST"]) delete env[name];
   env.AGENT_SERVE_CONFIG_DIR = join(work, "config");
   return env;
 }
@@ -41,11 +71,19 @@ beforeAll(async () => {
   tarball = join(work, packed.stdout.trim().split("\n").pop() ?? "");
   await mkdir(app, { recursive: true });
   await writeFile(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
-  await run(
+  const installed = await run(
     "npm",
-    ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", tarball, "node@22", "@types/node@^22"],
-    { cwd: app, encoding: "utf8", timeout: 240_000 },
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=warn", tarball, "node@22", "@types/node@^22"],
+    { cwd: app, env: userEnv(), encoding: "utf8", timeout: 240_000 },
   );
+  blocked = blockedScripts(`${installed.stdout}\n${installed.stderr}`);
+  if (blocked.includes("node")) {
+    // What a user on Node 20 sees next, then the one approval the package asks for.
+    const bin = join(app, "node_modules", "agent-serve", "bin", "agent-serve.mjs");
+    if (oldNode) beforeApproval = spawnSync(oldNode, [bin, "version"], { cwd: app, encoding: "utf8", env: { PATH: "/usr/bin:/bin" } });
+    await run("npm", ["install-scripts", "approve", "node"], { cwd: app, env: userEnv(), encoding: "utf8", timeout: 60_000 });
+    await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: app, env: userEnv(), encoding: "utf8", timeout: 240_000 });
+  }
   await writeProject(join(app, "echo"), `import { defineAgent, defineTool } from "agent-serve";\n`);
   // An Agent SDK project: its module names alias to the installed package.
   await writeProject(join(app, "sdk"), `import { defineAgent } from "@cursor/bdk";\nimport { defineTool } from "@cursor/bdk/tools";\n`);
@@ -53,6 +91,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
+  if (NPM.prefix) await rm(NPM.prefix, { recursive: true, force: true });
 });
 
 describe("the packed tarball", () => {
@@ -68,6 +107,13 @@ describe("the packed tarball", () => {
 });
 
 describe("installed into a fresh app", () => {
+  test(`npm ${NPM.version} blocks the install scripts of node@22 and esbuild, no others${NPM_MISSING}`, (context) => {
+    if (NPM.missing) return context.skip();
+    // The local tarball's own `prepare` is listed too: npm counts `prepare` for packages installed
+    // from a file. An install from the registry has no such entry.
+    expect(blocked.filter((name) => name !== "agent-serve").sort()).toEqual(["esbuild", "node"]);
+  });
+
   test("`npx agent-serve version` prints the package version", async () => {
     const { stdout } = await inApp("npx", ["--no-install", "agent-serve", "version"]);
     expect(stdout.trim()).toBe(version);
@@ -196,6 +242,12 @@ createHost({ agents: 42 });
   test("`agent-serve build --target cloudflare` bundles the installed dist/ for workerd", async () => {
     const { stdout } = await inApp("npx", ["--no-install", "agent-serve", "build", "echo", "--target", "cloudflare", "--out", "cf", "--no-docs", "--no-playground", "--json"], 120_000);
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, config: { main: "worker.mjs", durable_objects: { bindings: [{ name: "AGENT_SESSION" }, { name: "AGENT_COORDINATOR" }] } } });
+    if (!NPM.missing) {
+      // esbuild's install script, which npm blocked, only swaps its CLI's JavaScript launcher for
+      // the native binary; the build above used the binary from esbuild's platform package.
+      const launcher = await readFile(join(app, "node_modules", "esbuild", "bin", "esbuild"), "utf8");
+      expect(launcher.startsWith("#!/usr/bin/env node")).toBe(true);
+    }
     const bundle = await readFile(join(app, "cf", "worker.mjs"), "utf8");
     // esbuild names each input in a comment: the host's modules come from the compiled package.
     expect(bundle).toMatch(/^\/\/ node_modules\/agent-serve\/dist\/adapters\/cloudflare\/worker\.js$/m);
@@ -212,20 +264,9 @@ createHost({ agents: 42 });
   });
 });
 
-/** A Node older than 22.13 on this machine, if any (the system Node here is 20). */
-const oldNode = ["/usr/bin/node", "/usr/local/bin/node", ...whichAll("node")].find((path) => {
-  const found = spawnSync(path, ["--version"], { encoding: "utf8" }).stdout?.trim();
-  const [major = 0, minor = 0] = (found ?? "").replace(/^v/, "").split(".").map(Number);
-  return Boolean(found) && (major < 22 || (major === 22 && minor < 13));
-});
-
 describe("on an unsupported Node", () => {
-  test("the bin says in one line what it needs, without a stack trace", async (context) => {
-    if (!oldNode) {
-      console.warn("[package-install] did not run: no Node older than 22.13 on this machine");
-      context.skip();
-      return;
-    }
+  test(`the bin says in one line what it needs, without a stack trace${NO_OLD_NODE}`, async (context) => {
+    if (!oldNode) return context.skip();
     // The package alone, without a `node` package anywhere to fall back on.
     const bare = join(work, "bare");
     await mkdir(bare, { recursive: true });
@@ -238,12 +279,17 @@ describe("on an unsupported Node", () => {
     expect(lines[0]).toMatch(/^agent-serve: needs Node\.js 22\.13 or newer \(this is v\d+\.\d+\.\d+\); .*npm install node@22/);
   });
 
-  test("with `node@22` installed in the app, the bin re-runs itself under it", async (context) => {
-    if (!oldNode) {
-      console.warn("[package-install] did not run: no Node older than 22.13 on this machine");
-      context.skip();
-      return;
-    }
+  test(`with \`node@22\` installed but its install script blocked, the bin names the approval to add${NO_OLD_NODE}${NPM_MISSING}`, (context) => {
+    if (!oldNode || NPM.missing) return context.skip();
+    expect(beforeApproval?.status).toBe(1);
+    expect(beforeApproval?.stdout).toBe("");
+    const lines = beforeApproval?.stderr.trim().split("\n") ?? [];
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^agent-serve: needs Node\.js 22\.13 or newer \(this is v\d+\.\d+\.\d+\); .*`npm install-scripts approve node`, then run `npm install` again$/);
+  });
+
+  test(`with \`node@22\` installed in the app, the bin re-runs itself under it${NO_OLD_NODE}`, async (context) => {
+    if (!oldNode) return context.skip();
     const bin = join(app, "node_modules", "agent-serve", "bin", "agent-serve.mjs");
     const result = spawnSync(oldNode, [bin, "version"], { cwd: app, encoding: "utf8", env: { PATH: "/usr/bin:/bin" } });
     expect(result.stderr).toBe("");
@@ -261,6 +307,33 @@ async function writeProject(dir: string, imports: string): Promise<void> {
     join(dir, "bot", "agent.ts"),
     `${imports}export default defineAgent({ model: "scripted" });\nexport const tools = typeof defineTool;\n`,
   );
+}
+
+/**
+ * The npm on PATH when it is 12 or newer, else `npm@latest` installed from the registry into a
+ * temporary prefix; `missing` says why neither is at hand (the app is then installed with the npm
+ * on PATH, and the tests of what npm 12 changes are skipped).
+ */
+async function newestNpm(): Promise<{ binDir?: string; prefix?: string; version: string; missing: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) if (/^npm_/i.test(name)) delete env[name];
+  const onPath = spawnSync("npm", ["--version"], { encoding: "utf8", env }).stdout?.trim() ?? "";
+  if (Number(onPath.split(".")[0]) >= 12) return { version: onPath, missing: "" };
+  const prefix = await mkdtemp(join(tmpdir(), "agent-serve-npm-"));
+  try {
+    await run("npm", ["install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", "npm@latest"], { env, encoding: "utf8", timeout: 120_000 });
+    const { version: latest } = JSON.parse(await readFile(join(prefix, "node_modules", "npm", "package.json"), "utf8")) as { version: string };
+    if (Number(latest.split(".")[0]) < 12) return { prefix, version: onPath, missing: `npm@latest is ${latest}, which runs install scripts unasked` };
+    return { binDir: join(prefix, "node_modules", ".bin"), prefix, version: latest, missing: "" };
+  } catch (error) {
+    const reason = String((error as { stderr?: string }).stderr || error).trim().split("\n")[0];
+    return { prefix, version: onPath, missing: `npm@latest could not be installed from the registry: ${reason}` };
+  }
+}
+
+/** Package names from npm's list of dependencies whose install scripts it blocked. */
+function blockedScripts(output: string): string[] {
+  return [...output.matchAll(/^npm warn install-scripts\s+(\S+)@\S+ \((?:preinstall|install|postinstall|prepare):/gm)].map((match) => match[1]!);
 }
 
 function whichAll(name: string): string[] {
