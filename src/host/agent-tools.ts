@@ -15,7 +15,7 @@ import { bindRuntime } from "../engine/harness/bind-runtime.ts";
 import { PendingWorkspaceFiles } from "../engine/harness/pending-files.ts";
 import { createHostKv } from "../engine/kv/kv.ts";
 import type { EventLog } from "../engine/sessions/event-log.ts";
-import type { SessionEntry } from "../engine/sessions/session-entry.ts";
+import type { SessionEntry } from "../base/definitions/session-face.ts";
 import type { SessionStore } from "../engine/sessions/session-store.ts";
 import { createHostOtel } from "../engine/telemetry/host-otel.ts";
 import type { ToolContextServices } from "../engine/turns/tool-context.ts";

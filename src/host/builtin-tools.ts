@@ -11,7 +11,7 @@ import type { ReminderService } from "../features/reminders/service.ts";
 import { REMINDER_TOOLS, reminderTools } from "../features/reminders/tools.ts";
 import type { SessionStore } from "../engine/sessions/session-store.ts";
 import type { HostLogger } from "../base/logging.ts";
-import type { BuiltinTool } from "../engine/turns/turn-tools.ts";
+import type { BuiltinTool } from "../base/definitions/tools.ts";
 
 export interface BuiltinToolsDeps {
   artifacts: ArtifactStore;

@@ -52,3 +52,6 @@ export interface Sessions {
   /** Sends `call` to the host the session lives in; only for a session not here. */
   sendToHome(sessionId: string, call: PlacedCall): Promise<unknown>;
 }
+
+/** The session operations tools, reminders and schedules use. */
+export type SessionEntry = Pick<Sessions, "send" | "followUp" | "find">;

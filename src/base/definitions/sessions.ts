@@ -118,3 +118,14 @@ export interface SessionRecordsView {
   /** Applies `mutate` to the stored record; undefined when the session is gone. */
   update(sessionId: string, mutate: (record: SessionRecord) => void): Promise<SessionRecord | undefined>;
 }
+
+/** A session's live turn as seen from outside the engine: queued behind another, or running here. */
+export interface TurnActivity {
+  isQueued(sessionId: string): boolean;
+  isBusy(sessionId: string): boolean;
+}
+
+/** Decides a parked approval, on the same path as the approvals route (docs/design/tools.md "Approvals"). */
+export interface ApprovalDecisions {
+  resolve(sessionId: string, callId: string, decision: "approve" | "deny"): Promise<void>;
+}

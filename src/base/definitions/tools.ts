@@ -12,6 +12,7 @@ import type { HostOtel } from "./telemetry.ts";
 import type { RemindersFacade } from "./reminders.ts";
 import type { SendOptions, SendResult } from "./sessions.ts";
 import type { SessionSummary } from "./sessions.ts";
+import type { JsonValue, ModelToolSpec } from "../ports/model.ts";
 
 /** A JSON Schema object, passed to the model as is and never validated (docs/design/tools.md "Tools"). */
 export type JsonSchemaObject = Record<string, unknown>;
@@ -112,4 +113,17 @@ export interface ToolResultEnvelope {
 export interface ProjectFiles {
   /** Appends `text` to a project-relative file, creating it and its folders. */
   append(path: string, text: string): Promise<void>;
+}
+
+export interface ToolOutcome {
+  /** What the event stream records as `action.result.output`. */
+  output: JsonValue;
+  isError: boolean;
+}
+
+/** An extra model-facing tool that is not an authored definition (e.g. `tag_artifact`). */
+export interface BuiltinTool {
+  spec: ModelToolSpec;
+  /** `signal` aborts with the turn (stop, preempt, shutdown). */
+  execute(input: unknown, scope: { sessionId: string; turnId: string; signal?: AbortSignal }): Promise<ToolOutcome>;
 }

@@ -9,8 +9,8 @@ import type { McpConnectionConfig, RuntimePort } from "../../base/ports/runtime.
 import type { EventDraft } from "../../base/events/vocabulary.ts";
 import { TURN_INTERRUPTED } from "../../base/abort.ts";
 import { errorMessage } from "../../base/errors.ts";
-import type { ToolOutcome } from "../turns/tool-executor.ts";
-import type { BuiltinTool } from "../turns/turn-tools.ts";
+import type { ToolOutcome } from "../../base/definitions/tools.ts";
+import type { BuiltinTool } from "../../base/definitions/tools.ts";
 import type { HarnessToolId } from "./allowlist.ts";
 import { MCP_INPUT_SCHEMA, TASK_INPUT_SCHEMA, WORKSPACE_TOOL_SPECS, parseHarnessInput } from "./tool-specs.ts";
 import type { ConnectionDefinition } from "../../base/definitions/harness.ts";

@@ -7,10 +7,7 @@
  * @module
  */
 import { createError } from "../../base/errors.ts";
-import type { Sessions } from "../../base/definitions/session-face.ts";
-
-/** The session operations tools, reminders and schedules use. */
-export type SessionEntry = Pick<Sessions, "send" | "followUp" | "find">;
+import type { SessionEntry } from "../../base/definitions/session-face.ts";
 
 export interface BindableSessionEntry extends SessionEntry {
   bind(sessions: SessionEntry): void;

@@ -12,7 +12,8 @@ import { plainMessage } from "../../base/logger.ts";
 import { addUsage, emptyUsage } from "../../base/ports/model.ts";
 import type { ConversationMessage, FinishReason, LanguageModelPort, ToolCallPart, ToolResultPart, Usage } from "../../base/ports/model.ts";
 import type { ActionRequest, ActionResultData } from "../../base/events/vocabulary.ts";
-import { type ToolExecutor, type ToolOutcome, toModelOutput } from "./tool-executor.ts";
+import { type ToolExecutor, toModelOutput } from "./tool-executor.ts";
+import { type ToolOutcome } from "../../base/definitions/tools.ts";
 
 export interface AgentLoopInput {
   model: LanguageModelPort;

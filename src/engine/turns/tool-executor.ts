@@ -1,15 +1,10 @@
-import type { JsonValue, ModelToolSpec, ToolResultOutput } from "../../base/ports/model.ts";
+import type { ModelToolSpec, ToolResultOutput } from "../../base/ports/model.ts";
+import type { ToolOutcome } from "../../base/definitions/tools.ts";
 
 export interface ToolCall {
   toolCallId: string;
   toolName: string;
   input: unknown;
-}
-
-export interface ToolOutcome {
-  /** What the event stream records as `action.result.output`. */
-  output: JsonValue;
-  isError: boolean;
 }
 
 /**

@@ -13,16 +13,11 @@ import { runAgentTool, runServerTool } from "../tools/run-tool.ts";
 import { toolInputJsonSchema, validateToolInput } from "../tools/schema.ts";
 import type { ToolDefinition } from "../../base/definitions/tools.ts";
 import { type ToolContextServices, createToolContext } from "./tool-context.ts";
-import type { PreparedCall, ToolCall, ToolExecutor, ToolOutcome } from "./tool-executor.ts";
+import type { PreparedCall, ToolCall, ToolExecutor } from "./tool-executor.ts";
+import type { ToolOutcome } from "../../base/definitions/tools.ts";
 import type { TurnEmit } from "./run-turn.ts";
 import { errorMessage } from "../../base/errors.ts";
-
-/** An extra model-facing tool that is not an authored definition (e.g. `tag_artifact`). */
-export interface BuiltinTool {
-  spec: ModelToolSpec;
-  /** `signal` aborts with the turn (stop, preempt, shutdown). */
-  execute(input: unknown, scope: { sessionId: string; turnId: string; signal?: AbortSignal }): Promise<ToolOutcome>;
-}
+import type { BuiltinTool } from "../../base/definitions/tools.ts";
 
 export interface TurnToolsOptions {
   tools: Record<string, ToolDefinition>;

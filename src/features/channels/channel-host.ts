@@ -5,13 +5,11 @@
  * (docs/guide/channels.md).
  * @module
  */
-import type { ApprovalService } from "../../engine/approvals/approval-service.ts";
 import { notFound } from "../../base/errors.ts";
 import type { AuthContext } from "../../base/auth.ts";
 import type { EventLogView } from "../../base/events/log-view.ts";
-import type { SessionService } from "../../engine/sessions/session-service.ts";
-import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
-import type { TurnController } from "../../engine/sessions/turn-controller.ts";
+import type { Sessions } from "../../base/definitions/session-face.ts";
+import type { ApprovalDecisions, SessionRecordsView, TurnActivity } from "../../base/definitions/sessions.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import type { ToolContextServices } from "../../engine/turns/tool-context.ts";
 import type { HostLogger } from "../../base/logging.ts";
@@ -39,11 +37,11 @@ export interface ChannelHostDeps {
   definitions: Record<string, ChannelDefinition>;
   /** `/<slug>` in multi mode, `` in single mode. */
   basePath: string;
-  sessions: SessionService;
+  sessions: Sessions;
   store: SessionRecordsView;
   log: EventLogView;
-  controller: TurnController;
-  approvals: ApprovalService;
+  controller: TurnActivity;
+  approvals: ApprovalDecisions;
   toolServices: ToolContextServices;
   /** A direct server-tool call (as `POST /v1/tools/:name`), as the session's owner when `sessionId` is given. */
   callTool(name: string, input: unknown, sessionId: string | undefined): Promise<ChannelToolResult>;

@@ -9,7 +9,7 @@
  */
 import type { ToolHostServices } from "../../base/definitions/tools.ts";
 import { HTTPError } from "../../base/errors.ts";
-import type { SessionEntry } from "../../engine/sessions/session-entry.ts";
+import type { SessionEntry } from "../../base/definitions/session-face.ts";
 import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import type { ReminderRecord, ReminderRunContext, ReminderRunResult } from "../../base/definitions/reminders.ts";

@@ -10,7 +10,7 @@
  */
 import type { ToolHostServices } from "../../base/definitions/tools.ts";
 import { HTTPError, conflict } from "../../base/errors.ts";
-import type { SessionEntry } from "../../engine/sessions/session-entry.ts";
+import type { SessionEntry } from "../../base/definitions/session-face.ts";
 import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import type { Exclusive } from "../../base/storage/exclusive.ts";

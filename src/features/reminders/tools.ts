@@ -7,8 +7,8 @@
 import { errorMessage } from "../../base/errors.ts";
 import type { JsonValue } from "../../base/ports/model.ts";
 import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
-import type { ToolOutcome } from "../../engine/turns/tool-executor.ts";
-import type { BuiltinTool } from "../../engine/turns/turn-tools.ts";
+import type { ToolOutcome } from "../../base/definitions/tools.ts";
+import type { BuiltinTool } from "../../base/definitions/tools.ts";
 import type { ReminderService } from "./service.ts";
 import type { ReminderRecord } from "../../base/definitions/reminders.ts";
 
