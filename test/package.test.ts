@@ -62,6 +62,7 @@ const expected: Record<string, string[]> = {
   ],
   "./storage/sqlite": ["createSqliteStorage", "openNodeSqlite"],
   "./storage/redis": ["createRedisStorage"],
+  "./storage/postgres": ["createPostgresStorage"],
   "./node": ["createHost", "createProjectHost", "loadProject", "nodeRuntime", "readPlaygroundSite", "serve", "serveNode", "serveProject"],
   "./bun": ["bunRuntime", "createHost", "createProjectHost", "loadProject", "serve", "serveProject"],
   "./deno": ["createHost", "createProjectHost", "denoRuntime", "loadProject", "serve", "serveProject"],
