@@ -57,6 +57,7 @@ const expected: Record<string, string[]> = {
     "StorageUnavailableError",
     "assertKey",
     "assertPrefix",
+    "copyStorage",
     "createMemoryStorage",
     "updateRecord",
   ],
