@@ -254,6 +254,24 @@ describe.skipIf(!POSTGRES_BIN)(`postgres store${POSTGRES_MISSING}`, () => {
     expect(await a.length("q")).toBe(40);
   });
 
+  it("keeps call order and loses no update on a database whose default isolation is SERIALIZABLE", async () => {
+    const database = `serial${n}`;
+    await admin.unsafe(`CREATE DATABASE ${database}`);
+    await admin.unsafe(`ALTER DATABASE ${database} SET default_transaction_isolation = 'serializable'`);
+    const url = server.url.replace(/\/postgres$/, `/${database}`);
+    const [a, b] = [driver({ url }), driver({ url })];
+    await a.set("counter", "0");
+    const appends = (storage: StorageDriver, name: string) => Array.from({ length: 100 }, (_, i) => storage.append("log", [`${name}${i}`]));
+    const [fromA, fromB] = await Promise.all([Promise.all(appends(a, "a")), Promise.all(appends(b, "b"))]);
+    // Each instance's appends took indexes in the order they were called.
+    for (const indexes of [fromA, fromB]) expect(indexes).toEqual([...indexes].sort((x, y) => x - y));
+    const lines = (await readAll(a.read("log"))).lines;
+    expect(lines.filter((line) => line.startsWith("a"))).toEqual(Array.from({ length: 100 }, (_, i) => `a${i}`));
+    expect(lines).toHaveLength(200);
+    await Promise.all([a, b].flatMap((storage) => Array.from({ length: 20 }, () => updateRecord(storage, "counter", (v) => String(Number(v) + 1)))));
+    expect(await b.get("counter")).toBe("40");
+  });
+
   it("answers StorageUnavailableError while the server is down, reconnects, and the follower resumes gapless", async () => {
     const storage = driver();
     const seen: Array<[number, string]> = [];

@@ -27,14 +27,17 @@ export interface ConnectionTarget {
  * Client settings that keep the port's promises: one connection (`max: 1`) so commands apply in
  * the order sent; a connection attempt that cannot succeed fails within seconds, so a request
  * gets 503 `storage_unavailable` instead of hanging; server notices stay out of the host's log.
+ * The session runs READ COMMITTED whatever the database's or role's default: the commit function
+ * is written for it (row locks in one order, a fresh snapshot per statement), and at SERIALIZABLE
+ * contended commits would fail and be sent again after commands sent later, out of call order.
  */
 const CLIENT_DEFAULTS = {
   max: 1,
   connect_timeout: 5,
   idle_timeout: 0,
   onnotice: () => {},
-  connection: { application_name: "agent-serve" },
 } satisfies postgres.Options<Record<string, postgres.PostgresType>>;
+const SESSION_SETTINGS = { application_name: "agent-serve", default_transaction_isolation: "read committed" } as const;
 
 /**
  * SQLSTATEs that say the statement was rolled back because of another transaction, so sending it
@@ -104,7 +107,7 @@ export class PostgresConnection {
   async duplicate(on: { notify: (channel: string, payload: string) => void; close: () => void }): Promise<Sql> {
     const client = await this.#load();
     // No array types are sent on it, so it skips the type lookup a first connection makes.
-    const options = { ...this.#target.options, ...CLIENT_DEFAULTS, fetch_types: false, onclose: on.close, onnotify: on.notify };
+    const options = { ...this.#options(), fetch_types: false, onclose: on.close, onnotify: on.notify };
     return client(this.#target.url, options as postgres.Options<Record<string, postgres.PostgresType>>);
   }
 
@@ -122,6 +125,11 @@ export class PostgresConnection {
     return toStorageError(this.name, error, write);
   }
 
+  #options(): postgres.Options<Record<string, postgres.PostgresType>> {
+    const given = this.#target.options;
+    return { ...given, ...CLIENT_DEFAULTS, connection: { ...given?.connection, ...SESSION_SETTINGS } };
+  }
+
   #load(): Promise<typeof postgres> {
     // Loaded here, not at the top of the module: a host on sqlite never loads the Postgres client.
     this.#module ??= import("postgres").then((module) => module.default);
@@ -135,7 +143,7 @@ export class PostgresConnection {
     void (async () => {
       try {
         const client = await this.#load();
-        this.#sql ??= client(this.#target.url, { ...this.#target.options, ...CLIENT_DEFAULTS });
+        this.#sql ??= client(this.#target.url, this.#options());
         await migrate(this.#sql, this.#target.schema);
         this.#ready = true;
       } catch (error) {
