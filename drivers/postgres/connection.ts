@@ -26,7 +26,8 @@ export interface ConnectionTarget {
 /**
  * Client settings that keep the port's promises: one connection (`max: 1`) so commands apply in
  * the order sent; a connection attempt that cannot succeed fails within seconds, so a request
- * gets 503 `storage_unavailable` instead of hanging; server notices stay out of the host's log.
+ * gets 503 `storage_unavailable` instead of hanging, and attempts after a failure come at most a
+ * second apart; server notices stay out of the host's log.
  * The session runs READ COMMITTED whatever the database's or role's default: the commit function
  * is written for it (row locks in one order, a fresh snapshot per statement), and at SERIALIZABLE
  * contended commits would fail and be sent again after commands sent later, out of call order.
@@ -34,6 +35,9 @@ export interface ConnectionTarget {
 const CLIENT_DEFAULTS = {
   max: 1,
   connect_timeout: 5,
+  // Seconds before connecting again after a failed attempt: the client's own default grows to
+  // 20 s, and commands wait out the delay, so a restarted database would stall every request.
+  backoff: (attempt: number) => Math.min(attempt * 0.1, 1),
   idle_timeout: 0,
   onnotice: () => {},
 } satisfies postgres.Options<Record<string, postgres.PostgresType>>;
