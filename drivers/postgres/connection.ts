@@ -74,6 +74,8 @@ interface Waiting {
 
 export class PostgresConnection {
   readonly name: string;
+  /** Called before each command is sent (the commit queue sends what waits, to keep the order). */
+  beforeSend: (() => void) | undefined;
   readonly #target: ConnectionTarget;
   #sql: Sql | undefined;
   #module: Promise<typeof postgres> | undefined;
@@ -96,6 +98,7 @@ export class PostgresConnection {
    */
   send<T>(command: Command, write = false): Promise<T> {
     if (this.#closed) return Promise.reject(new Error("[agent-serve] [storage] the postgres store is closed"));
+    this.beforeSend?.();
     const run = (sql: Sql) => this.#run<T>(sql, command, 0).catch((error: unknown) => Promise.reject(this.error(error, write)));
     if (this.#ready && this.#sql && !this.#starting) return run(this.#sql);
     return new Promise<T>((resolve, reject) => {

@@ -35,6 +35,8 @@ export interface FollowTarget {
   channel: string;
   /** The schema holding the tables. */
   schema: string;
+  /** This driver's name in the notifications of its own commits. */
+  origin: string;
 }
 
 export class PostgresFollowers {
@@ -141,7 +143,10 @@ export class PostgresFollowers {
       return;
     }
     if (!Array.isArray(parsed) || parsed[0] !== this.#target.namespace) return;
-    const [, log, first, count] = parsed as [string, string, number, number];
+    const [, log, first, count, origin] = parsed as [string, string, number, number, string];
+    // Lines committed here reach this process's followers when the commit resolves; reading
+    // them again could beat that and hand them over in other batches than they were committed.
+    if (origin === this.#target.origin) return;
     const set = this.#byLog.get(log);
     if (!set) return;
     let behind = false;

@@ -14,7 +14,8 @@
  */
 import type postgres from "postgres";
 import { assertBatch, assertKey, assertPrefix, type CommitBatch, type StorageDriver } from "../../src/base/storage/types.ts";
-import { commitResult, toCommitArgs } from "./commit.ts";
+import { type CommitArgs, commitResult, toCommitArgs, toGroupArgs } from "./commit.ts";
+import { CommitQueue, type Outcome } from "./commit-queue.ts";
 import { PostgresConnection } from "./connection.ts";
 import { PostgresFollowers } from "./follow.ts";
 import { assertSchemaName, channelOf } from "./schema.ts";
@@ -48,7 +49,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): StorageD
   if (typeof ns !== "string" || ns === "" || ns.length > 200) throw new Error("[agent-serve] [storage] postgres namespace must be a non-empty string");
   const conn = new PostgresConnection({ url: options.url, schema, ...(options.postgres ? { options: options.postgres } : {}) }, describe(options.url));
   const channel = channelOf(schema);
-  const followers = new PostgresFollowers(conn, { namespace: ns, channel, schema });
+  /** Names this driver's commits in their notifications. */
+  const origin = crypto.randomUUID();
+  const followers = new PostgresFollowers(conn, { namespace: ns, channel, schema, origin });
   const pending = new Set<Promise<unknown>>();
   let closed = false;
 
@@ -62,24 +65,52 @@ export function createPostgresStorage(options: PostgresStorageOptions): StorageD
     return sent;
   }
 
-  function commit(batch: CommitBatch): Promise<number[]> {
-    const args = toCommitArgs(batch);
-    return write<Array<{ firsts: string[] }>>(
-      (sql) => sql`SELECT ${sql(schema)}.commit_batch(
-        ${ns}, ${channel},
-        ${args.keys}::text[], ${args.values}::text[], ${args.ops}::text[], ${args.checks}::text[], ${args.expected}::text[],
-        ${args.logs}::text[], ${args.expectedIndexes}::int8[], ${args.counts}::int4[], ${args.lines}::text[]
-      ) AS firsts`,
-    ).then(
-      ([row]) => {
-        const firsts = (row?.firsts ?? []).map(Number);
-        // Followers in this process hear at once; the notification brings the same lines to
-        // everyone else (and here they are dropped by index).
-        (batch.appends ?? []).forEach(({ log, lines }, i) => followers.publish(log, firsts[i]!, lines));
-        return firsts;
-      },
-      (error: unknown) => Promise.reject(commitResult(batch, error)),
+  /** One commit alone: one call of the commit function. */
+  async function sendOne(args: CommitArgs): Promise<Outcome> {
+    try {
+      const [row] = await conn.send<Array<{ firsts: string[] }>>(
+        (sql) => sql`SELECT ${sql(schema)}.commit_batch(
+          ${ns}, ${channel}, ${origin},
+          ${args.keys}::text[], ${args.values}::text[], ${args.ops}::text[], ${args.checks}::text[], ${args.expected}::text[], ${args.positions}::int4[],
+          ${args.heads}::text[], ${args.totals}::int8[],
+          ${args.appendHeads}::int4[], ${args.expectedIndexes}::int8[], ${args.counts}::int4[], ${args.lines}::text[]
+        ) AS firsts`,
+        true,
+      );
+      return { firsts: (row?.firsts ?? []).map(Number) };
+    } catch (error) {
+      return { error };
+    }
+  }
+  const queue = new CommitQueue(async (group) => {
+    if (group.length === 1) return [await sendOne(group[0]!)];
+    const { records, heads, appends, lines, all } = toGroupArgs(group);
+    const [row] = await conn.send<Array<{ results: Array<string[] | { code: string; message: string; detail: string }> }>>(
+      (sql) => sql`SELECT ${sql(schema)}.commit_group(
+        ${ns}, ${channel}, ${origin}, ${records}::int4[], ${heads}::int4[], ${appends}::int4[], ${lines}::int4[],
+        ${all.keys}::text[], ${all.values}::text[], ${all.ops}::text[], ${all.checks}::text[], ${all.expected}::text[], ${all.positions}::int4[],
+        ${all.heads}::text[], ${all.totals}::int8[],
+        ${all.appendHeads}::int4[], ${all.expectedIndexes}::int8[], ${all.counts}::int4[], ${all.lines}::text[]
+      ) AS results`,
+      true,
     );
+    return (row?.results ?? []).map((result) => (Array.isArray(result) ? { firsts: result.map(Number) } : { error: result }));
+  });
+  conn.beforeSend = () => queue.flush();
+
+  function commit(batch: CommitBatch): Promise<number[]> {
+    if (closed) return Promise.reject(new Error("[agent-serve] [storage] the postgres store is closed"));
+    const done = queue.add(toCommitArgs(batch)).then((outcome) => {
+      if ("error" in outcome) throw commitResult(batch, outcome.error);
+      // Followers in this process hear at once; the notification brings the same lines to
+      // everyone else (and here they are dropped by index).
+      (batch.appends ?? []).forEach(({ log, lines }, i) => followers.publish(log, outcome.firsts[i]!, lines));
+      return outcome.firsts;
+    });
+    pending.add(done);
+    const forget = () => pending.delete(done);
+    done.then(forget, forget);
+    return done;
   }
 
   const length = (log: string) =>

@@ -65,41 +65,44 @@ CREATE TABLE S.leases (
   PRIMARY KEY (ns, key)
 );
 
--- One commit, one statement: checks and writes in one transaction, locks taken in one global
--- order (records by key, then log heads by name) so two commits never deadlock each other.
--- A stale check raises ${CONFLICT_STATE}, which rolls back everything the call wrote.
+-- One commit, one statement: checks and writes in one transaction. The driver sends the records
+-- sorted by key (r_pos: each one's place in the commit, for the conflict it reports) and the
+-- logs appended to sorted by name with their totals (h_*; a_heads: each append's log among them),
+-- so locks are taken in one global order, records then log heads, and two commits never
+-- deadlock each other. A stale check raises ${CONFLICT_STATE}, which rolls back everything the
+-- call wrote.
 CREATE FUNCTION S.commit_batch(
-  p_ns text, p_channel text,
-  r_keys text[], r_values text[], r_ops text[], r_checks text[], r_expected text[],
-  a_logs text[], a_expected bigint[], a_counts int[], a_lines text[]
+  p_ns text, p_channel text, p_origin text,
+  r_keys text[], r_values text[], r_ops text[], r_checks text[], r_expected text[], r_pos int[],
+  h_logs text[], h_totals bigint[],
+  a_heads int[], a_expected bigint[], a_counts int[], a_lines text[]
 ) RETURNS bigint[] LANGUAGE plpgsql AS $fn$
 DECLARE
   i int;
   j int;
-  lname text;
-  total bigint;
+  k int;
   base bigint;
   pos bigint;
   cur text;
   offs int := 0;
-  lengths jsonb := '{}';
+  heads bigint[] := '{}';
   firsts bigint[] := '{}';
 BEGIN
-  FOR i IN SELECT u.o FROM unnest(r_keys) WITH ORDINALITY AS u(k, o) ORDER BY u.k COLLATE "C", u.o LOOP
+  FOR i IN 1 .. coalesce(array_length(r_keys, 1), 0) LOOP
     IF r_checks[i] = 'a' THEN
       IF r_ops[i] = 'd' THEN
         PERFORM 1 FROM S.records WHERE ns = p_ns AND key = r_keys[i] FOR UPDATE;
-        IF FOUND THEN RAISE EXCEPTION USING ERRCODE = '${CONFLICT_STATE}', MESSAGE = 'record', DETAIL = i::text; END IF;
+        IF FOUND THEN RAISE EXCEPTION USING ERRCODE = '${CONFLICT_STATE}', MESSAGE = 'record', DETAIL = r_pos[i]::text; END IF;
       ELSE
         INSERT INTO S.records (ns, key, value) VALUES (p_ns, r_keys[i], r_values[i]) ON CONFLICT DO NOTHING;
-        IF NOT FOUND THEN RAISE EXCEPTION USING ERRCODE = '${CONFLICT_STATE}', MESSAGE = 'record', DETAIL = i::text; END IF;
+        IF NOT FOUND THEN RAISE EXCEPTION USING ERRCODE = '${CONFLICT_STATE}', MESSAGE = 'record', DETAIL = r_pos[i]::text; END IF;
       END IF;
       CONTINUE;
     END IF;
     IF r_checks[i] = 'v' THEN
       SELECT value INTO cur FROM S.records WHERE ns = p_ns AND key = r_keys[i] FOR UPDATE;
       IF NOT FOUND OR cur <> r_expected[i] THEN
-        RAISE EXCEPTION USING ERRCODE = '${CONFLICT_STATE}', MESSAGE = 'record', DETAIL = i::text;
+        RAISE EXCEPTION USING ERRCODE = '${CONFLICT_STATE}', MESSAGE = 'record', DETAIL = r_pos[i]::text;
       END IF;
     END IF;
     IF r_ops[i] = 'd' THEN
@@ -111,32 +114,37 @@ BEGIN
   END LOOP;
 
   -- Each log's head row is locked and moved past every line of this commit at once; the
-  -- appends then take their indexes from it in batch order.
-  FOR lname, total IN SELECT u.l, sum(u.n) FROM unnest(a_logs, a_counts) AS u(l, n) GROUP BY u.l ORDER BY u.l COLLATE "C" LOOP
-    IF total > 0 THEN
-      INSERT INTO S.logs AS h (ns, log, length) VALUES (p_ns, lname, total)
+  -- appends then take their indexes from it in commit order.
+  FOR k IN 1 .. coalesce(array_length(h_logs, 1), 0) LOOP
+    IF h_totals[k] > 0 THEN
+      INSERT INTO S.logs AS h (ns, log, length) VALUES (p_ns, h_logs[k], h_totals[k])
         ON CONFLICT (ns, log) DO UPDATE SET length = h.length + EXCLUDED.length
-        RETURNING h.length - total INTO base;
+        RETURNING h.length - h_totals[k] INTO base;
     ELSE
-      SELECT h.length INTO base FROM S.logs AS h WHERE h.ns = p_ns AND h.log = lname;
+      SELECT h.length INTO base FROM S.logs AS h WHERE h.ns = p_ns AND h.log = h_logs[k];
       base := coalesce(base, 0);
     END IF;
-    lengths := lengths || jsonb_build_object(lname, base);
+    heads := heads || base;
   END LOOP;
-  FOR j IN 1 .. coalesce(array_length(a_logs, 1), 0) LOOP
-    pos := (lengths ->> a_logs[j])::bigint;
+  FOR j IN 1 .. coalesce(array_length(a_heads, 1), 0) LOOP
+    pos := heads[a_heads[j]];
     IF a_expected[j] >= 0 AND a_expected[j] <> pos THEN
       RAISE EXCEPTION USING ERRCODE = '${CONFLICT_STATE}', MESSAGE = 'log', DETAIL = j::text || ' ' || pos::text;
     END IF;
     firsts := firsts || pos;
-    IF a_counts[j] > 0 THEN
+    IF a_counts[j] = 1 THEN
+      INSERT INTO S.lines (ns, log, idx, line) VALUES (p_ns, h_logs[a_heads[j]], pos, a_lines[offs + 1]);
+    ELSIF a_counts[j] > 1 THEN
       INSERT INTO S.lines (ns, log, idx, line)
-        SELECT p_ns, a_logs[j], pos + n - 1, a_lines[offs + n] FROM generate_series(1, a_counts[j]) AS n;
+        SELECT p_ns, h_logs[a_heads[j]], pos + n - 1, a_lines[offs + n] FROM generate_series(1, a_counts[j]) AS n;
+    END IF;
+    IF a_counts[j] > 0 THEN
       -- Small on purpose: followers read the lines from the table (NOTIFY payloads are capped).
-      PERFORM pg_notify(p_channel, json_build_array(p_ns, a_logs[j], pos, a_counts[j])::text);
+      -- The origin lets the committing driver skip its own: it hands them over when they resolve.
+      PERFORM pg_notify(p_channel, json_build_array(p_ns, h_logs[a_heads[j]], pos, a_counts[j], p_origin)::text);
     END IF;
     offs := offs + a_counts[j];
-    lengths := jsonb_set(lengths, ARRAY[a_logs[j]], to_jsonb(pos + a_counts[j]));
+    heads[a_heads[j]] := pos + a_counts[j];
   END LOOP;
   RETURN firsts;
 END
@@ -148,6 +156,57 @@ CREATE FUNCTION S.delete_log(p_ns text, p_log text) RETURNS void LANGUAGE plpgsq
 BEGIN
   DELETE FROM S.logs WHERE ns = p_ns AND log = p_log;
   DELETE FROM S.lines WHERE ns = p_ns AND log = p_log;
+END
+$fn$;
+`,
+  },
+  {
+    version: 2,
+    sql: `
+-- Group commit: the commits that queued behind the one in flight, applied in order in one
+-- transaction (one WAL flush), each in a subtransaction of its own, so a stale check rolls back
+-- that commit only and is reported in its place. The commits' arrays come one after another;
+-- b_* say how many elements of each belong to each commit. Rows the group's commits already have
+-- are locked first, in the order a single commit uses, so two groups do not deadlock on them.
+CREATE FUNCTION S.commit_group(
+  p_ns text, p_channel text, p_origin text,
+  b_records int[], b_heads int[], b_appends int[], b_lines int[],
+  r_keys text[], r_values text[], r_ops text[], r_checks text[], r_expected text[], r_pos int[],
+  h_logs text[], h_totals bigint[],
+  a_heads int[], a_expected bigint[], a_counts int[], a_lines text[]
+) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  b int;
+  ro int := 0;
+  ho int := 0;
+  ao int := 0;
+  lo int := 0;
+  firsts bigint[];
+  msg text;
+  det text;
+  results jsonb := '[]';
+BEGIN
+  PERFORM 1 FROM S.records WHERE ns = p_ns AND key = ANY (r_keys) ORDER BY key FOR UPDATE;
+  PERFORM 1 FROM S.logs WHERE ns = p_ns AND log = ANY (h_logs) ORDER BY log FOR UPDATE;
+  FOR b IN 1 .. coalesce(array_length(b_records, 1), 0) LOOP
+    BEGIN
+      firsts := S.commit_batch(p_ns, p_channel, p_origin,
+        r_keys[ro + 1 : ro + b_records[b]], r_values[ro + 1 : ro + b_records[b]], r_ops[ro + 1 : ro + b_records[b]],
+        r_checks[ro + 1 : ro + b_records[b]], r_expected[ro + 1 : ro + b_records[b]], r_pos[ro + 1 : ro + b_records[b]],
+        h_logs[ho + 1 : ho + b_heads[b]], h_totals[ho + 1 : ho + b_heads[b]],
+        a_heads[ao + 1 : ao + b_appends[b]], a_expected[ao + 1 : ao + b_appends[b]], a_counts[ao + 1 : ao + b_appends[b]],
+        a_lines[lo + 1 : lo + b_lines[b]]);
+      results := results || jsonb_build_array(to_jsonb(firsts));
+    EXCEPTION WHEN SQLSTATE '${CONFLICT_STATE}' THEN
+      GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
+      results := results || jsonb_build_array(jsonb_build_object('code', '${CONFLICT_STATE}', 'message', msg, 'detail', det));
+    END;
+    ro := ro + b_records[b];
+    ho := ho + b_heads[b];
+    ao := ao + b_appends[b];
+    lo := lo + b_lines[b];
+  END LOOP;
+  RETURN results;
 END
 $fn$;
 `,
