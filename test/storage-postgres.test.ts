@@ -181,6 +181,25 @@ describe.skipIf(!POSTGRES_BIN)(`postgres store${POSTGRES_MISSING}`, () => {
     expect(messages.at(-1)).toEqual({ closed: true });
   });
 
+  it("hands a same-process follower every line of 50 concurrent writers, in order, whichever commits went in groups", async () => {
+    const storage = driver();
+    for (let round = 0; round < 5; round++) {
+      const log = `busy/${round}`;
+      const seen: number[] = [];
+      storage.follow(log, (first, lines) => lines.forEach((_, k) => seen.push(first + k)));
+      // Reads between the commits send waiting groups early, so several are in flight at once.
+      await Promise.all(Array.from({ length: 50 }, async (_, w) => {
+        for (let i = 0; i < 20; i++) {
+          const committed = storage.commit({ records: [{ key: `w/${w}`, value: String(i) }], appends: [{ log, lines: [`${w}:${i}`] }] });
+          if (w % 5 === 0) await storage.get(`w/${w}`);
+          await committed;
+        }
+      }));
+      await pollUntil(async () => seen.length >= 1_000, 5_000, `every line of round ${round} (have ${seen.length})`);
+      expect(seen).toEqual(Array.from({ length: 1_000 }, (_, k) => k));
+    }
+  });
+
   it("notifies with small payloads whatever the lines, and reads the lines from the table", async () => {
     const writer = driver();
     const reader = driver();

@@ -23,6 +23,8 @@ export class CommitQueue {
   readonly #send: (group: CommitArgs[]) => Promise<Outcome[]>;
   #inFlight = 0;
   #waiting: Waiting[] = [];
+  /** The last group's settling: the next one settles after it. */
+  #settled: Promise<void> = Promise.resolve();
 
   /** `send` sends one group, in the order it is called, and answers one outcome per commit. */
   constructor(send: (group: CommitArgs[]) => Promise<Outcome[]>) {
@@ -43,10 +45,18 @@ export class CommitQueue {
     const group = this.#waiting;
     this.#waiting = [];
     this.#inFlight++;
-    this.#send(group.map((item) => item.args)).then(
-      (outcomes) => group.forEach((item, i) => item.settle(outcomes[i] ?? { error: new Error("[agent-serve] [storage] no outcome for a commit of the group") })),
-      (error: unknown) => group.forEach((item) => item.settle({ error })),
-    ).finally(() => {
+    const sent = this.#send(group.map((item) => item.args));
+    // Settled strictly in the order sent, whatever path each answer took: a caller hands a
+    // commit's lines to this process's followers when it resolves, and a follower takes only
+    // lines that continue from where it stands.
+    const settled = this.#settled.then(() =>
+      sent.then(
+        (outcomes) => group.forEach((item, i) => item.settle(outcomes[i] ?? { error: new Error("[agent-serve] [storage] no outcome for a commit of the group") })),
+        (error: unknown) => group.forEach((item) => item.settle({ error })),
+      ),
+    );
+    this.#settled = settled;
+    void settled.finally(() => {
       this.#inFlight--;
       if (this.#inFlight === 0) this.flush();
     });

@@ -22,6 +22,11 @@ interface Listener {
   next: number | undefined;
   /** Lines may have been committed that neither its start position nor a notification covers. */
   unsure: boolean;
+  /**
+   * Lines this driver committed while the start was not known yet: the start query and a commit
+   * answer in the order sent, but their callbacks can run in either order, so they wait here.
+   */
+  early: Array<[first: number, lines: readonly string[]]>;
 }
 
 interface Pull {
@@ -57,7 +62,7 @@ export class PostgresFollowers {
   }
 
   add(log: string, listener: FollowListener): () => void {
-    const entry: Listener = { listener, next: undefined, unsure: !this.#listening };
+    const entry: Listener = { listener, next: undefined, unsure: !this.#listening, early: [] };
     let set = this.#byLog.get(log);
     if (!set) this.#byLog.set(log, (set = new Set()));
     set.add(entry);
@@ -73,6 +78,9 @@ export class PostgresFollowers {
         () => (entry.next ??= 0),
       )
       .then(() => {
+        const early = entry.early;
+        entry.early = [];
+        for (const [first, lines] of early) this.#offer(log, set, entry, first, lines);
         if (entry.unsure || !this.#listening) this.#pull(log);
       });
     return () => {
@@ -85,7 +93,18 @@ export class PostgresFollowers {
   publish(log: string, first: number, lines: readonly string[]): void {
     const set = this.#byLog.get(log);
     if (!set || lines.length === 0) return;
-    for (const entry of set) deliver(entry, set, first, lines);
+    for (const entry of set) this.#offer(log, set, entry, first, lines);
+  }
+
+  /**
+   * Lines committed here for one listener: held until its start is known, delivered if they
+   * continue from it, and after a gap (a commit whose answer was lost with the connection
+   * applied lines this process never heard of) the log is read from the table from its position.
+   */
+  #offer(log: string, set: Set<Listener>, entry: Listener, first: number, lines: readonly string[]): void {
+    if (entry.next === undefined) entry.early.push([first, lines]);
+    else if (first > entry.next) this.#pull(log);
+    else deliver(entry, set, first, lines);
   }
 
   async close(): Promise<void> {
@@ -144,8 +163,9 @@ export class PostgresFollowers {
     }
     if (!Array.isArray(parsed) || parsed[0] !== this.#target.namespace) return;
     const [, log, first, count, origin] = parsed as [string, string, number, number, string];
-    // Lines committed here reach this process's followers when the commit resolves; reading
-    // them again could beat that and hand them over in other batches than they were committed.
+    // Lines committed here reach this process's followers when the commit resolves (`publish`,
+    // held in `early` until a follower's start is known); reading them again could beat that and
+    // hand them over in other batches than they were committed in.
     if (origin === this.#target.origin) return;
     const set = this.#byLog.get(log);
     if (!set) return;
