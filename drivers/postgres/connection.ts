@@ -39,6 +39,9 @@ const CLIENT_DEFAULTS = {
   // 20 s, and commands wait out the delay, so a restarted database would stall every request.
   backoff: (attempt: number) => Math.min(attempt * 0.1, 1),
   idle_timeout: 0,
+  // No rotation: a connection replaced while commands are in flight on the old one could run a
+  // later command before an earlier one.
+  max_lifetime: null,
   onnotice: () => {},
 } satisfies postgres.Options<Record<string, postgres.PostgresType>>;
 const SESSION_SETTINGS = { application_name: "agent-serve", default_transaction_isolation: "read committed" } as const;
