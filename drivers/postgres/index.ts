@@ -102,8 +102,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): StorageD
     if (closed) return Promise.reject(new Error("[agent-serve] [storage] the postgres store is closed"));
     const done = queue.add(toCommitArgs(batch)).then((outcome) => {
       if ("error" in outcome) throw commitResult(batch, outcome.error);
-      // Followers in this process hear at once; the notification brings the same lines to
-      // everyone else (and here they are dropped by index).
+      // Followers in this process hear at once; the notification brings the same lines to every
+      // other process (this one skips its own).
       (batch.appends ?? []).forEach(({ log, lines }, i) => followers.publish(log, outcome.firsts[i]!, lines));
       return outcome.firsts;
     });
