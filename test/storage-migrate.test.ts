@@ -8,12 +8,15 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createPostgresStorage } from "../drivers/postgres/index.ts";
+import { createRedisStorage } from "../drivers/redis/index.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { cliEnv, finished, killAfterEach, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
 import { run, writeFiles } from "./_cli-io.ts";
 import { fetchEvents, readEvents, type TestEvent } from "./_harness.ts";
 import { type PostgresServer, POSTGRES_BIN, POSTGRES_MISSING, startPostgresServer } from "./_postgres-server.ts";
+import { REDIS_MISSING, REDIS_SERVER, startRedisServer } from "./_redis-server.ts";
 import { readAll } from "./_storage-tests.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-storage-migrate-"));
@@ -28,7 +31,7 @@ const project = writeFiles(join(scratch, "project"), {
 const json = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const waiting = (count: number) => (_: TestEvent, all: TestEvent[]) => all.filter((event) => event.type === "session.waiting").length === count;
 
-describe.skipIf(!POSTGRES_BIN)(`storage migrate, sqlite to Postgres and back${POSTGRES_MISSING}`, () => {
+describe.skipIf(!POSTGRES_BIN)(`storage migrate between sqlite, Postgres and Redis${POSTGRES_MISSING}`, () => {
   let server: PostgresServer;
   beforeAll(async () => {
     server = await startPostgresServer();
@@ -121,6 +124,36 @@ describe.skipIf(!POSTGRES_BIN)(`storage migrate, sqlite to Postgres and back${PO
       await Promise.all([a.close(), b.close()]);
     }
   }, 120_000);
+
+  test.skipIf(!REDIS_SERVER)(`Postgres to Redis: the same records and lines${REDIS_MISSING}`, async () => {
+    const source = createPostgresStorage({ url: server.url, namespace: "to-redis" });
+    const redis = await startRedisServer();
+    try {
+      const lines = Array.from({ length: 2_500 }, (_, i) => JSON.stringify({ type: "message.appended", index: i, data: { delta: `ünï ${i}` } }));
+      await source.commit({
+        records: [
+          { key: "sessions/s1/record", value: '{"sessionId":"s1"}' },
+          { key: "kv/greeting", value: '"hi"' },
+          { key: "turn-slots/bench", value: '{"running":["x"]}' },
+        ],
+        appends: [{ log: "sessions/s1/events", lines }, { log: "sessions/s1/conversation", lines: ["{}"] }],
+      });
+      const copied = await run(["storage", "migrate", "--from", `${server.url}?namespace=to-redis`, "--to", `${redis.url}/0?prefix=moved:`, "--json"], { env, cwd: scratch });
+      expect(copied.code, copied.stderr).toBe(0);
+      expect(JSON.parse(copied.stdout)).toMatchObject({ records: 2, sessions: 1, logs: 2, lines: 2_501 });
+      const target = createRedisStorage({ url: redis.url, prefix: "moved:" });
+      try {
+        // The turn-slot record belongs to the processes running now: it stays behind.
+        expect(await target.entries("")).toEqual([["kv/greeting", '"hi"'], ["sessions/s1/record", '{"sessionId":"s1"}']]);
+        expect((await readAll(target.read("sessions/s1/events"))).lines).toEqual(lines);
+      } finally {
+        await target.close();
+      }
+    } finally {
+      await source.close();
+      await redis.close();
+    }
+  });
 
   test("refuses what it cannot copy from or to", async () => {
     for (const [argv, why] of [
