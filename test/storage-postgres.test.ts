@@ -291,6 +291,30 @@ describe.skipIf(!POSTGRES_BIN)(`postgres store${POSTGRES_MISSING}`, () => {
     expect(await b.get("counter")).toBe("40");
   });
 
+  it("sends a commit again when Postgres rolled it back to break a deadlock with another writer", async () => {
+    const storage = driver();
+    const ns = `t${n}`;
+    await storage.commit({ records: [{ key: "x", value: "0" }, { key: "y", value: "0" }] });
+    const deadlocks = async () => Number((await admin`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`)[0]!["deadlocks"]);
+    const before = await deadlocks();
+    // A writer outside the driver takes y, then x: the commit takes x, then waits for y.
+    const outside = await admin.reserve();
+    try {
+      await outside`BEGIN`;
+      await outside`SELECT 1 FROM agent_serve.records WHERE ns = ${ns} AND key = 'y' FOR UPDATE`;
+      const committed = storage.commit({ records: [{ key: "x", value: "1" }, { key: "y", value: "1" }] });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The commit has waited longest: its backend finds the cycle first and is the one rolled back.
+      await outside`SELECT 1 FROM agent_serve.records WHERE ns = ${ns} AND key = 'x' FOR UPDATE`;
+      await outside`COMMIT`;
+      expect(await within(committed, 10_000, "the commit sent again")).toEqual([]);
+    } finally {
+      outside.release();
+    }
+    expect(await deadlocks()).toBe(before + 1);
+    expect(await storage.entries("")).toEqual([["x", "1"], ["y", "1"]]);
+  });
+
   it("answers StorageUnavailableError while the server is down, reconnects, and the follower resumes gapless", async () => {
     const storage = driver();
     const seen: Array<[number, string]> = [];
