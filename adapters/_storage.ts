@@ -1,9 +1,11 @@
 /**
  * The store of each mount a composition root creates (docs/guide/cli.md, `--storage`): the sqlite
- * file `state.db` in the mount's state root by default, another sqlite file, memory, or Redis.
+ * file `state.db` in the mount's state root by default, another sqlite file, memory, Redis or
+ * Postgres.
  * @module
  */
 import { basename, dirname, join, resolve } from "node:path";
+import { createPostgresStorage } from "../drivers/postgres/index.ts";
 import { createRedisStorage } from "../drivers/redis/index.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import type { OpenSqlite } from "../drivers/sqlite/index.ts";
@@ -11,10 +13,15 @@ import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 
 /**
- * Which store the mounts use: sqlite (`path` absent: `<state root>/state.db`), memory, or Redis
- * (`url` without the prefix; `prefix` absent: `agent-serve:`).
+ * Which store the mounts use: sqlite (`path` absent: `<state root>/state.db`), memory, Redis
+ * (`url` without the prefix; `prefix` absent: `agent-serve:`) or Postgres (`url` without the
+ * driver's own options; `schema` absent: `agent_serve`, `namespace` absent: `default`).
  */
-export type StorageChoice = { kind: "sqlite"; path?: string } | { kind: "memory" } | { kind: "redis"; url: string; prefix?: string };
+export type StorageChoice =
+  | { kind: "sqlite"; path?: string }
+  | { kind: "memory" }
+  | { kind: "redis"; url: string; prefix?: string }
+  | { kind: "postgres"; url: string; schema?: string; namespace?: string };
 
 /** The key prefix of a Redis store when the URL names none. */
 export const DEFAULT_REDIS_PREFIX = "agent-serve:";
@@ -24,7 +31,8 @@ export const DEFAULT_REDIS_PREFIX = "agent-serve:";
  * agent gets its own file in a folder named after its slug beside it (`/data/state.db` →
  * `/data/<slug>/state.db`), as the state root does. `open` is the runtime's SQLite binding. On
  * Redis each agent of a multi-agent host gets its own key prefix (`agent-serve:<slug>:`) in the
- * same way; the Redis client is loaded only when a Redis store is opened.
+ * same way, and on Postgres its own namespace (`default/<slug>`) in the one schema; the Redis and
+ * Postgres clients are loaded only when such a store is opened.
  */
 export function openStorage(
   choice: StorageChoice,
@@ -34,6 +42,14 @@ export function openStorage(
   if (choice.kind === "redis") {
     const prefix = choice.prefix ?? DEFAULT_REDIS_PREFIX;
     return createRedisStorage({ url: choice.url, prefix: input.mode === "single" ? prefix : `${prefix}${input.slug}:` });
+  }
+  if (choice.kind === "postgres") {
+    const namespace = choice.namespace ?? "default";
+    return createPostgresStorage({
+      url: choice.url,
+      ...(choice.schema ? { schema: choice.schema } : {}),
+      namespace: input.mode === "single" ? namespace : `${namespace}/${input.slug}`,
+    });
   }
   const binding = input.open ? { open: input.open } : {};
   if (choice.path === undefined) return createSqliteStorage({ path: join(input.stateRoot, "state.db"), ...binding });

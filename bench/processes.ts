@@ -115,13 +115,19 @@ function stopChild(child: ChildProcess): Promise<void> {
   return exited;
 }
 
-/** Child mode: one host over `sqlite:<path>` or `<redis url>|<prefix>`, served on a free port. */
+/**
+ * Child mode: one host over `sqlite:<path>`, `<redis url>|<prefix>` or `<postgres url>|<namespace>`,
+ * served on a free port (bench/postgres-turns.ts starts its hosts here too).
+ */
 async function hostProcess([store]: string[]): Promise<void> {
   const { createHost } = await import("../src/index.ts");
   const { serveNode } = await import("../adapters/node.ts");
+  const [url, name] = store!.split("|") as [string, string];
   const storage = store!.startsWith("sqlite:")
     ? (await import("../drivers/sqlite/index.ts")).createSqliteStorage({ path: store!.slice("sqlite:".length) })
-    : (await import("../drivers/redis/index.ts")).createRedisStorage({ url: store!.split("|")[0]!, prefix: store!.split("|")[1]! });
+    : store!.startsWith("postgres://")
+      ? (await import("../drivers/postgres/index.ts")).createPostgresStorage({ url, namespace: name })
+      : (await import("../drivers/redis/index.ts")).createRedisStorage({ url, prefix: name });
   const quiet = { info() {}, warn() {}, error: (message: string, error?: unknown) => console.error(message, error) };
   const host = createHost({ agents: [{ slug: "bench", project: { name: "bench", agent: {}, instructions: "You are a benchmark agent.", diagnostics: [] }, storage }], logger: quiet });
   await host.ready();

@@ -21,7 +21,7 @@ export function withHostOptions<T extends CommandLike>(command: T): T {
     .option("--mode <mode>", "Route layout: multi or single (default: multi)")
     .option("--api-key <key>", "Model credential (else the provider's environment variable, else the stored login)")
     .option("--state-root <dir>", "Directory for sessions and streams (default: <project>/.agent-serve[/<slug>])")
-    .option("--storage <url>", "The store: sqlite:<path>, memory: or redis://… (env AGENT_SERVE_STORAGE; default: sqlite:<state-root>/state.db)");
+    .option("--storage <url>", "The store: sqlite:<path>, memory:, redis://… or postgres://… (env AGENT_SERVE_STORAGE; default: sqlite:<state-root>/state.db)");
   return command;
 }
 

@@ -225,6 +225,16 @@ export async function main(options: MainOptions): Promise<number> {
       command = async () => (await import("./whoami.ts")).whoamiCommand({ json: json(flags) }, io);
     });
   cli
+    .command("storage <action>", "Copy a store into another: `storage migrate --from <url> --to <url>` (sqlite:<path>, redis://…, postgres://…)")
+    .option("--from <url>", "The store to copy")
+    .option("--to <url>", "The store to copy into (it must hold no session)")
+    .option("--json", "Print {ok, records, sessions, logs, lines, seconds} as JSON")
+    .action((action: string, flags: Flags) => {
+      if (action !== "migrate") throw new UsageError(`unknown storage action "${action}"; the one action is migrate`);
+      const args = { from: rawOption(argv, "from"), to: rawOption(argv, "to"), json: json(flags) };
+      command = async () => (await import("./storage-migrate.ts")).storageMigrateCommand(args, io);
+    });
+  cli
     .command("update", "Check the registry for a newer agent-serve")
     .option("--json", "Print {current, latest, updateAvailable, checkedAt, cached} as JSON")
     .action((flags: Flags) => {

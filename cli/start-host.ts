@@ -32,7 +32,7 @@ export interface StartHostOptions {
   apiKey?: string;
   /** @default `<project>/.agent-serve` (single) or `<project>/.agent-serve/<slug>` (multi) */
   stateRoot?: string;
-  /** `sqlite:<path>`, `memory:` or `redis://…`; else `AGENT_SERVE_STORAGE`, else `<state root>/state.db`. */
+  /** `sqlite:<path>`, `memory:`, `redis://…` or `postgres://…`; else `AGENT_SERVE_STORAGE`, else `<state root>/state.db`. */
   storage?: string;
   bearerToken?: string;
   allowAnonymous?: boolean;

@@ -15,7 +15,8 @@ export function parseStorageUrl(value: string | undefined): StorageChoice {
   if (value === "sqlite:") return { kind: "sqlite" };
   if (value.startsWith("sqlite:")) return { kind: "sqlite", path: value.slice("sqlite:".length) };
   if (value.startsWith("redis://") || value.startsWith("rediss://")) return parseRedisUrl(value);
-  throw new UsageError(`--storage must be sqlite:<path>, memory: or redis://host:port (got "${value}")`);
+  if (value.startsWith("postgres://") || value.startsWith("postgresql://")) return parsePostgresUrl(value);
+  throw new UsageError(`--storage must be sqlite:<path>, memory:, redis://host:port or postgres://host/db (got "${value}")`);
 }
 
 /**
@@ -37,6 +38,30 @@ function parseRedisUrl(value: string): StorageChoice {
   if (prefix === "") throw bad("an empty prefix");
   url.search = "";
   return { kind: "redis", url: url.toString(), ...(prefix === undefined ? {} : { prefix }) };
+}
+
+/**
+ * `postgres[ql]://[user:pass@]host[:port]/database[?schema=<s>&namespace=<n>&sslmode=…]`. The
+ * schema and namespace are the driver's (docs/guide/storage.md); every other option goes to the
+ * client as it is.
+ */
+function parsePostgresUrl(value: string): StorageChoice {
+  const bad = (why: string) => new UsageError(`--storage ${redact(value)}: ${why}; expected postgres://[user:pass@]host[:port]/database[?schema=name&namespace=name]`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw bad("not a URL");
+  }
+  if (url.hostname === "") throw bad("no host");
+  if (!/^\/[^/]+$/.test(url.pathname)) throw bad("no database");
+  const schema = url.searchParams.get("schema") ?? undefined;
+  const namespace = url.searchParams.get("namespace") ?? undefined;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,39}$/.test(schema)) throw bad("the schema must be a lower-case identifier");
+  if (namespace === "") throw bad("an empty namespace");
+  url.searchParams.delete("schema");
+  url.searchParams.delete("namespace");
+  return { kind: "postgres", url: url.toString(), ...(schema === undefined ? {} : { schema }), ...(namespace === undefined ? {} : { namespace }) };
 }
 
 /** The URL without its password, for messages. */

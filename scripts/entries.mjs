@@ -23,6 +23,7 @@ export const ENTRIES = {
   "./storage": "src/entries/storage.ts",
   "./storage/sqlite": "drivers/sqlite/index.ts",
   "./storage/redis": "drivers/redis/index.ts",
+  "./storage/postgres": "drivers/postgres/index.ts",
   "./node": "adapters/node.ts",
   "./bun": "adapters/bun.ts",
   "./deno": "adapters/deno.ts",

@@ -16,3 +16,5 @@ export type { CommitBatch, FollowListener, LogAppend, RecordWrite, StorageCapabi
 export { RecordConflictError } from "../base/storage/types.ts";
 export { StorageUnavailableError } from "../base/storage/errors.ts";
 export { updateRecord } from "../base/storage/update.ts";
+export { copyStorage } from "../base/storage/copy.ts";
+export type { CopyReport } from "../base/storage/copy.ts";

@@ -23,7 +23,8 @@ export const continuationKey = (channel: string, token: string): string => `cont
 /** A session's turn lease (one turn at a time across processes). */
 export const turnLeaseKey = (sessionId: string): string => `turns/${sessionId}`;
 /** The host-wide running-turn cap's slots of one agent. */
-export const turnSlotsKey = (slug: string): string => `turn-slots/${slug}`;
+export const TURN_SLOTS_PREFIX = "turn-slots/";
+export const turnSlotsKey = (slug: string): string => `${TURN_SLOTS_PREFIX}${slug}`;
 /** Requests forwarded to the process `owner` (docs/design/processes.md "Forwarding"). */
 export const inboxLogName = (owner: string): string => `processes/${owner}/inbox`;
 /** A session's parked approval calls (records below it) and its decisions log. */
@@ -47,6 +48,19 @@ export const deliveryCursorKey = (channelId: string, sessionId: string): string 
 export const deliveryClaimKey = (scope: string, id: string): string => `channels/${scope}/deliveries/${id}`;
 /** The default prefix of `ctx.host.kv` keys. */
 export const KV_STORAGE_PREFIX = "kv";
+
+/** Every log a session has: what a copy of the store carries over beside the records. */
+export const sessionLogNames = (sessionId: string): string[] => [eventLogName(sessionId), conversationLogName(sessionId), approvalDecisionsLogName(sessionId)];
+/** The session a session record key names, or undefined for any other key. */
+export function sessionIdOfRecordKey(key: string): string | undefined {
+  const match = /^sessions\/([^/]+)\/record$/.exec(key);
+  return match && sessionRecordKey(match[1]!) === key ? match[1] : undefined;
+}
+/**
+ * Records that coordinate the processes running now (the turn-slot cap's holders and queue):
+ * meaningless to another store, so a copy leaves them behind, as it leaves leases and inboxes.
+ */
+export const PROCESS_STATE_PREFIXES: readonly string[] = [TURN_SLOTS_PREFIX];
 
 // --- internals ---
 
