@@ -154,14 +154,16 @@ export class SessionWriter {
    * the lease already: owners are processes, so taking it again was a renewal), then drops the
    * active marker. In that order: a crash in between leaves the marker, and restart recovery
    * releases the lease it names; the other way round, a dead process's lease would refuse the
-   * session's follow-ups (409 `session_busy`) until it expired.
+   * session's follow-ups (409 `session_busy`) until it expired. Both are sent at once: the driver
+   * applies one caller's writes in call order (docs/design/storage.md "Commit"), so the order
+   * holds and they can share a group commit instead of waiting for each other. A message admitted
+   * after this (the session was not busy when they were sent) takes the lease and writes its
+   * marker after them, so its marker stays.
    */
   async releaseIfIdle(sessionId: string): Promise<void> {
     const leases = this.#deps.leases;
     if (!leases || this.#deps.isBusy(sessionId)) return;
-    await leases.release(sessionId);
-    // A message admitted meanwhile wrote its own marker, which stays.
-    if (!this.#deps.isBusy(sessionId)) await this.#deps.store.clearActive(sessionId);
+    await Promise.all([leases.release(sessionId), this.#deps.store.clearActive(sessionId)]);
   }
 
   async closeCoalesced(sessionId: string, pending: Coalesced, kind: AbortKind = "interrupt"): Promise<void> {
