@@ -111,7 +111,7 @@ export class SessionWriter {
   /** What a running turn records: each event with the conversation and records of its step. */
   turnEmit(sessionId: string): TurnEmit {
     return (draft, also) =>
-      this.#deps.log.append(sessionId, [draft], {
+      this.#deps.log.append(sessionId, Array.isArray(draft) ? draft : [draft], {
         ...(also?.conversation ? { appends: [this.#deps.conversation.appendWrite(sessionId, also.conversation)] } : {}),
         ...(also?.records ? { records: also.records } : {}),
       });

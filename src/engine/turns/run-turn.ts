@@ -34,8 +34,11 @@ export interface TurnInput {
   ready?: Promise<void>;
 }
 
-/** Appends an event, with conversation messages and records that must commit together with it. */
-export type TurnEmit = (draft: EventDraft, also?: { conversation?: ConversationMessage[]; records?: RecordWrite[] }) => Promise<unknown>;
+/**
+ * Appends an event (or several, in order, in one commit), with conversation messages and records
+ * that must commit together with it.
+ */
+export type TurnEmit = (draft: EventDraft | EventDraft[], also?: { conversation?: ConversationMessage[]; records?: RecordWrite[] }) => Promise<unknown>;
 
 /**
  * How a turn ended. `suspended`: it stopped without an ending, parked for approval while the host
@@ -94,18 +97,22 @@ export async function resumeTurn(input: ResumeInput): Promise<TurnOutcome> {
  */
 export function turnRecorder(input: Pick<TurnInput, "turnId" | "emit">): LoopRecorder {
   const { turnId } = input;
-  const emit = (draft: EventDraft, conversation?: ConversationMessage[]): Promise<unknown> =>
-    input.emit({ ...draft, turnId }, conversation ? { conversation } : undefined);
+  const emit = (draft: EventDraft | EventDraft[], conversation?: ConversationMessage[]): Promise<unknown> =>
+    input.emit(Array.isArray(draft) ? draft.map((one) => ({ ...one, turnId })) : { ...draft, turnId }, conversation ? { conversation } : undefined);
   return {
     stepStarted: (stepIndex) => emit({ type: "step.started", data: { stepIndex } }),
     textDelta: (delta) => emit({ type: "message.appended", data: { delta } }),
     reasoningDelta: (delta) => emit({ type: "reasoning.appended", data: { delta } }),
     reasoningCompleted: (text) => emit({ type: "reasoning.completed", data: { text } }),
-    async stepCompleted({ stepIndex, text, finishReason, durationMs, message }) {
-      await emit({ type: "message.completed", data: { text, finishReason } });
-      // The step's message commits with its `step.completed`: after a crash both are stored or neither.
-      await emit({ type: "step.completed", data: { stepIndex, durationMs, finishReason } }, [message]);
-    },
+    // The step's text, its end and its message are one commit: after a crash all are stored or none.
+    stepCompleted: ({ stepIndex, text, finishReason, durationMs, message }) =>
+      emit(
+        [
+          { type: "message.completed", data: { text, finishReason } },
+          { type: "step.completed", data: { stepIndex, durationMs, finishReason } },
+        ],
+        [message],
+      ),
     actionsRequested: (actions) => emit({ type: "actions.requested", data: { actions } }),
     // The step's last result commits with the tool results message.
     actionResult: (result, conversation) => emit({ type: "action.result", data: result }, conversation && [conversation]),
