@@ -127,6 +127,9 @@ async function describeDisk(): Promise<void> {
     await host.close();
     const perTurn = [...counts].filter(([name]) => name !== "close").map(([name, n]) => `${name} ${fmt(n / sample)}`);
     console.log(`  storage calls per turn (sqlite, ${sample} turns): ${perTurn.join(", ")}`);
+    // Each of these is one storage commit (the port's one-write operations are commits too).
+    const commits = ["commit", "set", "delete", "append"].reduce((sum, name) => sum + (counts.get(name) ?? 0), 0);
+    console.log(`  storage commits per turn (commit, set, delete, append): ${fmt(commits / sample)}`);
 
     const file = await open(join(dir.path, "probe.log"), "a");
     const syncs: number[] = [];

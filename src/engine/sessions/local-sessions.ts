@@ -62,7 +62,7 @@ export class LocalSessions implements Sessions {
 
   /** Creates the session under an id a strategy chose (the one naming its home). */
   async createAs(sessionId: string, input: CreateSessionInput): Promise<SessionRecord> {
-    const { store, log, controller } = this.#deps;
+    const { store, controller } = this.#deps;
     const at = new Date(this.#deps.now()).toISOString();
     const channel = input.channel ?? "http";
     const ab = this.#deps.enroll?.(sessionId, input.purpose) ?? [];
@@ -83,18 +83,22 @@ export class LocalSessions implements Sessions {
       ...(input.workspaceDir === undefined ? {} : { workspaceDir: input.workspaceDir }),
     };
     if (input.workspaceFiles) await this.#deps.workspaceFiles?.stage(sessionId, input.workspaceFiles);
-    // One commit: the record, its token, its active marker, `session.started` and the message.
-    // A crash leaves the whole session or nothing of it (docs/design/storage.md).
-    await controller.admit(record, input.message, "preempt", (turnId, writes) =>
-      log.append(
-        sessionId,
-        [
+    // One commit (the session's writer makes it): the record, its token, its active marker,
+    // `session.started` and the message. A crash leaves the whole session or nothing of it
+    // (docs/design/storage.md).
+    await controller.admit(
+      record,
+      input.message,
+      "preempt",
+      async (turnId) => ({
+        create: record,
+        events: [
           { type: "session.started", data: { mode: record.mode, channel, ...(record.title ? { title: record.title } : {}) } },
           ...ab.map((assignment) => ({ type: "ab.assigned" as const, data: { experimentId: assignment.experimentId, armId: assignment.armId } })),
           received(turnId, input.message),
         ],
-        { records: [store.recordWrite(record), store.tokenWrite(channel, record.continuationToken, sessionId), ...writes] },
-      ),
+        records: [store.tokenWrite(channel, record.continuationToken, sessionId)],
+      }),
       { fresh: true },
     );
     return record;
@@ -106,7 +110,7 @@ export class LocalSessions implements Sessions {
 
   /** Continues a chat session here; resolves with the (possibly rotated) continuation token. */
   async followUp(sessionId: string, input: FollowUpInput): Promise<string> {
-    const { store, log, controller } = this.#deps;
+    const { store, controller } = this.#deps;
     const record = await this.owned(sessionId, input.auth);
     if (record.mode !== "chat") {
       throw conflict("session_not_followable", "task sessions run to completion and cannot be followed up");
@@ -116,29 +120,25 @@ export class LocalSessions implements Sessions {
     // A turn parked by a process that has stopped is preempted (or coalesced behind) here, as if
     // it ran here, rather than left open under the new turn.
     if (record.status === "running") await this.#deps.takeOverParked?.(sessionId);
-    let token = input.continuationToken;
-    await controller.admit(record, input.message, input.admission ?? "preempt", async (turnId, writes) => {
-      const rotated = input.rotate === false ? token : newHttpToken();
+    const token = input.continuationToken;
+    let rotated = token;
+    await controller.admit(record, input.message, input.admission ?? "preempt", async (turnId) => {
+      rotated = input.rotate === false ? token : newHttpToken();
       if (input.workspaceFiles) await this.#deps.workspaceFiles?.stage(sessionId, input.workspaceFiles);
       // The rotated token, its binding, the old binding's removal and the message commit together:
       // a token a client was given always has its message (docs/design/storage.md).
-      const updated = await store.updateWith(
-        sessionId,
-        (current) => {
-          if (current.continuationToken !== input.continuationToken) throw stale();
+      return {
+        events: [received(turnId, input.message)],
+        records: rotated === token ? [] : [store.tokenWrite(record.channel, rotated, sessionId), store.tokenWrite(record.channel, token, null)],
+        change: (current) => {
+          if (current.continuationToken !== token) throw stale();
           current.continuationToken = rotated;
           if (input.workspaceDir !== undefined) current.workspaceDir = input.workspaceDir;
           if (input.state !== undefined) current.state = { ...current.state, ...input.state };
         },
-        (records) => {
-          const tokens = rotated === token ? [] : [store.tokenWrite(record.channel, rotated, sessionId), store.tokenWrite(record.channel, token, null)];
-          return log.append(sessionId, [received(turnId, input.message)], { records: [...records, ...tokens, ...writes] });
-        },
-      );
-      if (!updated) throw sessionNotFound();
-      token = rotated;
+      };
     });
-    return token;
+    return rotated;
   }
 
   /** Stopping is an action, like a follow-up: only the owner may, however widely reads are open. */
@@ -183,9 +183,7 @@ export class LocalSessions implements Sessions {
 
   /** Appends a finished assistant message with no model turn (a channel's `emitAssistantMessage`). */
   async emitMessage(sessionId: string, text: string): Promise<void> {
-    // Another process may have written the log since this one last did (no lease is taken here).
-    this.#deps.log.forget(sessionId);
-    await this.#deps.log.append(sessionId, [{ type: "message.completed", data: { text, finishReason: "stop" } }]);
+    await this.#deps.controller.writer.message(sessionId, { type: "message.completed", data: { text, finishReason: "stop" } });
   }
 
   /** Stops the session's running turn without an owner check (host code: evals, channels). */

@@ -66,11 +66,14 @@ export async function recoverSession(deps: RecoveryDeps, sessionId: string, mess
   await deps.conversation?.closeOpenToolCalls(sessionId, message);
   await deps.approvals?.closeAll(sessionId);
   const drafts = closingEvents(events, record.mode, message);
-  if (drafts.length > 0) await log.append(sessionId, drafts);
   const failedTask = record.mode === "task" && drafts.some((draft) => draft.type === "session.failed");
-  await store.update(sessionId, (r) => {
+  const rest = (r: SessionRecord): void => {
     r.status = record.mode === "chat" ? "idle" : failedTask ? "failed" : r.status === "completed" ? "completed" : "failed";
-  });
+  };
+  // The closing events and the status they give the session are one commit, as a turn's end is
+  // (docs/design/storage.md "How the sessions use it").
+  if (drafts.length > 0) await store.updateWith(sessionId, rest, (records) => log.append(sessionId, drafts, { records }));
+  else await store.update(sessionId, rest);
   // The marker names the lease's owner (the crashed process, or this one after an outage).
   const owner = await store.activeTurn(sessionId);
   if (owner !== undefined) await deps.leases?.release(sessionId, owner);

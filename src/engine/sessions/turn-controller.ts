@@ -8,7 +8,6 @@
  * @module
  */
 import { newTurnId } from "../../base/ids.ts";
-import type { RecordWrite } from "../../base/storage/types.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
 import { STORAGE_UNAVAILABLE_MESSAGE, type TurnOutcome } from "../turns/run-turn.ts";
@@ -16,15 +15,15 @@ import type { TurnRunner } from "../turns/turn-runner.ts";
 import type { EventDraft } from "../../base/events/vocabulary.ts";
 import type { EventLog } from "./event-log.ts";
 import { InFlight } from "./in-flight.ts";
-import { ABORT_MESSAGES, type AbortKind, type LiveSession, type LiveTurn, abortTurn, busy, busyElsewhere, isHeld, shuttingDown } from "./live-session.ts";
+import { ABORT_MESSAGES, type LiveSession, type LiveTurn, abortTurn, busy, busyElsewhere, isHeld, shuttingDown } from "./live-session.ts";
 import { type RecoveryDeps, recoverSession } from "./recovery.ts";
 import type { SessionStore } from "./session-store.ts";
-import type { SessionRecord } from "../../base/definitions/sessions.ts";
-import { executeTurn } from "./turn-execution.ts";
+import { type TurnStart, executeTurn } from "./turn-execution.ts";
+import { restingEvent, turnEnding } from "./turn-ending.ts";
 import type { TurnLeases } from "./turn-leases.ts";
-import { TurnRecords } from "./turn-records.ts";
-import type { SlotPool } from "./turn-slots.ts";
-import type { AdmissionPolicy } from "../../base/definitions/sessions.ts";
+import { type Acceptance, SessionWriter } from "./session-writer.ts";
+import type { Release, SlotPool } from "./turn-slots.ts";
+import type { AdmissionPolicy, SessionRecord } from "../../base/definitions/sessions.ts";
 
 /** How often a damaged session's log is retried while the store refuses writes. */
 const REPAIR_RETRY_MS = 2_000;
@@ -48,23 +47,29 @@ export interface ControllerDeps {
 }
 
 /**
- * Called once the message is accepted: rotate tokens, record `message.received`, and so on.
- * `writes` (the session's active marker for a new turn) must commit together with
- * `message.received`, so a crash never leaves an accepted message without its marker.
+ * Called once the message is accepted (under `turnId`): says what records it (its events, a new
+ * record or a change to the stored one, token bindings) without writing anything. The session's
+ * writer commits it with the active marker of a new turn and, when the turn can start at once,
+ * its `turn.started`: a crash never leaves an accepted message without its marker.
  */
-export type AcceptStep = (turnId: string, writes: RecordWrite[]) => Promise<unknown>;
+export type AcceptStep = (turnId: string) => Promise<Acceptance>;
 
 export class TurnController {
   readonly #deps: ControllerDeps;
   readonly #live = new Map<string, LiveSession>();
   /** Admissions and turns not yet settled; `drain` waits for all of them. */
   readonly #inFlight = new InFlight();
-  readonly #records: TurnRecords;
+  readonly #writer: SessionWriter;
   #closing = false;
 
   constructor(deps: ControllerDeps) {
     this.#deps = deps;
-    this.#records = new TurnRecords({ ...deps, isBusy: (sessionId) => this.isBusy(sessionId) });
+    this.#writer = new SessionWriter({ ...deps, isBusy: (sessionId) => this.isBusy(sessionId) });
+  }
+
+  /** The one writer of this agent's session logs (./session-writer.ts). */
+  get writer(): SessionWriter {
+    return this.#writer;
   }
 
   /** Admissions and turns not yet settled: what `drain` would wait for now. */
@@ -101,7 +106,7 @@ export class TurnController {
       if (live.damaged) await this.#repair(sessionId, live);
       if (live.turn && policy === "coalesce") {
         const pending = (live.coalesced ??= { turnId: newTurnId(), texts: [] });
-        await accept(pending.turnId, []);
+        await this.#writer.admit(sessionId, await accept(pending.turnId));
         pending.texts.push(text);
         return;
       }
@@ -119,19 +124,25 @@ export class TurnController {
       // the same group commit as the session itself (the driver applies writes in call order).
       if (leases && fresh) void leases.take(sessionId).catch(() => {});
       else if (leases && !(await this.#takeLease(sessionId))) throw busyElsewhere();
+      let slot: Release | undefined;
       try {
         if (leases && !fresh && this.#deps.recoverOrphan) {
           // The lease was free, but the marker names another process: it crashed mid-turn.
           const previous = await this.#deps.store.activeTurn(sessionId);
           if (previous !== undefined && previous !== leases.owner) await this.#deps.recoverOrphan(sessionId);
         }
+        const acceptance = await accept(turnId);
+        // A free slot now: the turn starts in the message's commit (docs/design/storage.md).
+        slot = this.#deps.slots.tryAcquire();
         // The marker names who runs the turn: recovery releases that owner's lease.
-        await accept(turnId, [this.#deps.store.activeWrite(sessionId, leases?.owner ?? turnId)]);
+        const marker = this.#deps.store.activeWrite(sessionId, leases?.owner ?? turnId);
+        await this.#writer.admit(sessionId, acceptance, marker, slot && { turnId, text });
       } catch (error) {
+        slot?.();
         if (!live.turn) await leases?.release(sessionId);
         throw error;
       }
-      this.#start(record, live, turnId, text);
+      this.#start(record, live, turnId, { text, resume: false, ...(slot ? { slot } : {}) });
     } finally {
       live.admitting = false;
       this.#forgetIfIdle(sessionId, live);
@@ -153,7 +164,7 @@ export class TurnController {
       const leases = this.#deps.leases;
       if (leases && !(await this.#takeLease(sessionId))) return false;
       await this.#deps.store.markActive(sessionId, leases?.owner ?? turnId);
-      this.#start(record, live, turnId, "", true);
+      this.#start(record, live, turnId, { text: "", resume: true });
       return true;
     } finally {
       live.admitting = false;
@@ -204,9 +215,9 @@ export class TurnController {
       await turn.settled;
     }
     if (pending) {
-      await this.#records.closeCoalesced(sessionId, pending);
-      await this.#records.settle(sessionId, { type: "session.waiting", data: {} }, "idle", false);
-      await this.#records.releaseIfIdle(sessionId);
+      await this.#writer.closeCoalesced(sessionId, pending);
+      await this.#writer.rest(sessionId, [{ type: "session.waiting", data: {} }], "idle", false);
+      await this.#writer.releaseIfIdle(sessionId);
       this.#forgetIfIdle(sessionId, live);
     }
     return true;
@@ -252,8 +263,7 @@ export class TurnController {
     }
   }
 
-  /** `resume`: continue the parked turn `turnId` instead of answering `text`. */
-  #start(record: SessionRecord, live: LiveSession, turnId: string, text: string, resume = false): void {
+  #start(record: SessionRecord, live: LiveSession, turnId: string, start: TurnStart): void {
     const turn: LiveTurn = {
       turnId,
       abort: new AbortController(),
@@ -272,16 +282,16 @@ export class TurnController {
       : () => {};
     live.turn = turn;
     turn.settled = this.#track(
-      this.#run(record, live, turn, text, resume).catch((error: unknown) => {
+      this.#run(record, live, turn, start).catch((error: unknown) => {
         this.#deps.logger.error(`turn ${turnId} of ${record.sessionId} crashed`, error);
         this.#release(record.sessionId, live, turn);
       }),
     );
   }
 
-  async #run(record: SessionRecord, live: LiveSession, turn: LiveTurn, text: string, resume: boolean): Promise<void> {
+  async #run(record: SessionRecord, live: LiveSession, turn: LiveTurn, start: TurnStart): Promise<void> {
     const { log, conversation, slots, runner } = this.#deps;
-    const outcome = await executeTurn({ log, conversation, slots, runner, records: this.#records }, record, turn, text, resume);
+    const outcome = await executeTurn({ log, conversation, slots, runner, writer: this.#writer }, record, turn, start);
     await this.#finish(record, live, turn, outcome);
   }
 
@@ -337,43 +347,38 @@ export class TurnController {
       return;
     }
     if (outcome.status === "suspended") return this.#suspend(sessionId, live, turn);
-    if (outcome.status !== "completed") {
-      const reason = turn.abort.signal.reason as AbortKind | undefined;
-      const message = outcome.status === "failed" ? outcome.message : ABORT_MESSAGES[reason ?? "interrupt"];
-      // A resumed turn can end before it reaches its parked call: nothing is left to resolve.
-      // (Best effort: a store refusing writes is repaired, which closes them, docs/design/faults.md.)
-      await this.#deps.approvals?.closeAll(sessionId).catch(() => {});
-      await this.#records.emit(sessionId, { type: "turn.failed", turnId: turn.turnId, data: { message } });
-    }
+    // A resumed turn can end before it reaches its parked call: nothing is left to resolve.
+    // (Best effort: a store refusing writes is repaired, which closes them, docs/design/faults.md.)
+    if (outcome.status !== "completed") await this.#deps.approvals?.closeAll(sessionId).catch(() => {});
+    const ending = turnEnding(turn, outcome);
     const pending = live.coalesced;
     turn.stopRenewing();
     if (pending && !this.#closing) {
       // The turn stays current during this write, so follow-ups keep joining `pending`; from its
       // end to starting the drained turn nothing awaits, so no admission can slip in between.
-      await this.#records.countTurn(sessionId);
+      await this.#writer.count(sessionId, [ending]);
       live.turn = undefined;
       live.coalesced = undefined;
-      this.#start(record, live, pending.turnId, pending.texts.join("\n"));
+      this.#start(record, live, pending.turnId, { text: pending.texts.join("\n"), resume: false });
       return;
     }
     live.turn = undefined;
     live.coalesced = undefined;
-    if (pending) await this.#records.closeCoalesced(sessionId, pending, "shutdown");
+    // The turn's end commits with what follows it (docs/design/storage.md), unless coalesced
+    // messages closed at shutdown come in between.
+    const ends: EventDraft[] = [ending];
+    if (pending) {
+      await this.#writer.emit(sessionId, ends.pop()!);
+      await this.#writer.closeCoalesced(sessionId, pending, "shutdown");
+    }
     if (turn.followedBy) {
-      await this.#records.countTurn(sessionId);
-      await this.#records.releaseIfIdle(sessionId);
+      await this.#writer.count(sessionId, ends);
+      await this.#writer.releaseIfIdle(sessionId);
       return;
     }
-    if (record.mode === "task") {
-      const failed = outcome.status !== "completed";
-      const last: EventDraft = failed
-        ? { type: "session.failed", data: { message: outcome.status === "failed" ? outcome.message : ABORT_MESSAGES.interrupt } }
-        : { type: "session.completed", data: {} };
-      await this.#records.settle(sessionId, last, failed ? "failed" : "completed", true);
-    } else {
-      await this.#records.settle(sessionId, { type: "session.waiting", data: {} }, "idle", true);
-    }
-    await this.#records.releaseIfIdle(sessionId);
+    const [last, status] = restingEvent(record, outcome);
+    await this.#writer.rest(sessionId, [...ends, last], status, true);
+    await this.#writer.releaseIfIdle(sessionId);
     this.#forgetIfIdle(sessionId, live);
   }
 
@@ -387,7 +392,7 @@ export class TurnController {
     const pending = live.coalesced;
     live.turn = undefined;
     live.coalesced = undefined;
-    if (pending) await this.#records.emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES.shutdown } });
+    if (pending) await this.#writer.emit(sessionId, { type: "turn.failed", turnId: pending.turnId, data: { message: ABORT_MESSAGES.shutdown } });
     await this.#deps.leases?.release(sessionId);
     this.#forgetIfIdle(sessionId, live);
   }

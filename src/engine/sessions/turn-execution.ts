@@ -1,8 +1,9 @@
 /**
  * One admitted turn from its turn slot to its outcome (docs/design/foundation.md "Admission"):
  * it waits for a slot (`turn.queued` while it waits behind others), records `turn.started`, and
- * runs the model turn, or resumes a parked one from its stored events. What it ends with is the
- * controller's to record.
+ * runs the model turn, or resumes a parked one from its stored events. A turn whose slot was free
+ * when its message was accepted arrives holding it, its `turn.started` already committed with
+ * the message (./session-writer.ts). What it ends with is the controller's to record.
  * @module
  */
 import { errorMessage } from "../../base/errors.ts";
@@ -13,7 +14,7 @@ import { type TurnOutcome, resumeTurn, runTurn } from "../turns/run-turn.ts";
 import type { TurnRunner } from "../turns/turn-runner.ts";
 import type { EventLog } from "./event-log.ts";
 import type { LiveTurn } from "./live-session.ts";
-import type { TurnRecords } from "./turn-records.ts";
+import type { SessionWriter } from "./session-writer.ts";
 import type { Release, SlotPool } from "./turn-slots.ts";
 
 export interface ExecutionDeps {
@@ -21,20 +22,26 @@ export interface ExecutionDeps {
   conversation: ConversationLog;
   slots: SlotPool;
   runner: TurnRunner;
-  records: TurnRecords;
+  writer: SessionWriter;
 }
 
-/** `resume`: continue the parked turn `turn.turnId` instead of answering `text`. */
-export async function executeTurn(deps: ExecutionDeps, record: SessionRecord, turn: LiveTurn, text: string, resume: boolean): Promise<TurnOutcome> {
+/** How a turn begins: `resume` continues the parked turn; `slot` is held when it started at admission. */
+export interface TurnStart {
+  text: string;
+  resume: boolean;
+  slot?: Release;
+}
+
+export async function executeTurn(deps: ExecutionDeps, record: SessionRecord, turn: LiveTurn, start: TurnStart): Promise<TurnOutcome> {
   const { sessionId } = record;
   const signal = turn.abort.signal;
   let release: Release | undefined;
   try {
-    release = await takeSlot(deps, sessionId, turn);
+    release = start.slot ?? (await takeSlot(deps, sessionId, turn));
     turn.state = "running";
     // A resumed turn started before (its events say so) and its session is still running.
-    if (!resume) await deps.records.emitWithStatus(sessionId, { type: "turn.started", turnId: turn.turnId, data: {} }, "running");
-    const emit = deps.records.turnEmit(sessionId);
+    if (!start.resume && !start.slot) await deps.writer.start(sessionId, { turnId: turn.turnId, text: start.text });
+    const emit = deps.writer.turnEmit(sessionId);
     const input = {
       ...(await deps.runner.prepare(record, { turnId: turn.turnId, emit, signal })),
       sessionId,
@@ -43,7 +50,7 @@ export async function executeTurn(deps: ExecutionDeps, record: SessionRecord, tu
       signal,
       emit,
     };
-    return resume ? await resumeTurn({ ...input, events: await deps.log.readEvents(sessionId) }) : await runTurn({ ...input, userText: text });
+    return start.resume ? await resumeTurn({ ...input, events: await deps.log.readEvents(sessionId) }) : await runTurn(input);
   } catch (error) {
     return signal.aborted ? { status: "interrupted" } : { status: "failed", message: plainMessage(errorMessage(error)) };
   } finally {
@@ -56,6 +63,6 @@ async function takeSlot(deps: ExecutionDeps, sessionId: string, turn: LiveTurn):
   if (now) return now;
   const { position, slot } = await deps.slots.enqueue(turn.abort.signal, sessionId);
   if (position === 0) return slot;
-  await deps.records.emitWithStatus(sessionId, { type: "turn.queued", turnId: turn.turnId, data: { position } }, "queued");
+  await deps.writer.queued(sessionId, turn.turnId, position);
   return slot;
 }

@@ -17,8 +17,6 @@ import { type ToolExecutor, toModelOutput } from "./tool-executor.ts";
 export interface TurnInput {
   sessionId: string;
   turnId: string;
-  /** The user text this turn answers (coalesced follow-ups arrive joined). */
-  userText: string;
   system: string;
   params: Record<string, string>;
   /** A model, or the reason none could be resolved (the turn then fails with it). */
@@ -36,15 +34,18 @@ export interface TurnInput {
   ready?: Promise<void>;
 }
 
-/** Appends an event, with conversation messages and records that must commit together with it. */
-export type TurnEmit = (draft: EventDraft, also?: { conversation?: ConversationMessage[]; records?: RecordWrite[] }) => Promise<unknown>;
+/**
+ * Appends an event (or several, in order, in one commit), with conversation messages and records
+ * that must commit together with it.
+ */
+export type TurnEmit = (draft: EventDraft | EventDraft[], also?: { conversation?: ConversationMessage[]; records?: RecordWrite[] }) => Promise<unknown>;
 
 /**
  * How a turn ended. `suspended`: it stopped without an ending, parked for approval while the host
  * closed; nothing is recorded and a later start resumes it (docs/design/tools.md "Approvals").
  */
 export type TurnOutcome =
-  | { status: "completed"; usage: Usage; text: string }
+  | { status: "completed"; usage: Usage; text: string; model: string }
   | { status: "failed"; message: string }
   | { status: "interrupted" }
   | { status: "suspended" };
@@ -52,17 +53,16 @@ export type TurnOutcome =
 /** The `turn.failed` message of a turn the store stopped taking writes for. */
 export const STORAGE_UNAVAILABLE_MESSAGE = "storage unavailable";
 
+/**
+ * Answers the user message that ends the stored conversation: it was recorded with the turn's
+ * `turn.started` (../sessions/session-writer.ts), so the turn starts from storage alone.
+ */
 export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
-  return settle(input, async () => {
-    const history = await input.conversation.load(input.sessionId);
-    const userMessage: ConversationMessage = { role: "user", content: input.userText };
-    await input.conversation.append(input.sessionId, [userMessage]);
-    return { messages: [...history, userMessage] };
-  });
+  return settle(input, async () => ({ messages: await input.conversation.load(input.sessionId) }));
 }
 
 /** A turn parked for approval, continued (after a restart, or in another process). */
-export interface ResumeInput extends Omit<TurnInput, "userText"> {
+export interface ResumeInput extends TurnInput {
   /** The session's events: the turn's steps and the tool results it recorded before it stopped. */
   events: readonly SessionEvent[];
 }
@@ -97,18 +97,22 @@ export async function resumeTurn(input: ResumeInput): Promise<TurnOutcome> {
  */
 export function turnRecorder(input: Pick<TurnInput, "turnId" | "emit">): LoopRecorder {
   const { turnId } = input;
-  const emit = (draft: EventDraft, conversation?: ConversationMessage[]): Promise<unknown> =>
-    input.emit({ ...draft, turnId }, conversation ? { conversation } : undefined);
+  const emit = (draft: EventDraft | EventDraft[], conversation?: ConversationMessage[]): Promise<unknown> =>
+    input.emit(Array.isArray(draft) ? draft.map((one) => ({ ...one, turnId })) : { ...draft, turnId }, conversation ? { conversation } : undefined);
   return {
     stepStarted: (stepIndex) => emit({ type: "step.started", data: { stepIndex } }),
     textDelta: (delta) => emit({ type: "message.appended", data: { delta } }),
     reasoningDelta: (delta) => emit({ type: "reasoning.appended", data: { delta } }),
     reasoningCompleted: (text) => emit({ type: "reasoning.completed", data: { text } }),
-    async stepCompleted({ stepIndex, text, finishReason, durationMs, message }) {
-      await emit({ type: "message.completed", data: { text, finishReason } });
-      // The step's message commits with its `step.completed`: after a crash both are stored or neither.
-      await emit({ type: "step.completed", data: { stepIndex, durationMs, finishReason } }, [message]);
-    },
+    // The step's text, its end and its message are one commit: after a crash all are stored or none.
+    stepCompleted: ({ stepIndex, text, finishReason, durationMs, message }) =>
+      emit(
+        [
+          { type: "message.completed", data: { text, finishReason } },
+          { type: "step.completed", data: { stepIndex, durationMs, finishReason } },
+        ],
+        [message],
+      ),
     actionsRequested: (actions) => emit({ type: "actions.requested", data: { actions } }),
     // The step's last result commits with the tool results message.
     actionResult: (result, conversation) => emit({ type: "action.result", data: result }, conversation && [conversation]),
@@ -119,7 +123,7 @@ export function turnRecorder(input: Pick<TurnInput, "turnId" | "emit">): LoopRec
 
 /** Runs the loop from what `start` loads, to the turn's outcome. */
 async function settle(
-  input: Omit<TurnInput, "userText">,
+  input: TurnInput,
   start: () => Promise<Pick<AgentLoopInput, "messages" | "resume">>,
 ): Promise<TurnOutcome> {
   const { signal } = input;
@@ -139,8 +143,8 @@ async function settle(
       recorder: turnRecorder(input),
     });
     await input.ready;
-    await input.emit({ type: "turn.completed", turnId: input.turnId, data: { usage, model: model.id } });
-    return { status: "completed", usage, text };
+    // Its `turn.completed` is the controller's to commit, with the session's resting event.
+    return { status: "completed", usage, text, model: model.id };
   } catch (error) {
     if (isTurnSuspended(error)) return { status: "suspended" };
     if (signal.aborted) return { status: "interrupted" };
