@@ -221,7 +221,8 @@ describe("main (in-process)", () => {
     [["run", "examples/hello"], "run needs --message"],
     [["serve", "--allow-anonymous", "--bearer-token", "t"], "mutually exclusive"],
     [["run", "examples/hello", "--message", "hi", "--storage", "redis://127.0.0.1:6379/x"], "the database must be a number"],
-    [["run", "examples/hello", "--message", "hi", "--storage", "postgres://x"], "--storage must be sqlite:<path>, memory: or redis://"],
+    [["run", "examples/hello", "--message", "hi", "--storage", "mysql://x"], "--storage must be sqlite:<path>, memory:, redis://host:port or postgres://host/db"],
+    [["run", "examples/hello", "--message", "hi", "--storage", "postgres://x"], "--storage postgres://x: no database"],
   ])("usage error %j exits 2", async (argv, message) => {
     const stdio = io();
     expect(await main({ argv, ...stdio })).toBe(2);

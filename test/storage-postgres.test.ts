@@ -311,7 +311,9 @@ describe.skipIf(!POSTGRES_BIN)(`postgres store${POSTGRES_MISSING}`, () => {
     } finally {
       outside.release();
     }
-    expect(await deadlocks()).toBe(before + 1);
+    // At least the one deadlock this test caused; the statistics flush on their own schedule, so a
+    // deadlock of an earlier test in the same database may be counted here too.
+    expect(await deadlocks()).toBeGreaterThanOrEqual(before + 1);
     expect(await storage.entries("")).toEqual([["x", "1"], ["y", "1"]]);
   });
 
