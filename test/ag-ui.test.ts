@@ -166,6 +166,42 @@ describe("AG-UI endpoint", () => {
     expect(finished(denied.events)?.["outcome"]).toEqual({ type: "success" });
   });
 
+  it("runs a front-end tool: the run ends with the call pending, its result comes with the next run", async () => {
+    const { url, host } = await serve();
+    const agent = new HttpAgent({ url, threadId: "t-front" });
+    const tools = [{ name: "pick_color", description: "Asks the user to pick a color", parameters: { type: "object", properties: { hint: { type: "string" } } } }];
+    say(agent, '/tool pick_color {"hint":"warm"}\n/reply you picked it');
+    const asked = await run(agent, { tools });
+    expect(asked.error).toBeUndefined();
+    const outcome = finished(asked.events)?.["outcome"] as { type: string; pendingToolCallIds: string[] };
+    expect(outcome.type).toBe("success");
+    expect(outcome.pendingToolCallIds).toHaveLength(1);
+    const [callId] = outcome.pendingToolCallIds;
+    const start = asked.events.find((event) => event.type === "TOOL_CALL_START") as unknown as { toolCallId: string; toolCallName: string };
+    expect(start).toMatchObject({ toolCallId: callId, toolCallName: "pick_color" });
+    // Not an approval: the approvals route neither lists nor decides it.
+    const sessionId = ((await (await host.request("/hello/v1/sessions")).json()) as { sessions: Array<{ sessionId: string }> }).sessions[0]!.sessionId;
+    expect(((await (await host.request(`/hello/v1/session/${sessionId}/approvals`)).json()) as { approvals: unknown[] }).approvals).toEqual([]);
+    expect((await host.request(`/hello/v1/session/${sessionId}/approvals/${callId}`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"decision":"approve"}' })).status).toBe(404);
+    // A new message before the result is refused.
+    say(agent, "/reply too soon");
+    expect((await run(agent, { tools })).error).toBeDefined();
+    agent.messages.pop();
+
+    agent.addMessage({ id: crypto.randomUUID(), role: "tool", toolCallId: callId!, content: "orange" });
+    const answered = await run(agent, { tools });
+    expect(answered.error).toBeUndefined();
+    expect(finished(answered.events)?.["outcome"]).toEqual({ type: "success" });
+    const result = answered.events.find((event) => event.type === "TOOL_CALL_RESULT") as unknown as { toolCallId: string; content: string };
+    expect(result).toMatchObject({ toolCallId: callId, content: "orange" });
+    expect(assistantTexts(agent.messages).at(-1)).toBe("you picked it");
+
+    // The same result again answers nothing: the call no longer waits, so the run is a reconnect.
+    const again = await run(agent, { tools });
+    expect(types(again.events)).toContain("MESSAGES_SNAPSHOT");
+    expect(finished(again.events)?.["outcome"]).toEqual({ type: "success" });
+  });
+
   it("reconnects mid-run: a second client on the thread gets the snapshot and the live rest", async () => {
     const { url, host } = await serve();
     const first = new HttpAgent({ url, threadId: "t-reconnect" });
@@ -231,7 +267,8 @@ describe("AG-UI endpoint", () => {
     expect(JSON.stringify(await missing.json())).toContain("threadId");
     expect((await post({ threadId: "t", runId: "r", messages: [{ id: "1", role: "robot", content: "x" }] })).status).toBe(400);
     expect((await post({ threadId: "t-new", runId: "r", messages: [] })).status).toBe(400);
-    expect((await post({ threadId: "t", runId: "r", messages: [{ id: "1", role: "user", content: "hi" }], tools: [{ name: "f", description: "d" }] })).status).toBe(400);
+    expect((await post({ threadId: "t", runId: "r", messages: [{ id: "1", role: "user", content: "hi" }], tools: [{ name: "bad name", description: "d" }] })).status).toBe(400);
+    expect((await post({ threadId: "t", runId: "r", messages: [{ id: "1", role: "user", content: "hi" }], tools: [{ name: "f" }] })).status).toBe(400);
     expect((await post({ threadId: "t-none", runId: "r", messages: [], resume: [{ interruptId: "x", status: "resolved", payload: { approved: true } }] })).status).toBe(404);
     expect((await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" })).status).toBe(400);
   });

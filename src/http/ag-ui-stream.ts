@@ -68,7 +68,18 @@ export async function parkedInterrupts(agent: AgentRuntime, sessionId: string): 
   }));
 }
 
+/** Calls waiting for the front end's result (docs/guide/ag-ui.md "Front-end tools"). */
+export async function pendingClientCalls(agent: AgentRuntime, sessionId: string): Promise<string[]> {
+  return (await agent.approvals.listClient(sessionId)).map((call) => call.callId);
+}
+
 // --- internals ---
+
+async function nothingWaits(run: AgUiRun, end: RunEnd): Promise<boolean> {
+  if (end.kind === "interrupt") return (await parkedInterrupts(run.agent, run.sessionId)).length === 0;
+  if (end.kind === "client") return (await pendingClientCalls(run.agent, run.sessionId)).length === 0;
+  return false;
+}
 
 async function* runEvents(run: AgUiRun, signal: AbortSignal): AsyncGenerator<AgUiEvent[]> {
   const { threadId, runId } = run;
@@ -82,8 +93,8 @@ async function* runEvents(run: AgUiRun, signal: AbortSignal): AsyncGenerator<AgU
         // SAFETY: the log holds only events the engine wrote (../base/events/vocabulary.ts).
         const translated = toAgUiEvents(JSON.parse(line) as SessionEvent, state);
         out.push(...translated.events);
-        // A call parked and decided before we looked (another client answered) is no interrupt.
-        if (translated.end?.kind === "interrupt" && (await parkedInterrupts(run.agent, run.sessionId)).length === 0) continue;
+        // A call settled before we looked (another client answered) ends nothing.
+        if (translated.end && (await nothingWaits(run, translated.end))) continue;
         if (translated.end) {
           end = translated.end;
           if (out.length > 0) yield out;
@@ -106,6 +117,9 @@ async function closingEvents(run: AgUiRun, end: RunEnd): Promise<AgUiEvent[]> {
   switch (end.kind) {
     case "error":
       out.push({ type: "RUN_ERROR", message: end.message, code: "turn_failed" });
+      break;
+    case "client":
+      out.push({ type: "RUN_FINISHED", threadId, runId, outcome: { type: "success", pendingToolCallIds: await pendingClientCalls(run.agent, run.sessionId) } });
       break;
     case "interrupt":
       out.push({ type: "RUN_FINISHED", threadId, runId, outcome: { type: "interrupt", interrupts: await parkedInterrupts(run.agent, run.sessionId) } });

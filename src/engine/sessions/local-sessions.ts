@@ -81,6 +81,7 @@ export class LocalSessions implements Sessions {
       ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
       ...(ab.length === 0 ? {} : { ab }),
       ...(input.workspaceDir === undefined ? {} : { workspaceDir: input.workspaceDir }),
+      ...(input.clientTools === undefined || input.clientTools.length === 0 ? {} : { clientTools: input.clientTools }),
     };
     if (input.workspaceFiles) await this.#deps.workspaceFiles?.stage(sessionId, input.workspaceFiles);
     // One commit: the record, its token, its active marker, `session.started` and the message.
@@ -129,6 +130,7 @@ export class LocalSessions implements Sessions {
           current.continuationToken = rotated;
           if (input.workspaceDir !== undefined) current.workspaceDir = input.workspaceDir;
           if (input.state !== undefined) current.state = { ...current.state, ...input.state };
+          if (input.clientTools !== undefined) current.clientTools = input.clientTools;
         },
         (records) => {
           const tokens = rotated === token ? [] : [store.tokenWrite(record.channel, rotated, sessionId), store.tokenWrite(record.channel, token, null)];

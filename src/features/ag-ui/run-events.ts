@@ -1,15 +1,16 @@
 /**
  * A session's events as the AG-UI events of one run (docs/guide/ag-ui.md "Events"). A run shows
  * the turns that start in it, and a parked turn it resumes; it ends with its turn: completed is
- * `RUN_FINISHED` (success), failed is `RUN_ERROR`, stopped is `RUN_FINISHED` (cancelled), and a call
- * parked for approval ends it with an interrupt the route fills in. Nothing here reads storage.
+ * `RUN_FINISHED` (success), failed is `RUN_ERROR`, stopped is `RUN_FINISHED` (cancelled), a call
+ * parked for approval ends it with an interrupt the route fills in, and a call of a front-end tool
+ * ends it with the call pending for the front end. Nothing here reads storage.
  * @module
  */
 import type { SessionEvent } from "../../base/events/vocabulary.ts";
 import { type AgUiEvent, callsMessageId, reasoningMessageId, resultMessageId, textMessageId, toolContent } from "./wire.ts";
 
 /** How a run ended, before the route adds what needs storage (interrupts, state). */
-export type RunEnd = { kind: "success" } | { kind: "interrupt" } | { kind: "cancelled" } | { kind: "error"; message: string };
+export type RunEnd = { kind: "success" } | { kind: "interrupt" } | { kind: "client" } | { kind: "cancelled" } | { kind: "error"; message: string };
 
 export interface RunTranslation {
   turns: Set<string>;
@@ -101,6 +102,10 @@ export function toAgUiEvents(event: SessionEvent, state: RunTranslation): { even
     case "action.approval_requested":
       close();
       return { events, end: { kind: "interrupt" } };
+    case "action.client_requested":
+      // The front end runs the call: the run ends, and its result comes with the next run.
+      close();
+      return { events, end: { kind: "client" } };
     case "turn.completed":
       close();
       return { events, end: { kind: "success" } };

@@ -26,7 +26,7 @@ export interface AgUiInterrupt {
   metadata?: Record<string, unknown>;
 }
 
-export type RunOutcome = { type: "success" } | { type: "interrupt"; interrupts: AgUiInterrupt[] } | { type: "cancelled" };
+export type RunOutcome = { type: "success"; pendingToolCallIds?: string[] } | { type: "interrupt"; interrupts: AgUiInterrupt[] } | { type: "cancelled" };
 
 /** One JSON Patch operation (RFC 6902) of a `STATE_DELTA`. */
 export type PatchOperation = { op: "add" | "replace"; path: string; value: unknown } | { op: "remove"; path: string };

@@ -4,9 +4,11 @@
  * does); a run is the turn its request starts or resumes. What a run does depends on what its
  * input brings that the thread has not seen:
  *
- * - `resume[]`: answers to the interrupts of a call parked for approval, decided exactly once
- *   through the approvals route's own path; the run streams the rest of the parked turn.
- * - a new user message (more user messages than the session has received): sent as a turn.
+ * - answers (./ag-ui-answers.ts): `resume[]` for calls parked for approval, decided exactly once
+ *   through the approvals route's own path, and tool messages with the results of front-end tool
+ *   calls; the run streams the rest of the parked turn.
+ * - a new user message (more user messages than the session has received): sent as a turn, with
+ *   the run's `tools` as the front-end tools the model may call.
  * - neither, on a known thread: a reconnect; the run opens with `MESSAGES_SNAPSHOT` and follows
  *   the turn still running, or reports how the last one ended.
  * @module
@@ -21,10 +23,10 @@ import { sessionNotFound } from "../../engine/sessions/session-service.ts";
 import { toMessagesSnapshot } from "../../features/ag-ui/messages.ts";
 import type { RunEnd } from "../../features/ag-ui/run-events.ts";
 import type { AgentRuntime } from "../agent.ts";
-import { agUiRunResponse, parkedInterrupts } from "../ag-ui-stream.ts";
+import { agUiRunResponse, parkedInterrupts, pendingClientCalls } from "../ag-ui-stream.ts";
 import { defineRoute } from "../route.ts";
 import { type AgUiRunBody, agUiRunBody } from "../schemas/ag-ui.ts";
-import { decideApproval } from "./approvals.ts";
+import { answersIn, contentText, recordAnswers } from "./ag-ui-answers.ts";
 
 /** The channel of sessions opened through this route. */
 export const AG_UI_CHANNEL = "ag-ui";
@@ -37,29 +39,33 @@ export const agUiRun = defineRoute({
   bodySchema: agUiRunBody,
   async handler({ request, agent, auth, host }) {
     const body = await validate(await readJsonBody(request, host.maxBodyBytes), agUiRunBody);
-    if ((body.tools ?? []).length > 0) throw badRequest("front-end tools are not served yet: send the run without tools (docs/guide/ag-ui.md \"Limits\")");
     const key = `${auth.principalId}:${body.threadId}`;
     const existing = await agent.sessions.lookup(AG_UI_CHANNEL, key);
     const events = existing === undefined ? [] : await agent.log.readEvents(existing);
     const common = { agent, auth, threadId: body.threadId, runId: body.runId, closing: host.closing };
 
-    if ((body.resume ?? []).length > 0) {
+    const answers = await answersIn(agent, existing, body);
+    if (answers.decisions.length > 0 || answers.results.length > 0) {
       if (existing === undefined) throw sessionNotFound();
       const stateBefore = (await agent.sessions.owned(existing, auth)).state ?? {};
-      const follow = await resume(agent, auth, existing, body.resume!);
+      const follow = await recordAnswers(agent, auth, existing, answers);
       return agUiRunResponse({ ...common, sessionId: existing, follow, stateBefore, opening: [{ type: "STATE_SNAPSHOT", snapshot: stateBefore }] });
     }
 
     const text = newUserText(body, events);
     if (text !== undefined) {
-      const from = events.length;
+      if (existing !== undefined) await refuseWhileWaiting(agent, existing);
       const state = body.state ?? undefined;
-      if (existing !== undefined && (await parkedInterrupts(agent, existing)).length > 0) {
-        throw conflict("interrupts_pending", "the thread has calls parked for approval: answer them with resume[] first");
-      }
-      const sent = await agent.sessions.send(AG_UI_CHANNEL, text, { auth, continuationToken: key, ...(state ? { state } : {}), ...(existing ? {} : { title: text.slice(0, 80) }) });
+      const clientTools = (body.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters ?? { type: "object", properties: {} } }));
+      const sent = await agent.sessions.send(AG_UI_CHANNEL, text, {
+        auth,
+        continuationToken: key,
+        clientTools,
+        ...(state ? { state } : {}),
+        ...(existing ? {} : { title: text.slice(0, 80) }),
+      });
       const snapshot = (await agent.sessions.owned(sent.sessionId, auth)).state ?? {};
-      return agUiRunResponse({ ...common, sessionId: sent.sessionId, follow: { from, continues: [] }, stateBefore: snapshot, opening: [{ type: "STATE_SNAPSHOT", snapshot }] });
+      return agUiRunResponse({ ...common, sessionId: sent.sessionId, follow: { from: events.length, continues: [] }, stateBefore: snapshot, opening: [{ type: "STATE_SNAPSHOT", snapshot }] });
     }
 
     if (existing === undefined) throw badRequest("messages must end with the user's message to start a thread (or resume[] answers to its interrupts)");
@@ -85,36 +91,6 @@ function newUserText(body: AgUiRunBody, events: SessionEvent[]): string | undefi
   return text;
 }
 
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.flatMap((part: { type?: unknown; text?: unknown }) => (part?.type === "text" && typeof part.text === "string" ? [part.text] : [])).join("\n");
-}
-
-/**
- * Decides every answered interrupt through the approvals route's path, all or nothing: one that
- * is not parked (404) or already decided (409) fails the request before any is decided.
- */
-async function resume(agent: AgentRuntime, auth: AuthContext, sessionId: string, entries: NonNullable<AgUiRunBody["resume"]>): Promise<{ from: number; continues: string[] }> {
-  await agent.sessions.owned(sessionId, auth);
-  const parked = new Map((await agent.approvals.list(sessionId)).map((call) => [call.callId, call.turnId]));
-  const decisions = entries.map((entry) => ({ callId: entry.interruptId, decision: decisionOf(entry) }));
-  const unparked = decisions.find((answer) => !parked.has(answer.callId));
-  if (unparked) await decideApproval(agent, auth, sessionId, unparked.callId, unparked.decision);
-  // The run follows from before the decisions, so it carries everything they set off.
-  const from = await agent.log.length(sessionId);
-  for (const { callId, decision } of decisions) await decideApproval(agent, auth, sessionId, callId, decision);
-  return { from, continues: [...new Set(decisions.map((answer) => parked.get(answer.callId)!))] };
-}
-
-/** `cancelled` denies; `resolved` carries `{approved: boolean}` (docs/guide/ag-ui.md "Approvals"). */
-function decisionOf(entry: NonNullable<AgUiRunBody["resume"]>[number]): "approve" | "deny" {
-  if (entry.status === "cancelled") return "deny";
-  const approved = (entry.payload as { approved?: unknown } | undefined)?.approved;
-  if (typeof approved !== "boolean") throw badRequest(`resume entry ${entry.interruptId}: a resolved interrupt's payload must be {"approved": true} or {"approved": false}`);
-  return approved ? "approve" : "deny";
-}
-
 /**
  * A run that brings nothing new: the thread's messages so far, then the turn still running (from
  * its start, so the snapshot never holds half a message), else how the last turn ended.
@@ -123,12 +99,23 @@ async function reconnect(agent: AgentRuntime, auth: AuthContext, sessionId: stri
   const stateBefore = (await agent.sessions.owned(sessionId, auth)).state ?? {};
   const running = runningTurn(events);
   const interrupts = await parkedInterrupts(agent, sessionId);
-  const cut = running && interrupts.length === 0 ? running.index : events.length;
+  const pending = await pendingClientCalls(agent, sessionId);
+  const waits = interrupts.length > 0 || pending.length > 0;
+  const cut = running && !waits ? running.index : events.length;
   const opening = [{ type: "STATE_SNAPSHOT" as const, snapshot: stateBefore }, { type: "MESSAGES_SNAPSHOT" as const, messages: toMessagesSnapshot(events.slice(0, cut)) }];
   const run = { ...common, sessionId, stateBefore, opening };
   if (interrupts.length > 0) return agUiRunResponse({ ...run, end: { kind: "interrupt" } });
+  if (pending.length > 0) return agUiRunResponse({ ...run, end: { kind: "client" } });
   if (running) return agUiRunResponse({ ...run, follow: { from: running.index, continues: [running.turnId] } });
   return agUiRunResponse({ ...run, end: lastEnd(events) });
+}
+
+/** A new message while calls wait would cut their turn: the client answers them first. */
+async function refuseWhileWaiting(agent: AgentRuntime, sessionId: string): Promise<void> {
+  if ((await parkedInterrupts(agent, sessionId)).length > 0) throw conflict("interrupts_pending", "the thread has calls parked for approval: answer them with resume[] first");
+  if ((await pendingClientCalls(agent, sessionId)).length > 0) {
+    throw conflict("tool_results_pending", "the thread has front-end tool calls waiting: send their results as tool messages first");
+  }
 }
 
 /** The `turn.started` of a turn with no end yet. */

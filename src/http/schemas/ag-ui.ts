@@ -24,7 +24,16 @@ export const agUiRunBody = v.looseObject({
   threadId: id("threadId"),
   runId: id("runId"),
   messages: v.array(message, "messages must be an array of AG-UI messages"),
-  tools: v.optional(v.array(v.looseObject({ name: v.string("tools[].name must be a string") }), "tools must be an array")),
+  tools: v.optional(
+    v.array(
+      v.looseObject({
+        name: v.pipe(v.string("tools[].name must be a string"), v.regex(/^[A-Za-z0-9_-]{1,64}$/, "tools[].name is 1 to 64 letters, digits, _ or -")),
+        description: v.string("tools[].description must be a string"),
+        parameters: v.optional(v.record(v.string(), v.unknown(), "tools[].parameters must be a JSON Schema object")),
+      }),
+      "tools must be an array of AG-UI tools",
+    ),
+  ),
   state: v.optional(v.nullable(v.record(v.string(), v.unknown(), "state must be a JSON object"))),
   resume: v.optional(v.array(resumeEntry, "resume must be an array of resume entries")),
 });
