@@ -33,7 +33,7 @@ export function routeReference(routes: readonly RouteDefinition[], host: readonl
   const rows = routes.map((route) => `| ${route.method} | \`${route.path}\` | ${route.auth === "agent" ? "agent chain" : "none"} | ${cell(route.summary)} |`);
   const hostRows = host.map((route) => {
     const paths = route.paths.map((path) => `\`${route.scope === "agent" ? `<base>${path}` : path}\``).join(", ");
-    const where = [route.modes.length === 1 ? `${route.modes[0]} mode only` : "", route.absentWith ? `absent with ${route.absentWith}` : ""].filter(Boolean).join("; ");
+    const where = [route.modes.length === 1 ? `${route.modes[0]} mode only` : "", route.absentWith ? `absent with ${route.absentWith}` : "", "presentWith" in route && route.presentWith ? `only with ${route.presentWith}` : ""].filter(Boolean).join("; ");
     return `| ${route.method} | ${paths} | ${cell(route.summary)}${where ? ` (${where}.)` : ""} |`;
   });
   return [

@@ -6,10 +6,12 @@
  *
  * The MCP modules are imported by the first MCP request: the SDK builds its protocol schemas (zod)
  * when evaluated, most of what a Workers isolate's start-up would otherwise spend
- * (docs/design/cloudflare-build.md "Start-up CPU").
+ * (docs/design/cloudflare-build.md "Start-up CPU"). With an OAuth verifier, a 401 points at the
+ * endpoint's protected-resource metadata (../oauth-resource.ts).
  * @module
  */
 import { authenticate } from "../auth-chain.ts";
+import { resourceChallenge } from "../oauth-resource.ts";
 import { defineRoute } from "../route.ts";
 
 export const mcpEndpoint = defineRoute({
@@ -37,8 +39,9 @@ export const mcpToolsEndpoint = defineRoute({
   // authored channel chain never decides who may call the server tools.
   auth: "none",
   summary: "MCP endpoint exposing each server tool under its own name (host-level auth)",
-  async handler({ request, agent, ip, host }) {
-    const auth = await authenticate(host.hostPolicies, request, ip === undefined ? {} : { ip });
+  async handler({ request, agent, ip, host, url }) {
+    const challenge = host.oauth ? resourceChallenge(url, host.oauth) : undefined;
+    const auth = await authenticate(host.hostPolicies, request, ip === undefined ? {} : { ip }, challenge);
     const [{ handleMcpRequest }, { serverToolsAsMcp }] = await Promise.all([import("../../features/mcp/stateless.ts"), import("../../features/mcp/server-tools.ts")]);
     return handleMcpRequest(request, {
       name: `${agent.project.name} tools`,
