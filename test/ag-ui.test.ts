@@ -106,6 +106,18 @@ describe("AG-UI endpoint", () => {
     expect(sessions.sessions.filter((s) => s.channel === "ag-ui")).toMatchObject([{ turnCount: 2 }]);
   });
 
+  it("merges the run's state into the session's channel state and opens every run with it", async () => {
+    const { url } = await serve();
+    const agent = new HttpAgent({ url, threadId: "t-state", initialState: { theme: "dark" } });
+    say(agent, "/reply noted");
+    const first = await run(agent);
+    expect(first.events.find((event) => event.type === "STATE_SNAPSHOT")).toMatchObject({ snapshot: { theme: "dark" } });
+    const fresh = new HttpAgent({ url, threadId: "t-state" });
+    const rejoined = await run(fresh);
+    expect(rejoined.events.find((event) => event.type === "STATE_SNAPSHOT")).toMatchObject({ snapshot: { theme: "dark" } });
+    expect(fresh.state).toEqual({ theme: "dark" });
+  });
+
   it("streams a server tool's call and result", async () => {
     const { url } = await serve();
     const agent = new HttpAgent({ url, threadId: "t-tool" });
@@ -232,17 +244,31 @@ describe("AG-UI endpoint", () => {
       const id = agent.pendingInterrupts[0]!.id;
       await shut(before);
 
-      const after = await serve(createSqliteStorage({ path: join(root, "state.db") }));
+      let after = await serve(createSqliteStorage({ path: join(root, "state.db") }));
       agent.url = after.url;
       const resumed = await run(agent, { resume: [{ interruptId: id, status: "resolved", payload: { approved: true } }] });
       expect(resumed.error).toBeUndefined();
       expect(refunds).toEqual([7]);
       expect(assistantTexts(agent.messages).at(-1)).toBe("refunded after restart");
 
+      // A front-end tool call waits across a restart too: its result is delivered to the new host.
+      const tools = [{ name: "confirm_address", description: "Asks the user to confirm", parameters: { type: "object", properties: {} } }];
+      say(agent, "/tool confirm_address {}\n/reply confirmed");
+      const asked = await run(agent, { tools });
+      const [callId] = (finished(asked.events)!["outcome"] as { pendingToolCallIds: string[] }).pendingToolCallIds;
+      await shut(after);
+      const again = await serve(createSqliteStorage({ path: join(root, "state.db") }));
+      agent.url = again.url;
+      agent.addMessage({ id: crypto.randomUUID(), role: "tool", toolCallId: callId!, content: "yes" });
+      const delivered = await run(agent, { tools });
+      expect(delivered.error).toBeUndefined();
+      expect(assistantTexts(agent.messages).at(-1)).toBe("confirmed");
+      after = again;
+
       // A turn cut by a restart: the reconnecting client is told it failed.
       say(agent, "/sleep 5000\n/reply never");
       const cut = run(agent);
-      await eventually(async () => ((await eventsText(after.host)).match(/"turn\.started"/g)?.length === 2) || undefined);
+      await eventually(async () => ((await eventsText(after.host)).match(/"turn\.started"/g)?.length === 3) || undefined);
       await shut(after);
       const lost = await cut;
       expect(finished(lost.events)).toBeUndefined();

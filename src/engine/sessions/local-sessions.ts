@@ -117,6 +117,8 @@ export class LocalSessions implements Sessions {
     // A turn parked by a process that has stopped is preempted (or coalesced behind) here, as if
     // it ran here, rather than left open under the new turn.
     if (record.status === "running") await this.#deps.takeOverParked?.(sessionId);
+    // The turn runs with this record: it offers the message's front-end tools, as the stored one will.
+    if (input.clientTools !== undefined) record.clientTools = input.clientTools;
     let token = input.continuationToken;
     await controller.admit(record, input.message, input.admission ?? "preempt", async (turnId, writes) => {
       const rotated = input.rotate === false ? token : newHttpToken();
