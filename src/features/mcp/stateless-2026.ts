@@ -21,6 +21,17 @@ const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 /** How long a client may reuse a `tools/list` answer. */
 export const TOOLS_TTL_MS = 60_000;
 
+/** Tasks of the extension (./tasks.ts), for an endpoint whose tools may run as tasks. */
+export interface McpTasks {
+  /** Starts the call as a task; undefined when that tool always answers inline. */
+  start(name: unknown, args: Record<string, unknown>): Promise<Record<string, unknown> | undefined>;
+  get(taskId: string, signal: AbortSignal): Promise<Record<string, unknown>>;
+  update(taskId: string, inputResponses: Record<string, unknown>): Promise<void>;
+  cancel(taskId: string): Promise<void>;
+}
+
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
 export interface ModernOptions {
   name: string;
   version: string;
@@ -29,6 +40,7 @@ export interface ModernOptions {
   /** The MCP input schema of each tool, as `tools/list` shows it. */
   listed: () => unknown[];
   logger: HostLogger;
+  tasks?: McpTasks;
 }
 
 /** Whether a parsed body (and its request's headers) speak the 2026-07-28 revision. */
@@ -59,7 +71,7 @@ export async function handleModernRequest(request: Request, body: unknown, optio
     case "server/discover":
       return reply(200, rpcResult(id, {
         supportedVersions: SUPPORTED_VERSIONS,
-        capabilities: { tools: {} },
+        capabilities: { tools: {}, ...(options.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
         ...(options.instructions ? { instructions: options.instructions } : {}),
         _meta: { "io.modelcontextprotocol/serverInfo": { name: options.name, version: options.version } },
       }));
@@ -70,13 +82,62 @@ export async function handleModernRequest(request: Request, body: unknown, optio
       // endpoint sits behind the agent's auth.
       return reply(200, rpcResult(id, { tools: options.listed(), ttlMs: TOOLS_TTL_MS, cacheScope: "private" }));
     case "tools/call":
+      // A client that declares the extension may get a task instead of the answer.
+      if (options.tasks && wantsTasks(meta)) {
+        const tasks = options.tasks;
+        const task = await settle(id, options.logger, () => tasks.start(params?.["name"], isRecord(params?.["arguments"]) ? params["arguments"] : {}));
+        if (isRpcError(task)) return reply(200, task);
+        if (task !== undefined) return reply(200, rpcResult(id, { ...task, resultType: "task" }));
+      }
       return reply(200, await callTool(id, params, request.signal, options));
+    case "tasks/get":
+    case "tasks/update":
+    case "tasks/cancel": {
+      const tasks = options.tasks;
+      const taskId = params?.["taskId"];
+      if (!tasks) return reply(200, rpcError(id, -32601, `method not found: ${method}`));
+      if (typeof taskId !== "string") return reply(200, rpcError(id, -32602, "params.taskId must be a string"));
+      const answer = await settle(id, options.logger, async () => {
+        if (method === "tasks/get") return tasks.get(taskId, request.signal);
+        if (method === "tasks/update") await tasks.update(taskId, isRecord(params?.["inputResponses"]) ? params["inputResponses"] : {});
+        else await tasks.cancel(taskId);
+        return {};
+      });
+      return reply(200, isRpcError(answer) ? answer : rpcResult(id, answer));
+    }
     default:
       return reply(200, rpcError(id, -32601, `method not found: ${method}`));
   }
 }
 
 // --- internals ---
+
+function wantsTasks(meta: Record<string, unknown>): boolean {
+  const capabilities = meta["io.modelcontextprotocol/clientCapabilities"];
+  return isRecord(capabilities) && isRecord(capabilities["extensions"]) && isRecord(capabilities["extensions"][TASKS_EXTENSION]);
+}
+
+interface RpcError {
+  jsonrpc: "2.0";
+  id: string | number | null;
+  error: { code: number; message: string; data?: unknown };
+}
+
+const isRpcError = (value: unknown): value is RpcError => isRecord(value) && value["jsonrpc"] === "2.0" && isRecord(value["error"]);
+
+/**
+ * Runs a task operation; an `HTTPError` (unknown task, a call not parked, already decided, bad
+ * arguments) becomes a JSON-RPC error carrying its code, anything else is logged as internal.
+ */
+async function settle<T>(id: string | number, logger: HostLogger, run: () => Promise<T>): Promise<T | RpcError> {
+  try {
+    return await run();
+  } catch (error) {
+    if (HTTPError.isError(error)) return rpcError(id, -32602, error.message, { error: error.code, status: error.status });
+    logger.error("[mcp] task operation failed", error);
+    return rpcError(id, -32603, "internal error");
+  }
+}
 
 async function callTool(id: string | number, params: Record<string, unknown> | undefined, signal: AbortSignal, options: ModernOptions): Promise<unknown> {
   const name = params?.["name"];
@@ -95,7 +156,7 @@ async function callTool(id: string | number, params: Record<string, unknown> | u
 /** Every result of the revision says what kind it is; these tools always answer whole (`complete`). */
 const rpcResult = (id: string | number, result: object): unknown => ({ jsonrpc: "2.0", id, result: { resultType: "complete", ...result } });
 
-const rpcError = (id: string | number | null, code: number, message: string, data?: unknown): unknown => ({
+const rpcError = (id: string | number | null, code: number, message: string, data?: unknown): RpcError => ({
   jsonrpc: "2.0",
   id,
   error: { code, message, ...(data === undefined ? {} : { data }) },

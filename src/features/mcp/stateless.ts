@@ -19,7 +19,7 @@ import type { JsonSchemaObject } from "../../base/definitions/tools.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import { errorToolResult } from "./results.ts";
 import { readJsonBody } from "../../base/body.ts";
-import { handleModernRequest, isModernRequest } from "./stateless-2026.ts";
+import { type McpTasks, handleModernRequest, isModernRequest } from "./stateless-2026.ts";
 
 /** One tool an endpoint offers. */
 export interface McpTool {
@@ -43,6 +43,8 @@ export interface McpEndpointOptions {
   /** Bodies over this get 413. */
   maxBodyBytes: number;
   logger: HostLogger;
+  /** Tools that may run as tasks of the Tasks extension (2026-07-28 requests only). */
+  tasks?: McpTasks;
 }
 
 /** Handles one MCP POST; the caller answers other methods with 405 before getting here. */

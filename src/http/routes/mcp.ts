@@ -12,6 +12,7 @@
  */
 import { authenticate } from "../auth-chain.ts";
 import { resourceChallenge } from "../oauth-resource.ts";
+import { decideApproval } from "./approvals.ts";
 import { defineRoute } from "../route.ts";
 
 export const mcpEndpoint = defineRoute({
@@ -20,12 +21,19 @@ export const mcpEndpoint = defineRoute({
   auth: "agent",
   summary: "MCP over streamable HTTP (stateless): tools ask, check and call_tool",
   async handler({ request, agent, auth, wide, host }) {
-    const [{ handleMcpRequest }, { agentMcpTools }] = await Promise.all([import("../../features/mcp/stateless.ts"), import("../../features/mcp/agent-tools.ts")]);
+    const [{ handleMcpRequest }, { agentMcpTools }, { agentMcpTasks }] = await Promise.all([
+      import("../../features/mcp/stateless.ts"),
+      import("../../features/mcp/agent-tools.ts"),
+      import("../../features/mcp/tasks.ts"),
+    ]);
+    const context = { agent, auth, wide, closing: host.closing };
     return handleMcpRequest(request, {
       name: agent.project.name,
       version: host.version,
       ...(agent.project.description ? { instructions: agent.project.description } : {}),
-      tools: agentMcpTools({ agent, auth, wide, closing: host.closing }),
+      tools: agentMcpTools(context),
+      // A task's parked calls are decided as the approvals route decides them.
+      tasks: agentMcpTasks({ ...context, decide: (sessionId, callId, decision) => decideApproval(agent, auth, sessionId, callId, decision) }),
       maxBodyBytes: host.maxBodyBytes,
       logger: host.logger,
     });
