@@ -6,6 +6,8 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as ClientV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { BIN, killAfterEach, runCli, startServe } from "./_cli.ts";
@@ -80,6 +82,17 @@ describe("agent-serve mcp", () => {
     // The session lives in the server's own store.
     const events = await fetch(`${server.url}/toolbox/v1/session/${asked.sessionId}/events`).then((r) => r.text());
     expect(events).toContain('"text":"bridged"');
+  });
+
+  test("speaks MCP 2026-07-28 over stdio too, with the Tasks extension advertised", async () => {
+    // SAFETY: versionNegotiation is the v2 client's documented option for the 2026-07-28 revision.
+    const client = new ClientV2({ name: "cli-mcp-2026", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } } as ConstructorParameters<typeof ClientV2>[1]);
+    await client.connect(new StdioClientTransportV2({ command: process.execPath, args: [BIN, "mcp", project], env: env as Record<string, string>, stderr: "pipe" }));
+    expect(client.getServerCapabilities()).toMatchObject({ extensions: { "io.modelcontextprotocol/tasks": {} } });
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("ask");
+    const asked = await client.callTool({ name: "ask", arguments: { message: "/reply modern stdio" } });
+    expect(asked.structuredContent).toMatchObject({ status: "waiting", reply: "modern stdio" });
+    await client.close();
   });
 
   test("--help shows the client configuration", async () => {
