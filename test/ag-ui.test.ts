@@ -214,6 +214,24 @@ describe("AG-UI endpoint", () => {
     expect(finished(again.events)?.["outcome"]).toEqual({ type: "success" });
   });
 
+  it("reconnects to a waiting thread: the interrupt or the pending front-end call again, never a success", async () => {
+    const { url } = await serve();
+    const parked = new HttpAgent({ url, threadId: "t-wait-approval" });
+    say(parked, '/tool refund {"amount":3}\n/reply ok');
+    await run(parked);
+    const rejoined = await run(new HttpAgent({ url, threadId: "t-wait-approval" }));
+    expect(finished(rejoined.events)?.["outcome"]).toMatchObject({ type: "interrupt", interrupts: [{ id: parked.pendingInterrupts[0]!.id }] });
+
+    const tools = [{ name: "pick", description: "Picks", parameters: { type: "object", properties: {} } }];
+    const front = new HttpAgent({ url, threadId: "t-wait-front" });
+    say(front, "/tool pick {}\n/reply ok");
+    const asked = await run(front, { tools });
+    const pending = (finished(asked.events)!["outcome"] as { pendingToolCallIds: string[] }).pendingToolCallIds;
+    const again = await run(new HttpAgent({ url, threadId: "t-wait-front" }));
+    expect(finished(again.events)?.["outcome"]).toEqual({ type: "success", pendingToolCallIds: pending });
+    expect(refunds).toEqual([]);
+  });
+
   it("reconnects mid-run: a second client on the thread gets the snapshot and the live rest", async () => {
     const { url, host } = await serve();
     const first = new HttpAgent({ url, threadId: "t-reconnect" });
