@@ -18,6 +18,7 @@ import { rawOption } from "./raw-option.ts";
 import type { ServeArgs } from "./serve.ts";
 import { TEMPLATES } from "./templates.ts";
 import { versionCommand } from "./version.ts";
+import { MCP_HELP } from "./mcp-help.ts";
 
 export interface MainOptions extends CliIo {
   /** Arguments after the program name, as in `process.argv.slice(2)`. */
@@ -110,6 +111,12 @@ export async function main(options: MainOptions): Promise<number> {
       command = async () => (await import("./chat.ts")).chatCommand(args, io);
     },
   );
+  withTargetOptions(cli.command("mcp [dir]", "Serve the agent as an MCP server over stdio (ask, check, call_tool), on the same store as serve"), false)
+    .example(MCP_HELP)
+    .action((dir: unknown, flags: Flags) => {
+      const args = targetArgs(dir, flags, argv);
+      command = async () => (await import("./mcp.ts")).mcpCommand(args, io);
+    });
   withTargetOptions(cli.command("sessions [dir]", "List sessions (--json includes continuation tokens)"), false)
     .option("--json", "Print {sessions} as JSON")
     .action((dir: unknown, flags: Flags) => {

@@ -33,7 +33,7 @@ export function routeReference(routes: readonly RouteDefinition[], host: readonl
   const rows = routes.map((route) => `| ${route.method} | \`${route.path}\` | ${route.auth === "agent" ? "agent chain" : "none"} | ${cell(route.summary)} |`);
   const hostRows = host.map((route) => {
     const paths = route.paths.map((path) => `\`${route.scope === "agent" ? `<base>${path}` : path}\``).join(", ");
-    const where = [route.modes.length === 1 ? `${route.modes[0]} mode only` : "", route.absentWith ? `absent with ${route.absentWith}` : ""].filter(Boolean).join("; ");
+    const where = [route.modes.length === 1 ? `${route.modes[0]} mode only` : "", route.absentWith ? `absent with ${route.absentWith}` : "", "presentWith" in route && route.presentWith ? `only with ${route.presentWith}` : ""].filter(Boolean).join("; ");
     return `| ${route.method} | ${paths} | ${cell(route.summary)}${where ? ` (${where}.)` : ""} |`;
   });
   return [
@@ -152,6 +152,7 @@ const EVENT_DOCS: Readonly<Record<EventType, EventDoc>> = {
   "action.result": { phase: "Tools", summary: "A tool call's outcome; pair with actions.requested by toolCallId.", data: "toolCallId; toolName; output; isError" },
   "action.approval_requested": { phase: "Approvals", summary: "A call waits for a human decision.", data: "callId; toolName; input" },
   "action.approval_resolved": { phase: "Approvals", summary: "The decision on a parked call.", data: "callId; decision: approve or deny" },
+  "action.client_requested": { phase: "Tools", summary: "The model called a tool the front end runs; the turn waits for its result (AG-UI front-end tools).", data: "callId; toolName; input" },
   "subagent.called": { phase: "Subagents", summary: "The agent delegated to a subagent.", data: "subagent; prompt" },
   "subagent.completed": { phase: "Subagents", summary: "A subagent finished.", data: "subagent; isError; result? or error?; usage?; model?" },
   "artifact.tagged": { phase: "Artifacts", summary: "An artifact was tagged for the session, by host code or the tag tool.", data: "artifact: {id, kind, key, title, data, source: host or model}" },

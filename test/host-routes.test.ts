@@ -56,6 +56,7 @@ describe("every host route in the table is served, in the layouts it names", () 
         agents: [{ slug: "hello", project: project(), storage: createMemoryStorage() }],
         playground: { index: "<!doctype html><title>playground</title>", assets: { "app.js": { body: "1", type: "text/javascript" } } },
         docs: { pages: { "": { title: "Docs", html: "<!doctype html><title>docs</title>" } } },
+        auth: { oauth: { verifier: () => null, authorizationServers: ["https://auth.example.com"] } },
       }),
     );
     const server = await serveNode(host, { port: 0, silent: true });
@@ -63,7 +64,7 @@ describe("every host route in the table is served, in the layouts it names", () 
     return server.url;
   };
   /** A concrete request path for each documented path pattern. */
-  const concrete = (path: string): string => path.replace(":file", "app.js").replace(":page", "").replace(/\/$/, "").replace("?q=", "?q=docs");
+  const concrete = (path: string, base: string): string => path.replace("<base>", base).replace(":file", "app.js").replace(":page", "").replace(/\/$/, "").replace("?q=", "?q=docs");
 
   /** What each route answers, so the check sees the route itself, not any non-404. */
   const answers: Record<HostRouteId, (response: Response, body: string, base: string) => void> = {
@@ -75,6 +76,7 @@ describe("every host route in the table is served, in the layouts it names", () 
     scmWebhooks: (response) => expect(response.status).toBe(405),
     agentPage: (response, _body, base) => expect([response.status, response.headers.get("location")]).toEqual([302, `${base}/playground`]),
     playground: (response, body) => expect(body).toContain("<title>playground</title>"),
+    oauthProtectedResource: (response, body) => expect(JSON.parse(body)).toMatchObject({ authorization_servers: ["https://auth.example.com"] }),
   };
 
   for (const mode of ["multi", "single"] as const) {
@@ -84,7 +86,7 @@ describe("every host route in the table is served, in the layouts it names", () 
       for (const id of Object.keys(hostRoutes) as HostRouteId[]) {
         const route = hostRoutes[id];
         if (!(route.modes as readonly string[]).includes(mode)) continue;
-        const path = concrete(route.paths[0]!);
+        const path = concrete(route.paths[0]!, base);
         const full = route.scope === "agent" ? `${base}${path}` || "/" : path;
         const response = await fetch(`${url}${full}`, { redirect: "manual" });
         const body = await response.text();

@@ -7,6 +7,7 @@ import { createAgentRuntime, type HostedAgent } from "./agent-runtime.ts";
 import { VERSION } from "../features/discovery/version.ts";
 import { toErrorResponse } from "../base/errors.ts";
 import { defaultPolicies } from "../http/auth-chain.ts";
+import type { ProtectedResource } from "../base/auth.ts";
 import { createHostHandler } from "../http/dispatch/host-router.ts";
 import type { HostServices } from "../http/route.ts";
 import { randomId } from "../base/ids.ts";
@@ -53,6 +54,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
     version: VERSION,
     logger,
     hostPolicies: defaultPolicies(options.auth),
+    ...(options.auth?.oauth ? { oauth: protectedResource(options.auth.oauth) } : {}),
   };
   const handle = createHostHandler(agents, services, {
     mode: config.mode,
@@ -142,6 +144,12 @@ export function createHost(options: AgentHostOptions): AgentHost {
 }
 
 // --- internals ---
+
+/** The facts the metadata publishes, without the verifier (routes never see it). */
+function protectedResource({ authorizationServers, scopesSupported, resourceName }: ProtectedResource): ProtectedResource {
+  if (authorizationServers.length === 0) throw new Error("[agent-serve] [auth] auth.oauth needs at least one authorization server");
+  return { authorizationServers, ...(scopesSupported ? { scopesSupported } : {}), ...(resourceName ? { resourceName } : {}) };
+}
 
 /**
  * Who wakes the host for timed work: nobody under `dev` (nothing fires automatically), the

@@ -5,7 +5,8 @@
 import type { HostLogger, LogBuffer, LogLevel } from "../base/logging.ts";
 import type { ModelOptions } from "../base/ports/model.ts";
 import type { DocsSite, PlaygroundSite } from "../http/site-types.ts";
-import type { AuthPolicy } from "../base/auth.ts";
+import type { AuthPolicy, ProtectedResource } from "../base/auth.ts";
+import type { TokenVerifier } from "../base/auth-policies.ts";
 import type { LanguageModelPort } from "../base/ports/model.ts";
 import type { ProjectDefinition } from "../base/definitions/project.ts";
 import type { RuntimePort } from "../base/ports/runtime.ts";
@@ -40,7 +41,18 @@ export interface AgentHostOptions {
    * `bearerToken` and `allowAnonymous` mirror `--bearer-token` and `--allow-anonymous`.
    * Security: the default admits direct loopback callers only.
    */
-  auth?: { bearerToken?: string; allowAnonymous?: boolean; policies?: AuthPolicy[] };
+  auth?: {
+    bearerToken?: string;
+    allowAnonymous?: boolean;
+    policies?: AuthPolicy[];
+    /**
+     * Bearer tokens from an OAuth authorization server: `verifier` decides each token's principal
+     * (it must check the token's audience is this server), and the MCP endpoints publish
+     * protected-resource metadata naming `authorizationServers`, so MCP clients discover how to
+     * get a token (docs/guide/mcp.md "Authorization"). Security: the verifier is the whole check.
+     */
+    oauth?: ProtectedResource & { verifier: TokenVerifier };
+  };
   models?: ModelOptions;
   /** Request bodies larger than this get 413 `payload_too_large`. @default 1 MiB */
   maxBodyBytes?: number;

@@ -10,6 +10,7 @@ import { isLoopbackAddress } from "../base/auth-policies.ts";
 import type { HostServices, RouteDefinition } from "./route.ts";
 import { createRouter } from "./router.ts";
 import { runRoute } from "./run-route.ts";
+import { isMcpResource, resourceChallenge } from "./oauth-resource.ts";
 
 export type AgentApp = (request: Request, ip: string | undefined) => Promise<Response>;
 
@@ -32,7 +33,8 @@ export function createAgentApp(agent: AgentRuntime, routes: readonly RouteDefini
         headers: { allow: found.allow.join(", ") },
       });
     }
-    return runRoute(found.route, { request, ip, params: found.params, policies: agent.policies, url }, (call) =>
+    const challenge = host.oauth && isMcpResource(local!) ? resourceChallenge(url, host.oauth) : undefined;
+    return runRoute(found.route, { request, ip, params: found.params, policies: agent.policies, url, ...(challenge ? { challenge } : {}) }, (call) =>
       Object.assign(call, {
         agent,
         // Dev loopback callers and anonymous deployments see every session.

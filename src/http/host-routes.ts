@@ -34,6 +34,8 @@ export interface HostRoute extends Omit<Route<HostRouteContext>, "handler" | "me
   modes: ReadonlyArray<"multi" | "single">;
   /** What turns it off, as the reference says. */
   absentWith?: string;
+  /** What turns it on, as the reference says (a route absent by default). */
+  presentWith?: string;
   /** Every method reaches the handler, which answers 405 to all but `method`: the path is the host's. */
   everyMethod?: boolean;
 }
@@ -92,6 +94,16 @@ export const hostRoutes = {
       "One webhook URL for every GitHub channel pack of every agent: the delivery goes to the channel whose secret verifies it (405 for other methods).",
     modes: ["multi", "single"],
     everyMethod: true,
+  },
+  oauthProtectedResource: {
+    method: "GET",
+    scope: "host",
+    path: "/.well-known/oauth-protected-resource/*",
+    paths: ["/.well-known/oauth-protected-resource<base>/v1/mcp", "/.well-known/oauth-protected-resource<base>/v1/mcp/tools"],
+    auth: "none",
+    summary: "OAuth protected-resource metadata (RFC 9728) of an agent's MCP endpoints: the authorization servers whose tokens they accept.",
+    modes: ["multi", "single"],
+    presentWith: "an OAuth verifier (auth.oauth)",
   },
   agentPage: {
     method: "GET",

@@ -5,7 +5,7 @@
  */
 import type { AgentRuntime } from "./agent.ts";
 import type { HostLogger, LogBuffer } from "../base/logging.ts";
-import type { AuthPolicy } from "../base/auth.ts";
+import type { AuthPolicy, ProtectedResource } from "../base/auth.ts";
 import type { Route, RouteCall } from "../base/route.ts";
 
 export interface RouteContext extends RouteCall {
@@ -30,6 +30,8 @@ export interface HostServices {
    * authored channel chain: what `/v1/mcp/tools` runs.
    */
   hostPolicies: readonly AuthPolicy[];
+  /** With an OAuth verifier: what the MCP endpoints' protected-resource metadata says. */
+  oauth?: ProtectedResource;
 }
 
 /** An agent route: path below the agent's base, e.g. `/v1/session/:sessionId`. */

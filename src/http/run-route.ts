@@ -17,6 +17,8 @@ export interface RouteInput {
   policies: readonly AuthPolicy[];
   /** `request.url` parsed, when the caller has it; otherwise parsed on first read. */
   url?: URL;
+  /** The `WWW-Authenticate` of a 401 here, when the route's resource publishes metadata. */
+  challenge?: string;
 }
 
 /**
@@ -31,7 +33,7 @@ export async function runRoute<Context extends RouteCall>(
 ): Promise<Response> {
   const { request, ip } = input;
   const params = decodeParams(input.params);
-  const auth = route.auth === "agent" ? await authenticate(route.policies ?? input.policies, request, ip === undefined ? {} : { ip }) : anonymous();
+  const auth = route.auth === "agent" ? await authenticate(route.policies ?? input.policies, request, ip === undefined ? {} : { ip }, input.challenge) : anonymous();
   let url = input.url;
   const call: RouteCall = {
     request,

@@ -20,6 +20,12 @@ export interface CreateSessionInput {
   workspaceFiles?: Record<string, string>;
   /** The session's workspace directory, over the agent's local options (host code only). */
   workspaceDir?: string;
+  /**
+   * Tools the front end runs, offered with this message (docs/guide/ag-ui.md "Front-end tools"):
+   * the model may call them, and a call waits for the front end's result. Replaces the session's
+   * set when given.
+   */
+  clientTools?: ClientToolSpec[];
 }
 
 export interface FollowUpInput {
@@ -36,6 +42,12 @@ export interface FollowUpInput {
   workspaceDir?: string;
   /** Top-level keys merged into the session's channel state with the message (a channel's send). */
   state?: Record<string, unknown>;
+  /**
+   * Tools the front end runs, offered with this message (docs/guide/ag-ui.md "Front-end tools"):
+   * the model may call them, and a call waits for the front end's result. Replaces the session's
+   * set when given.
+   */
+  clientTools?: ClientToolSpec[];
 }
 
 export interface SendOptions {
@@ -59,6 +71,12 @@ export interface SendOptions {
    * from HTTP input.
    */
   workspaceDir?: string;
+  /**
+   * Tools the front end runs, offered with this message (docs/guide/ag-ui.md "Front-end tools"):
+   * the model may call them, and a call waits for the front end's result. Replaces the session's
+   * set when given.
+   */
+  clientTools?: ClientToolSpec[];
 }
 
 export interface SendResult {
@@ -102,6 +120,15 @@ export interface SessionRecord {
   ab?: AbAssignment[];
   /** A workspace directory a send chose for this session (host code); wins over the local options. */
   workspaceDir?: string;
+  /** The front end's tools its latest message offered (docs/guide/ag-ui.md "Front-end tools"). */
+  clientTools?: ClientToolSpec[];
+}
+
+/** A tool the front end runs: its name, description and input JSON Schema, as the model sees them. */
+export interface ClientToolSpec {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
 }
 
 export type SessionStatus = "idle" | "running" | "queued" | "completed" | "failed";

@@ -27,6 +27,7 @@ const LIST = [
   "action.result",
   "action.approval_requested",
   "action.approval_resolved",
+  "action.client_requested",
   "subagent.called",
   "subagent.completed",
   "artifact.tagged",

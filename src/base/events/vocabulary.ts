@@ -58,6 +58,8 @@ export interface EventDataMap {
   "action.result": ActionResultData;
   "action.approval_requested": { callId: string; toolName: string; input: unknown };
   "action.approval_resolved": { callId: string; decision: "approve" | "deny" };
+  /** A call of a tool the front end runs; its `action.result` comes when the front end answers. */
+  "action.client_requested": { callId: string; toolName: string; input: unknown };
   "subagent.called": { subagent: string; prompt: string };
   /** A run that failed carries `error`; one that answered carries `result`, `usage` and `model`. */
   "subagent.completed": { subagent: string; isError: boolean; result?: string; error?: string; usage?: Usage; model?: string };

@@ -6,7 +6,7 @@
  */
 import { conflict, notFound } from "../../base/errors.ts";
 import type { HostLogger } from "../../base/logging.ts";
-import type { ApprovalStore, ApprovalView, Decision } from "./approval-store.ts";
+import type { ApprovalStore, ApprovalView, ClientResult, Decision } from "./approval-store.ts";
 
 export class ApprovalService {
   readonly #store: ApprovalStore;
@@ -33,6 +33,26 @@ export class ApprovalService {
     const outcome = await this.#store.resolve(sessionId, callId, decision);
     if (outcome === "unknown") throw notFound("approval_not_found", "no tool call with that id is parked in this session");
     if (outcome === "closed") throw conflict("approval_already_resolved", "the call was already resolved or its turn has ended");
+    this.#resume(sessionId);
+  }
+
+  /** Client calls of the session waiting for the front end's result (docs/guide/ag-ui.md "Front-end tools"). */
+  listClient(sessionId: string): Promise<ApprovalView[]> {
+    return this.#store.listClient(sessionId);
+  }
+
+  /**
+   * Delivers a client call's result once: 404 `tool_call_not_found` for a call not waiting on
+   * the front end, 409 `tool_result_already_delivered` once it was settled or its turn ended.
+   */
+  async deliver(sessionId: string, callId: string, result: ClientResult): Promise<void> {
+    const outcome = await this.#store.deliver(sessionId, callId, result);
+    if (outcome === "unknown") throw notFound("tool_call_not_found", "no front-end tool call with that id waits in this session");
+    if (outcome === "closed") throw conflict("tool_result_already_delivered", "the call's result was already delivered or its turn has ended");
+    this.#resume(sessionId);
+  }
+
+  #resume(sessionId: string): void {
     void this.#resumeIfOrphaned(sessionId).catch((error: unknown) => this.#logger.error(`could not resume the parked turn of ${sessionId}`, error));
   }
 }

@@ -10,6 +10,7 @@
  * @module
  */
 import { turnSuspended } from "../../base/abort.ts";
+import type { JsonValue } from "../../base/ports/model.ts";
 import type { RecordWrite, StorageDriver } from "../../base/storage/types.ts";
 import { RecordConflictError } from "../../base/storage/types.ts";
 import { approvalDecisionsLogName as decisionsLog, approvalsPrefix as prefix } from "../../base/storage/keys.ts";
@@ -29,6 +30,19 @@ export interface ApprovalRecord extends ApprovalView {
   status: "pending" | "decided" | "closed";
   decision?: Decision;
   decidedAt?: string;
+  /**
+   * `client`: a call of a tool the front end runs (docs/guide/ag-ui.md "Front-end tools"), parked
+   * the same way but settled with the front end's result instead of a decision. Absent: an approval.
+   */
+  kind?: "client";
+  /** A client call's result, as the front end delivered it. */
+  result?: ClientResult;
+}
+
+/** What a front end's tool returned for a client call. */
+export interface ClientResult {
+  output: JsonValue;
+  isError: boolean;
 }
 
 export type ResolveOutcome = "resolved" | "unknown" | "closed";
@@ -56,15 +70,24 @@ export class ApprovalStore {
   }
 
   /** The pending record of a newly parked call, to commit with `action.approval_requested`. */
-  parkWrite(sessionId: string, view: ApprovalView): RecordWrite {
-    const record: ApprovalRecord = { ...view, status: "pending" };
+  parkWrite(sessionId: string, view: ApprovalView, kind?: "client"): RecordWrite {
+    const record: ApprovalRecord = { ...view, status: "pending", ...(kind ? { kind } : {}) };
     return { key: requireKey(sessionId, view.callId), value: JSON.stringify(record) };
   }
 
   /** Calls waiting for a decision, oldest first. */
   async list(sessionId: string): Promise<ApprovalView[]> {
+    return this.#pending(sessionId, undefined);
+  }
+
+  /** Client calls waiting for the front end's result, oldest first. */
+  async listClient(sessionId: string): Promise<ApprovalView[]> {
+    return this.#pending(sessionId, "client");
+  }
+
+  async #pending(sessionId: string, kind: "client" | undefined): Promise<ApprovalView[]> {
     return (await this.open(sessionId))
-      .filter((record) => record.status === "pending")
+      .filter((record) => record.status === "pending" && record.kind === kind)
       .map(({ callId, toolName, input, turnId, requestedAt }) => ({ callId, toolName, input, turnId, requestedAt }));
   }
 
@@ -84,13 +107,24 @@ export class ApprovalStore {
    * commit also appends to the session's decisions log, which wakes the waiting turn.
    */
   async resolve(sessionId: string, callId: string, decision: Decision): Promise<ResolveOutcome> {
+    return this.#settle(sessionId, callId, undefined, { decision });
+  }
+
+  /** Records a client call's result, exactly once, as `resolve` records a decision. */
+  async deliver(sessionId: string, callId: string, result: ClientResult): Promise<ResolveOutcome> {
+    return this.#settle(sessionId, callId, "client", { decision: "approve", result });
+  }
+
+  async #settle(sessionId: string, callId: string, kind: "client" | undefined, patch: Pick<ApprovalRecord, "decision" | "result">): Promise<ResolveOutcome> {
     const key = approvalKey(sessionId, callId);
     if (key === undefined) return "unknown";
     const raw = await this.#storage.get(key);
     const record = parse(raw);
-    if (!record) return "unknown";
+    // A decision never settles a client call, nor a result an approval.
+    if (!record || record.kind !== kind) return "unknown";
     if (record.status !== "pending") return "closed";
-    const decided: ApprovalRecord = { ...record, status: "decided", decision, decidedAt: new Date(this.#now()).toISOString() };
+    const decision = patch.decision ?? "deny";
+    const decided: ApprovalRecord = { ...record, ...patch, status: "decided", decidedAt: new Date(this.#now()).toISOString() };
     try {
       await this.#storage.commit({
         records: [{ key, value: JSON.stringify(decided), expected: raw ?? null }],

@@ -81,6 +81,7 @@ export class LocalSessions implements Sessions {
       ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
       ...(ab.length === 0 ? {} : { ab }),
       ...(input.workspaceDir === undefined ? {} : { workspaceDir: input.workspaceDir }),
+      ...(input.clientTools === undefined || input.clientTools.length === 0 ? {} : { clientTools: input.clientTools }),
     };
     if (input.workspaceFiles) await this.#deps.workspaceFiles?.stage(sessionId, input.workspaceFiles);
     // One commit (the session's writer makes it): the record, its token, its active marker,
@@ -120,6 +121,8 @@ export class LocalSessions implements Sessions {
     // A turn parked by a process that has stopped is preempted (or coalesced behind) here, as if
     // it ran here, rather than left open under the new turn.
     if (record.status === "running") await this.#deps.takeOverParked?.(sessionId);
+    // The turn runs with this record: it offers the message's front-end tools, as the stored one will.
+    if (input.clientTools !== undefined) record.clientTools = input.clientTools;
     const token = input.continuationToken;
     let rotated = token;
     await controller.admit(record, input.message, input.admission ?? "preempt", async (turnId) => {
@@ -135,6 +138,7 @@ export class LocalSessions implements Sessions {
           current.continuationToken = rotated;
           if (input.workspaceDir !== undefined) current.workspaceDir = input.workspaceDir;
           if (input.state !== undefined) current.state = { ...current.state, ...input.state };
+          if (input.clientTools !== undefined) current.clientTools = input.clientTools;
         },
       };
     });

@@ -1,5 +1,6 @@
 /**
- * The tools of one model turn: the agent's server and agent tools, `tag_artifact`, and the
+ * The tools of one model turn: the agent's server and agent tools, `tag_artifact`, the front
+ * end's tools the session was offered (./client-calls.ts), and the
  * approval gate (docs/design/tools.md "Approvals": a parked call keeps the turn running until a
  * human decides; the call lives in storage, so the turn can resume it after a restart).
  * @module
@@ -18,6 +19,7 @@ import type { ToolOutcome } from "../../base/definitions/tools.ts";
 import type { TurnEmit } from "./run-turn.ts";
 import { errorMessage } from "../../base/errors.ts";
 import type { BuiltinTool } from "../../base/definitions/tools.ts";
+import { clientSpecs, runClientCall } from "./client-calls.ts";
 
 export interface TurnToolsOptions {
   tools: Record<string, ToolDefinition>;
@@ -47,14 +49,18 @@ export function createTurnTools(
   turn: { record: SessionRecord; turnId: string; emit: TurnEmit },
 ): ToolExecutor {
   const { sessionId } = turn.record;
+  const client = clientSpecs(turn.record, specs);
+  const clientNames = new Set(client.map((spec) => spec.name));
   let workspace: Promise<string> | undefined;
   const workspaceDir = (): Promise<string | undefined> =>
     options.runtime ? (workspace ??= options.runtime.sessionWorkspace(sessionId)) : Promise.resolve(undefined);
 
   return {
-    specs,
+    specs: client.length === 0 ? specs : [...specs, ...client],
     async prepare(call: ToolCall): Promise<PreparedCall> {
       const def = options.tools[call.toolName];
+      // The front end validates its own tools' input.
+      if (!def && clientNames.has(call.toolName)) return call;
       if (!def) {
         const known = options.builtins.some((tool) => tool.spec.name === call.toolName);
         return known ? call : { ...call, error: `unknown tool: ${call.toolName}` };
@@ -68,6 +74,7 @@ export function createTurnTools(
     async execute(call: PreparedCall, signal: AbortSignal): Promise<ToolOutcome> {
       if (call.error !== undefined) return { output: call.error, isError: true };
       const def = options.tools[call.toolName];
+      if (!def && clientNames.has(call.toolName)) return runClientCall(options.approvals, turn, call, signal, options.now);
       if (!def) {
         const builtin = options.builtins.find((tool) => tool.spec.name === call.toolName);
         if (builtin) return builtin.execute(call.input, { sessionId, turnId: turn.turnId, signal });

@@ -13,7 +13,7 @@ import { sessionNotFound } from "../../engine/sessions/session-service.ts";
 import { type DirectCallAgent, callServerTool, findServerTool, serverTools } from "../../engine/direct-calls/direct-call.ts";
 import { toolInputJsonSchema } from "../../engine/tools/schema.ts";
 import { jsonToolResult } from "./results.ts";
-import { DEFAULT_ASK_WAIT_SECONDS, MAX_WAIT_SECONDS, askArgs, callToolArgs, checkArgs } from "./schemas.ts";
+import { type AskArgs, DEFAULT_ASK_WAIT_SECONDS, MAX_WAIT_SECONDS, askArgs, callToolArgs, checkArgs } from "./schemas.ts";
 import { watchSession } from "./session-watch.ts";
 import type { McpTool } from "./stateless.ts";
 
@@ -37,6 +37,25 @@ export function agentMcpTools(context: AgentToolsContext): McpTool[] {
 
 // --- internals ---
 
+/**
+ * What `ask` does before it waits: the message starts a session, or follows one up with its
+ * token. Resolves with the session and the log index the answer starts at. `ask` run as a task
+ * (./tasks.ts) starts the same way.
+ */
+export async function startAsk({ agent, auth }: Pick<AgentToolsContext, "agent" | "auth">, args: AskArgs): Promise<{ sessionId: string; from: number }> {
+  if (args.sessionId === undefined) {
+    if (args.continuationToken !== undefined) throw badRequest("continuationToken needs the sessionId it belongs to");
+    const record = await agent.sessions.create({ message: args.message, auth, channel: MCP_CHANNEL });
+    return { sessionId: record.sessionId, from: 0 };
+  }
+  if (args.continuationToken === undefined) throw badRequest("continuing a session needs its continuationToken (from the latest ask or check)");
+  const sessionId = args.sessionId;
+  if (!isSessionId(sessionId)) throw sessionNotFound();
+  const from = await agent.log.length(sessionId);
+  await agent.sessions.followUp(sessionId, { message: args.message, auth, continuationToken: args.continuationToken, admission: "preempt" });
+  return { sessionId, from };
+}
+
 function askTool({ agent, auth, closing }: AgentToolsContext): McpTool {
   return {
     name: "ask",
@@ -49,26 +68,7 @@ function askTool({ agent, auth, closing }: AgentToolsContext): McpTool {
     inputSchema: toolInputJsonSchema({ inputSchema: askArgs }),
     async call(raw, signal) {
       const args = await validate(raw, askArgs, "ask arguments");
-      let sessionId: string;
-      let from = 0;
-      if (args.sessionId !== undefined) {
-        if (args.continuationToken === undefined) {
-          throw badRequest("continuing a session needs its continuationToken (from the latest ask or check)");
-        }
-        sessionId = args.sessionId;
-        if (!isSessionId(sessionId)) throw sessionNotFound();
-        from = await agent.log.length(sessionId);
-        await agent.sessions.followUp(sessionId, {
-          message: args.message,
-          auth,
-          continuationToken: args.continuationToken,
-          admission: "preempt",
-        });
-      } else {
-        if (args.continuationToken !== undefined) throw badRequest("continuationToken needs the sessionId it belongs to");
-        const record = await agent.sessions.create({ message: args.message, auth, channel: MCP_CHANNEL });
-        sessionId = record.sessionId;
-      }
+      const { sessionId, from } = await startAsk({ agent, auth }, args);
       const report = await watchSession(agent, sessionId, { from, waitMs: waitMs(args.waitSeconds, DEFAULT_ASK_WAIT_SECONDS), signal, closing });
       return jsonToolResult(report);
     },

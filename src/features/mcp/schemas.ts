@@ -22,6 +22,8 @@ export const askArgs = v.strictObject({
   waitSeconds: v.optional(waitSeconds),
 });
 
+export type AskArgs = v.InferOutput<typeof askArgs>;
+
 export const checkArgs = v.strictObject({
   sessionId: v.pipe(sessionId, v.description("The session to report on.")),
   waitSeconds: v.optional(waitSeconds),

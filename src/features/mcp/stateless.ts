@@ -18,6 +18,8 @@ import { HTTPError } from "../../base/errors.ts";
 import type { JsonSchemaObject } from "../../base/definitions/tools.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import { errorToolResult } from "./results.ts";
+import { readJsonBody } from "../../base/body.ts";
+import { type McpTasks, handleModernRequest, isModernRequest } from "./stateless-2026.ts";
 
 /** One tool an endpoint offers. */
 export interface McpTool {
@@ -41,18 +43,24 @@ export interface McpEndpointOptions {
   /** Bodies over this get 413. */
   maxBodyBytes: number;
   logger: HostLogger;
+  /** Tools that may run as tasks of the Tasks extension (2026-07-28 requests only). */
+  tasks?: McpTasks;
 }
 
 /** Handles one MCP POST; the caller answers other methods with 405 before getting here. */
 export async function handleMcpRequest(request: Request, options: McpEndpointOptions): Promise<Response> {
+  // A request of the 2026-07-28 revision is answered without the SDK's 2025 server; the others
+  // read the untouched original body.
+  const peek = await peekJson(request, options.maxBodyBytes);
+  if (peek !== undefined && isModernRequest(request, peek)) {
+    return handleModernRequest(request, peek, { ...options, listed: () => listedTools(options.tools) });
+  }
   const server = new Server(
     { name: options.name, version: options.version },
     { capabilities: { tools: {} }, ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: options.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema: toMcpInputSchema(inputSchema) })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(options.tools) }));
   server.setRequestHandler(CallToolRequestSchema, async (call, extra) => {
     const tool = byName.get(call.params.name);
     if (!tool) {
@@ -83,6 +91,21 @@ export async function handleMcpRequest(request: Request, options: McpEndpointOpt
 }
 
 // --- internals ---
+
+function listedTools(tools: readonly McpTool[]): Array<{ name: string; description: string; inputSchema: Record<string, unknown> }> {
+  return tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema: toMcpInputSchema(inputSchema) }));
+}
+
+/** The body as JSON from a copy of the request, or undefined when it is not JSON (the transport answers that). */
+async function peekJson(request: Request, maxBytes: number): Promise<unknown> {
+  if (request.method !== "POST") return undefined;
+  try {
+    return await readJsonBody(request.clone(), maxBytes);
+  } catch (error) {
+    if (HTTPError.isError(error) && error.status === 413) throw error;
+    return undefined;
+  }
+}
 
 /** MCP requires an object schema at the root; a schema that omits `type` is taken as one. */
 function toMcpInputSchema(schema: JsonSchemaObject): { type: "object"; [key: string]: unknown } {

@@ -17,6 +17,8 @@ import { html, json, rawJson } from "../../base/responses.ts";
 import type { HostServices, RouteDefinition } from "../route.ts";
 import { type Router, createRouter } from "../router.ts";
 import { runRoute } from "../run-route.ts";
+import { METADATA_PREFIX, isMcpResource, resourceMetadata } from "../oauth-resource.ts";
+import type { ProtectedResource } from "../../base/auth.ts";
 import { agentRoutes } from "../routes/index.ts";
 import { createScmWebhooks } from "../scm-webhooks.ts";
 import { channelRouteDefinitions } from "../../features/channels/routes.ts";
@@ -72,6 +74,7 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
     webIndex: index === undefined ? undefined : () => html(index, AGENT_INDEX_HEADERS),
     docs: docs ? ({ request, path }) => docs(path, request.url) : undefined,
     scmWebhooks: ({ request, ip }) => scm(request, ip),
+    oauthProtectedResource: services.oauth ? oauthMetadataHandler(services.oauth, mode, mounts) : undefined,
     agentPage: site ? page : undefined,
     playground: site ? page : undefined,
   };
@@ -103,6 +106,18 @@ export function createHostHandler(agents: readonly AgentRuntime[], services: Hos
 }
 
 // --- internals ---
+
+/** The metadata of `<base>/v1/mcp` and `<base>/v1/mcp/tools` for a mounted agent; 404 for any other path. */
+function oauthMetadataHandler(oauth: ProtectedResource, mode: "multi" | "single", mounts: ReadonlyMap<string, Mount>): (context: HostRouteContext) => Response {
+  return ({ path, url }) => {
+    const resource = path.slice(METADATA_PREFIX.length);
+    const slash = resource.indexOf("/", 1);
+    const mounted = mode === "single" || (slash > 0 && mounts.has(resource.slice(1, slash)));
+    const below = mode === "single" ? resource : resource.slice(slash);
+    if (!mounted || !isMcpResource(below)) throw notFound("not_found", "no protected resource at that path");
+    return json(resourceMetadata(url.origin, resource.replace(/\/+$/, ""), oauth));
+  };
+}
 
 /** The built-in routes, then the agent's custom channel routes. */
 const routesOf = (agent: AgentRuntime, services: HostServices): RouteDefinition[] => [

@@ -10,6 +10,7 @@ import { agentHealth, sessionCost } from "./meta.ts";
 import { createSession, deleteSession, followUp, listSessions, renameSession, stopSession } from "./sessions.ts";
 import { sessionEvents, streamSession } from "./streams.ts";
 import { uiChat } from "./ui-chat.ts";
+import { agUiRun } from "./ag-ui.ts";
 import { devFireReminder, devFireSchedule, devListReminders, internalFireReminder, internalFireSchedule } from "./timed-work.ts";
 
 /** Every agent route, in matching order (static segments before parameters). */
@@ -26,6 +27,7 @@ export const agentRoutes: readonly RouteDefinition[] = [
   followUp,
   renameSession,
   uiChat,
+  agUiRun,
   deleteSession,
   callTool,
   listArtifacts,

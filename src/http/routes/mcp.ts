@@ -6,10 +6,13 @@
  *
  * The MCP modules are imported by the first MCP request: the SDK builds its protocol schemas (zod)
  * when evaluated, most of what a Workers isolate's start-up would otherwise spend
- * (docs/design/cloudflare-build.md "Start-up CPU").
+ * (docs/design/cloudflare-build.md "Start-up CPU"). With an OAuth verifier, a 401 points at the
+ * endpoint's protected-resource metadata (../oauth-resource.ts).
  * @module
  */
 import { authenticate } from "../auth-chain.ts";
+import { resourceChallenge } from "../oauth-resource.ts";
+import { decideApproval } from "./approvals.ts";
 import { defineRoute } from "../route.ts";
 
 export const mcpEndpoint = defineRoute({
@@ -18,12 +21,19 @@ export const mcpEndpoint = defineRoute({
   auth: "agent",
   summary: "MCP over streamable HTTP (stateless): tools ask, check and call_tool",
   async handler({ request, agent, auth, wide, host }) {
-    const [{ handleMcpRequest }, { agentMcpTools }] = await Promise.all([import("../../features/mcp/stateless.ts"), import("../../features/mcp/agent-tools.ts")]);
+    const [{ handleMcpRequest }, { agentMcpTools }, { agentMcpTasks }] = await Promise.all([
+      import("../../features/mcp/stateless.ts"),
+      import("../../features/mcp/agent-tools.ts"),
+      import("../../features/mcp/tasks.ts"),
+    ]);
+    const context = { agent, auth, wide, closing: host.closing };
     return handleMcpRequest(request, {
       name: agent.project.name,
       version: host.version,
       ...(agent.project.description ? { instructions: agent.project.description } : {}),
-      tools: agentMcpTools({ agent, auth, wide, closing: host.closing }),
+      tools: agentMcpTools(context),
+      // A task's parked calls are decided as the approvals route decides them.
+      tasks: agentMcpTasks({ ...context, decide: (sessionId, callId, decision) => decideApproval(agent, auth, sessionId, callId, decision) }),
       maxBodyBytes: host.maxBodyBytes,
       logger: host.logger,
     });
@@ -37,8 +47,9 @@ export const mcpToolsEndpoint = defineRoute({
   // authored channel chain never decides who may call the server tools.
   auth: "none",
   summary: "MCP endpoint exposing each server tool under its own name (host-level auth)",
-  async handler({ request, agent, ip, host }) {
-    const auth = await authenticate(host.hostPolicies, request, ip === undefined ? {} : { ip });
+  async handler({ request, agent, ip, host, url }) {
+    const challenge = host.oauth ? resourceChallenge(url, host.oauth) : undefined;
+    const auth = await authenticate(host.hostPolicies, request, ip === undefined ? {} : { ip }, challenge);
     const [{ handleMcpRequest }, { serverToolsAsMcp }] = await Promise.all([import("../../features/mcp/stateless.ts"), import("../../features/mcp/server-tools.ts")]);
     return handleMcpRequest(request, {
       name: `${agent.project.name} tools`,

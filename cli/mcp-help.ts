@@ -1,0 +1,18 @@
+/**
+ * What `agent-serve mcp --help` shows beyond the flags: the client configuration to paste
+ * (docs/guide/mcp.md "Over stdio"). Its own file so `--help` does not load the command.
+ * @module
+ */
+
+/** The client configuration `agent-serve mcp --help` shows. */
+export const MCP_HELP = `Client configuration (Claude Desktop, Cursor, VS Code and other MCP clients):
+  {
+    "mcpServers": {
+      "my-agent": {
+        "command": "npx",
+        "args": ["agent-serve", "mcp", "/path/to/my-agent"]
+      }
+    }
+  }
+To a running server instead: "args": ["agent-serve", "mcp", "--url", "http://127.0.0.1:3000/my-agent"]
+(add "--bearer-token", "<secret>" when it requires one).`;
