@@ -195,6 +195,35 @@ export async function main(options: MainOptions): Promise<number> {
       const args = secretsArgs(action, names, flags, argv);
       command = async () => (await import("./secrets.ts")).secretsCommand(args, io);
     });
+  for (const [name, summary, file] of [
+    ["rotate-token", "A new alias token for the deployed worker (the old one stops working at once)", "rotate-token"],
+    ["stop", "Stop the deployed worker until the next deploy (it answers 503, schedules stop firing)", "stop"],
+    ["deployments", "The deployed worker's deployments, as your wrangler reports them", "deployments"],
+  ] as const) {
+    cli
+      .command(name, summary)
+      .option("--dir <dir>", "The project directory (default: .)")
+      .option("--out <dir>", "The build folder deploy used (default: <dir>/.agent-serve/cloudflare)")
+      .option("--json", "Print the result as JSON")
+      .action((flags: Flags) => {
+        const args = { dir: rawOption(argv, "dir"), out: rawOption(argv, "out"), json: json(flags) };
+        command = async () => {
+          if (file === "rotate-token") return (await import("./rotate-token.ts")).rotateTokenCommand(args, io);
+          if (file === "stop") return (await import("./stop.ts")).stopCommand(args, io);
+          return (await import("./deployments.ts")).deploymentsCommand(args, io);
+        };
+      });
+  }
+  cli
+    .command("deployment [id]", "One deployment (default: the live one) with its status: running, degraded or stopped")
+    .option("--dir <dir>", "The project directory (default: .)")
+    .option("--out <dir>", "The build folder deploy used (default: <dir>/.agent-serve/cloudflare)")
+    .option("--bearer-token <secret>", "Lets the status read the agents' diagnostics (GET /v1/info)")
+    .option("--json", "Print {deployment, status, reasons} as JSON")
+    .action((id: unknown, flags: Flags) => {
+      const args = { dir: rawOption(argv, "dir"), out: rawOption(argv, "out"), bearerToken: rawOption(argv, "bearer-token"), json: json(flags), ...(id === undefined ? {} : { id: String(id) }) };
+      command = async () => (await import("./deployments.ts")).deploymentCommand(args, io);
+    });
   cli
     .command("init [dir]", "Scaffold an agent project")
     .option("--dir <dir>", "The directory to create, as the [dir] argument (default: .)")

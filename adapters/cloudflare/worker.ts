@@ -15,6 +15,7 @@ import type { CloudflareWorkerOptions } from "./host-options.ts";
 import type { CloudflareEnv, DurableObjectClass, ExecutionContextLike, ScheduledControllerLike } from "./platform.ts";
 import { NEW_SESSION_HEADER, SESSION_HEADER, sessionClass } from "./session-object.ts";
 import { STORAGE_HEADER } from "../../drivers/durable-object/storage-wire.ts";
+import { ALIAS_TOKEN_HEADER, checkGate, isStopped } from "./deployment-gate.ts";
 
 export interface CloudflareWorker {
   fetch(request: Request, env: CloudflareEnv, ctx: ExecutionContextLike): Promise<Response>;
@@ -39,6 +40,12 @@ export function createCloudflareWorker(options: CloudflareWorkerOptions): Cloudf
     async fetch(request, env) {
       const inbound = new Request(request);
       for (const name of INTERNAL_HEADERS) inbound.headers.delete(name);
+      // The alias token ends at the gate: no channel, hook or tool ever sees it.
+      inbound.headers.delete(ALIAS_TOKEN_HEADER);
+      if (options.deployment) {
+        const refused = await checkGate(request, options.deployment, env).then(() => undefined, toErrorResponse);
+        if (refused) return refused;
+      }
       const target = routeOf(inbound, mode);
       try {
         if (target.kind === "coordinator") return endWhenClientLeaves(request, await coordinatorStub(env).fetch(inbound));
@@ -52,6 +59,8 @@ export function createCloudflareWorker(options: CloudflareWorkerOptions): Cloudf
       }
     },
     async scheduled(controller, env, ctx) {
+      // A stopped deployment fires nothing until the next deploy (docs/guide/cloudflare.md).
+      if (options.deployment && isStopped(options.deployment, env)) return;
       const tick = coordinatorStub(env)
         .fetch(new Request("https://coordinator.agent-serve.internal/tick", { method: "POST", headers: { [STORAGE_HEADER]: "tick" }, body: String(controller.scheduledTime) }))
         .then(async (response) => {
