@@ -35,7 +35,18 @@ esac
 
 // The fixture project, copied outside the repository so its deployment files land in a temp folder.
 const project = tempProjects("cfdeployments");
-const dir = project(Object.fromEntries(["bot/agent.ts", "bot/instructions.md", "bot/schedules/nightly.md", "bot/schedules/weekdays.ts", "bot/tools/add.ts", "bot/tools/forget.ts"].map((file) => [file, readFileSync(join(FIXTURE, file), "utf8")])));
+// A channel that answers with the request headers it was given shows what passes the gate.
+const HEADERS_CHANNEL = `import { GET, defineChannel } from "agent-serve/channels";
+// Any query: a Standard Schema that admits every value.
+const anyQuery = { "~standard": { version: 1, vendor: "test", validate: (value) => ({ value }) } };
+export default defineChannel({
+  routes: [GET("/seen", { description: "The request's header names", querySchema: anyQuery, handler: async (request) => ({ names: [...request.headers.keys()] }) })],
+});
+`;
+const dir = project({
+  ...Object.fromEntries(["bot/agent.ts", "bot/instructions.md", "bot/schedules/nightly.md", "bot/schedules/weekdays.ts", "bot/tools/add.ts", "bot/tools/forget.ts"].map((file) => [file, readFileSync(join(FIXTURE, file), "utf8")])),
+  "bot/channels/headers.ts": HEADERS_CHANNEL,
+});
 const outDir = join(dir, ".agent-serve", "cloudflare");
 let url = "";
 let mf: Miniflare | undefined;
@@ -55,7 +66,7 @@ function cli() {
 async function json(...argv: string[]): Promise<Record<string, unknown>> {
   const { run, out, err } = cli();
   const code = await run(...argv, "--json");
-  expect(code, err()).toBe(0);
+  expect(code, `${out()}${err()}`).toBe(0);
   return JSON.parse(out()) as Record<string, unknown>;
 }
 
@@ -118,6 +129,12 @@ describe("deployments and the alias token", () => {
     expect(await missing.json()).toMatchObject({ ok: false, error: "alias_token_invalid" });
     expect((await get(`/${slug}/v1/sessions`, alias(`${token}x`))).status).toBe(401);
     expect((await get(`/${slug}/v1/sessions`, alias(token))).status).toBe(200);
+    // The gate removes the token: a channel never sees it.
+    const seen = await get(`/${slug}/v1/channels/headers/seen`, { ...alias(token), "x-other": "1" });
+    expect(seen.status).toBe(200);
+    const { names } = (await seen.json()) as { names: string[] };
+    expect(names).toContain("x-other");
+    expect(names).not.toContain("x-agent-alias-token");
     // With the token the agent's own auth chain still applies.
     expect((await get(`/${slug}/v1/sessions`, { ...alias(token), authorization: "" })).status).toBe(401);
   });
