@@ -40,7 +40,7 @@ const HEADERS_CHANNEL = `import { GET, defineChannel } from "agent-serve/channel
 // Any query: a Standard Schema that admits every value.
 const anyQuery = { "~standard": { version: 1, vendor: "test", validate: (value) => ({ value }) } };
 export default defineChannel({
-  routes: [GET("/seen", { description: "The request's header names", querySchema: anyQuery, handler: async (request) => ({ names: [...request.headers.keys()] }) })],
+  routes: [GET("/seen", { description: "The request's header names", querySchema: anyQuery, handler: async (request) => ({ names: [...request.headers.keys()], url: request.url }) })],
 });
 `;
 const dir = project({
@@ -135,6 +135,11 @@ describe("deployments and the alias token", () => {
     const { names } = (await seen.json()) as { names: string[] };
     expect(names).toContain("x-other");
     expect(names).not.toContain("x-agent-alias-token");
+    // Webhook senders that cannot add a header put it in the URL; it is gone from the URL too.
+    const byQuery = await get(`/${slug}/v1/channels/headers/seen?a=1&agent_alias_token=${token}`);
+    expect(byQuery.status).toBe(200);
+    expect(((await byQuery.json()) as { url: string }).url).toMatch(/\/seen\?a=1$/);
+    expect((await get(`/${slug}/v1/channels/headers/seen?agent_alias_token=wrong`)).status).toBe(401);
     // With the token the agent's own auth chain still applies.
     expect((await get(`/${slug}/v1/sessions`, { ...alias(token), authorization: "" })).status).toBe(401);
   });

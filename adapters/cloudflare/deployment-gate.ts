@@ -12,6 +12,12 @@ import { HTTPError } from "../../src/base/errors.ts";
 
 /** The request header carrying the alias token; removed before a request goes further. */
 export const ALIAS_TOKEN_HEADER = "x-agent-alias-token";
+/**
+ * The query parameter that may carry the token instead, for callers that cannot add a header: the
+ * Slack and GitHub webhook URLs `slack manifest` and `github manifest` print. Their signatures
+ * cover the body only, so removing it from the URL at the gate leaves them valid.
+ */
+export const ALIAS_TOKEN_PARAM = "agent_alias_token";
 /** The worker secret holding the alias token. */
 export const ALIAS_TOKEN_SECRET = "AGENT_SERVE_ALIAS_TOKEN";
 /** The worker secret naming the stopped build. */
@@ -23,6 +29,14 @@ export interface DeploymentOptions {
 }
 
 /** True while `agent-serve stop` has stopped this build. */
+/** `request` without the token's query parameter (the header is removed by the caller). */
+export function withoutTokenParam(request: Request): Request {
+  const url = new URL(request.url);
+  if (!url.searchParams.has(ALIAS_TOKEN_PARAM)) return request;
+  url.searchParams.delete(ALIAS_TOKEN_PARAM);
+  return new Request(url, request);
+}
+
 export function isStopped(deployment: DeploymentOptions, env: Record<string, unknown>): boolean {
   return env[STOPPED_SECRET] === deployment.buildId;
 }
@@ -32,13 +46,14 @@ export function isStopped(deployment: DeploymentOptions, env: Record<string, unk
  * health checks (`/v1/health`, `/<slug>/v1/health`) stay open so a monitor needs no token.
  */
 export async function checkGate(request: Request, deployment: DeploymentOptions, env: Record<string, unknown>): Promise<void> {
-  const health = /^(\/[^/]+)?\/v1\/health\/?$/.test(new URL(request.url).pathname);
+  const url = new URL(request.url);
+  const health = /^(\/[^/]+)?\/v1\/health\/?$/.test(url.pathname);
   if (!health) {
     const expected = env[ALIAS_TOKEN_SECRET];
     if (typeof expected !== "string" || expected === "") {
       throw new HTTPError({ status: 503, code: "alias_token_not_set", message: `this deployment has no alias token yet: run agent-serve rotate-token to set one (the ${ALIAS_TOKEN_SECRET} secret)` });
     }
-    const given = request.headers.get(ALIAS_TOKEN_HEADER) ?? "";
+    const given = request.headers.get(ALIAS_TOKEN_HEADER) ?? url.searchParams.get(ALIAS_TOKEN_PARAM) ?? "";
     if (!(await sameSecret(given, expected))) {
       throw new HTTPError({ status: 401, code: "alias_token_invalid", message: `missing or wrong ${ALIAS_TOKEN_HEADER} header: send the deployment's alias token (agent-serve … --prod sends it for you)` });
     }

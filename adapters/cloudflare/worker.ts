@@ -15,7 +15,7 @@ import type { CloudflareWorkerOptions } from "./host-options.ts";
 import type { CloudflareEnv, DurableObjectClass, ExecutionContextLike, ScheduledControllerLike } from "./platform.ts";
 import { NEW_SESSION_HEADER, SESSION_HEADER, sessionClass } from "./session-object.ts";
 import { STORAGE_HEADER } from "../../drivers/durable-object/storage-wire.ts";
-import { ALIAS_TOKEN_HEADER, checkGate, isStopped } from "./deployment-gate.ts";
+import { ALIAS_TOKEN_HEADER, checkGate, isStopped, withoutTokenParam } from "./deployment-gate.ts";
 
 export interface CloudflareWorker {
   fetch(request: Request, env: CloudflareEnv, ctx: ExecutionContextLike): Promise<Response>;
@@ -38,10 +38,9 @@ export function createCloudflareWorker(options: CloudflareWorkerOptions): Cloudf
   const mode = options.mode ?? "multi";
   const worker: CloudflareWorker = {
     async fetch(request, env) {
-      const inbound = new Request(request);
-      for (const name of INTERNAL_HEADERS) inbound.headers.delete(name);
       // The alias token ends at the gate: no channel, hook or tool ever sees it.
-      inbound.headers.delete(ALIAS_TOKEN_HEADER);
+      const inbound = new Request(withoutTokenParam(request));
+      for (const name of [...INTERNAL_HEADERS, ALIAS_TOKEN_HEADER]) inbound.headers.delete(name);
       if (options.deployment) {
         const refused = await checkGate(request, options.deployment, env).then(() => undefined, toErrorResponse);
         if (refused) return refused;
