@@ -225,6 +225,33 @@ export async function main(options: MainOptions): Promise<number> {
       command = async () => (await import("./deployments.ts")).deploymentCommand(args, io);
     });
   cli
+    .command("slack <action>", "Slack helpers: `slack manifest` prints the app manifest; `slack check` verifies the bot token and signing secret")
+    .option("--url <baseUrl>", "The agent's URL (with the slug in multi mode); default: the last deployment of --dir")
+    .option("--dir <dir>", "The project directory whose deployment to use (default: .)")
+    .option("--slug <slug>", "The deployed agent, when several are deployed")
+    .option("--channel <id>", "The channel's id, its file name under bot/channels/ (default: slack)")
+    .option("--env-prefix <prefix>", "check: the pack's envPrefix (<PREFIX>_SLACK_BOT_TOKEN, <PREFIX>_SLACK_SIGNING_SECRET)")
+    .option("--name <name>", "manifest: the app's display name (default: Agent)")
+    .option("--json", "manifest: {ok, requestUrl, manifest}; check: {ok, checks}")
+    .action((action: string, flags: Flags) => {
+      const args = { action, url: rawOption(argv, "url"), dir: rawOption(argv, "dir"), slug: rawOption(argv, "slug"), channel: rawOption(argv, "channel"), envPrefix: rawOption(argv, "env-prefix"), name: rawOption(argv, "name"), json: json(flags) };
+      command = async () => (await import("./slack.ts")).slackCommand(args, io);
+    });
+  cli
+    .command("github <action> [file]", "GitHub helpers: `github manifest` prints a GitHub App manifest; `github redeliver <file>` signs a payload and posts it to a running server")
+    .option("--url <baseUrl>", "The agent's URL (with the slug in multi mode); default: the last deployment of --dir")
+    .option("--dir <dir>", "The project directory whose deployment to use (default: .)")
+    .option("--slug <slug>", "The deployed agent, when several are deployed")
+    .option("--channel <id>", "The channel's id, its file name under bot/channels/ (default: github)")
+    .option("--name <name>", "manifest: the app's name (default: agent)")
+    .option("--event <name>", "redeliver: X-GitHub-Event (default: inferred from the payload)")
+    .option("--delivery <id>", "redeliver: X-GitHub-Delivery (default: a new UUID; repeat one to test de-duplication)")
+    .option("--json", "manifest: {ok, webhookUrl, manifest}; redeliver: {ok, status, event, delivery, signed, response}")
+    .action((action: string, file: unknown, flags: Flags) => {
+      const args = { action, ...(file === undefined ? {} : { file: String(file) }), url: rawOption(argv, "url"), dir: rawOption(argv, "dir"), slug: rawOption(argv, "slug"), channel: rawOption(argv, "channel"), name: rawOption(argv, "name"), event: rawOption(argv, "event"), delivery: rawOption(argv, "delivery"), json: json(flags) };
+      command = async () => (await import("./github.ts")).githubCommand(args, io);
+    });
+  cli
     .command("init [dir]", "Scaffold an agent project")
     .option("--dir <dir>", "The directory to create, as the [dir] argument (default: .)")
     .option("--template <name>", `Project template: ${Object.keys(TEMPLATES).join(", ")} (default: basic)`)
