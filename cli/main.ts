@@ -263,6 +263,15 @@ export async function main(options: MainOptions): Promise<number> {
       command = async () => (await import("./install-skills.ts")).installSkillsCommand(args, io);
     });
   cli
+    .command("convert-automation <file>", "Turn an automation description (YAML or JSON: trigger, prompt, tools, model) into an agent project")
+    .option("--out <dir>", "Where the project goes (default: ./<name>)")
+    .option("--dry-run", "Print the files instead of writing them")
+    .option("--json", "Print {ok, dir, automation, files} as JSON")
+    .action((file: string, flags: Flags) => {
+      const args = { file: String(file), out: rawOption(argv, "out"), dryRun: flags.dryRun === true, json: json(flags) };
+      command = async () => (await import("./convert-automation.ts")).convertAutomationCommand(args, io);
+    });
+  cli
     .command("init [dir]", "Scaffold an agent project")
     .option("--dir <dir>", "The directory to create, as the [dir] argument (default: .)")
     .option("--template <name>", `Project template: ${Object.keys(TEMPLATES).join(", ")} (default: basic)`)
