@@ -2,7 +2,8 @@
  * `agent-serve install-skills [dir]`: agent-serve's authoring skills as Agent Skills
  * (`<name>/SKILL.md`) in the project's coding-assistant folders, `.cursor/skills/` and
  * `.claude/skills/`, with a pointer to them in `AGENTS.md`; rerunning refreshes them. With
- * `--from <path>` it installs third-party skills into the agent's own `bot/skills/` instead
+ * `--from <folder|git URL|npm package>` it installs third-party skills into the agent's own
+ * `bot/skills/` instead
  * (docs/guide/cli.md "install-skills").
  * @module
  */
@@ -11,12 +12,13 @@ import { join, resolve } from "node:path";
 import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { AUTHORING_SKILLS, skillMarkdown } from "./skills/authoring-skills.ts";
+import { openSkillSource } from "./skills/skill-source.ts";
 import { copySkills, findSkills } from "./skills/third-party.ts";
 
 export interface InstallSkillsArgs {
   /** The project directory, relative to `io.cwd`. @default "." */
   dir?: string;
-  /** A local folder of third-party skills (or one skill) to install into `bot/skills/`. */
+  /** Third-party skills to install into `bot/skills/`: a folder, a git URL or an npm package. */
   from?: string;
   /** `--from`: replace skills that are already there. */
   force?: boolean;
@@ -31,11 +33,16 @@ const END = "<!-- /agent-serve skills -->";
 export async function installSkillsCommand(args: InstallSkillsArgs, io: CliIo): Promise<number> {
   const dir = resolve(io.cwd, args.dir ?? ".");
   if (args.from !== undefined) {
-    const skills = findSkills(resolve(io.cwd, args.from));
-    const written = copySkills(skills, join(dir, "bot", "skills"), args.force === true);
-    if (args.json) io.stdout.write(`${JSON.stringify({ ok: true, installed: skills.map((s) => ({ name: s.name, description: s.description })), folders: written })}\n`);
-    else io.stdout.write(`installed ${skills.map((s) => s.name).join(", ")} into ${join(dir, "bot", "skills")} (agent-serve validate checks them as the agent loads them)\n`);
-    return EXIT_OK;
+    const source = await openSkillSource(args.from, io);
+    try {
+      const skills = findSkills(source.folder);
+      const written = copySkills(skills, join(dir, "bot", "skills"), args.force === true);
+      if (args.json) io.stdout.write(`${JSON.stringify({ ok: true, source: source.kind, installed: skills.map((s) => ({ name: s.name, description: s.description })), folders: written })}\n`);
+      else io.stdout.write(`installed ${skills.map((s) => s.name).join(", ")} into ${join(dir, "bot", "skills")} (agent-serve validate checks them as the agent loads them)\n`);
+      return EXIT_OK;
+    } finally {
+      source.cleanup();
+    }
   }
   const files: string[] = [];
   for (const folder of ASSISTANT_FOLDERS) {

@@ -252,13 +252,13 @@ export async function main(options: MainOptions): Promise<number> {
       command = async () => (await import("./github.ts")).githubCommand(args, io);
     });
   cli
-    .command("install-skills [dir]", "agent-serve's authoring skills into .cursor/skills/ and .claude/skills/ (pointer in AGENTS.md); --from <path> installs third-party skills into bot/skills/")
+    .command("install-skills [dir]", "agent-serve's authoring skills into .cursor/skills/ and .claude/skills/ (pointer in AGENTS.md); --from <folder|git URL|npm package> installs third-party skills into bot/skills/")
     .option("--dir <dir>", "The project directory, as the [dir] argument (default: .)")
-    .option("--from <path>", "A local folder holding a skill (SKILL.md) or skill folders, installed into bot/skills/ after their frontmatter is checked")
+    .option("--from <source>", "A folder, git URL or npm package holding a skill (SKILL.md) or skill folders, installed into bot/skills/ after their frontmatter is checked")
     .option("--force", "With --from: replace skills already in bot/skills/")
     .option("--json", "Print {ok, skills, files} or, with --from, {ok, installed, folders} as JSON")
     .action((dir: unknown, flags: Flags) => {
-      if (flags.from !== undefined && rawOption(argv, "from") === undefined) throw new UsageError("--from needs a path");
+      if (flags.from !== undefined && rawOption(argv, "from") === undefined) throw new UsageError("--from needs a folder, git URL or npm package");
       const args = { dir: projectDir(dir, argv), from: rawOption(argv, "from"), force: flags.force === true, json: json(flags) };
       command = async () => (await import("./install-skills.ts")).installSkillsCommand(args, io);
     });

@@ -1,5 +1,5 @@
 /**
- * `install-skills --from <path>`: third-party Agent Skills copied into the agent's own
+ * `install-skills --from`: third-party Agent Skills copied into the agent's own
  * `bot/skills/<name>/` (docs/guide/agent-projects.md "Layout": the folder form of a skill).
  * A path holding `SKILL.md` is one skill; otherwise each folder below it holding one is. Every
  * skill's frontmatter is checked before anything is copied, so a bad one changes nothing.
@@ -25,7 +25,7 @@ export interface FoundSkill {
 /** The skills under `path`, validated; throws a {@link CommandError} naming every problem. */
 export function findSkills(path: string): FoundSkill[] {
   if (!existsSync(path) || !statSync(path).isDirectory()) {
-    throw new CommandError(`${path} is not a folder: --from takes a local folder (clone a git repository or unpack an npm package first, then pass its folder)`);
+    throw new CommandError(`${path} is not a folder`);
   }
   const folders = existsSync(join(path, "SKILL.md"))
     ? [path]
