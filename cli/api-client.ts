@@ -37,10 +37,12 @@ export interface ApiClient {
   lines(path: string, signal?: AbortSignal): AsyncGenerator<string>;
 }
 
-export function createApiClient(baseUrl: string, bearerToken?: string): ApiClient {
+/** `extraHeaders` go on every request (the alias token of a deployment, for `--prod`). */
+export function createApiClient(baseUrl: string, bearerToken?: string, extraHeaders: Record<string, string> = {}): ApiClient {
   const base = baseUrl.replace(/\/+$/, "");
   const request = async (path: string, init: RequestInit = {}): Promise<Response> => {
     const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(extraHeaders)) headers.set(name, value);
     if (bearerToken) headers.set("authorization", `Bearer ${bearerToken}`);
     try {
       return await fetch(`${base}${path}`, { ...init, headers });

@@ -40,6 +40,8 @@ export interface BuildArgs {
   docs?: boolean;
   /** @default true */
   playground?: boolean;
+  /** Set by `deploy`: the worker requires the alias token and obeys `stop` (docs/guide/cloudflare.md). */
+  deployment?: { buildId: string };
   json?: boolean;
 }
 
@@ -117,7 +119,7 @@ export async function buildCloudflare(args: BuildArgs, io: CliIo): Promise<Build
     args.playground === false ? (false as const) : readPlaygroundSite(),
   ]);
   const entryProjects = discovery.projects.map(({ slug, dir: projectDir }) => ({ slug, recorded: recorded.get(projectDir)! }));
-  await writeFile(files.entry, workerEntry({ mode, projects: entryProjects, outDir, docs, playground }));
+  await writeFile(files.entry, workerEntry({ mode, projects: entryProjects, outDir, docs, playground, ...(args.deployment ? { deployment: args.deployment } : {}) }));
   let bundle;
   try {
     bundle = await bundleWorker({ entry: files.entry, outfile: files.worker });

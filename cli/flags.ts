@@ -29,7 +29,8 @@ export function withHostOptions<T extends CommandLike>(command: T): T {
 export function withTargetOptions<T extends CommandLike>(command: T, dirFlag: boolean): T {
   command
     .option("--url <baseUrl>", "A running server's agent URL (in multi mode with the slug: http://host:port/<slug>)")
-    .option("--bearer-token <secret>", "Sent as Authorization: Bearer <secret> to the --url server")
+    .option("--bearer-token <secret>", "Sent as Authorization: Bearer <secret> to the --url or --prod server")
+    .option("--prod", "Reach the deployed worker of --dir (the URL and alias token agent-serve deploy recorded)")
     .option("--slug <slug>", "Local server: the agent to use when the directory holds several");
   // `--dir` comes with the host options; commands without a `[dir]` argument take it only that way.
   void dirFlag;
@@ -64,6 +65,7 @@ export function targetArgs(dir: unknown, flags: Flags, argv: string[]): TargetAr
     url: rawOption(argv, "url"),
     bearerToken: rawOption(argv, "bearer-token"),
     slug: rawOption(argv, "slug"),
+    ...(flags.prod === true ? { prod: true } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { hostOptions, nonNegativeInteger, port, positiveInteger, projectDir, tar
 import type { Flags } from "./flags.ts";
 import { buildArgs, deployArgs, secretsArgs, withBuildOptions } from "./build-args.ts";
 import { evalArgs } from "./eval-args.ts";
+import { addGroupCommands } from "./group-commands.ts";
 import { HelpRequested, helpCommand, helpText } from "./help.ts";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, errorMessage } from "./io.ts";
 import type { CliIo } from "./io.ts";
@@ -202,6 +203,7 @@ export async function main(options: MainOptions): Promise<number> {
       const args = secretsArgs(action, names, flags, argv);
       command = async () => (await import("./secrets.ts")).secretsCommand(args, io);
     });
+  addGroupCommands(cli, argv, io, (run) => (command = run));
   cli
     .command("init [dir]", "Scaffold an agent project")
     .option("--dir <dir>", "The directory to create, as the [dir] argument (default: .)")

@@ -1,7 +1,8 @@
 /**
  * Where request-sending commands send their requests (docs/guide/cli.md):
  * an ephemeral local server over the project directory (no `--url`; same state root as `serve`,
- * so sessions persist between commands) or a running server (`--url`, with `--bearer-token`).
+ * so sessions persist between commands), a running server (`--url`, with `--bearer-token`), or
+ * the deployed worker (`--prod`, see `prod-target.ts`).
  * @module
  */
 import { createApiClient, isRecord } from "./api-client.ts";
@@ -9,11 +10,14 @@ import type { ApiClient } from "./api-client.ts";
 import { CommandError, UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import type { Progress } from "./progress.ts";
+import { prodTarget } from "./prod-target.ts";
 import { listenHost, startHost } from "./start-host.ts";
 
 export interface TargetArgs {
   /** Base URL of a running server; in multi mode it includes the agent's slug. */
   url?: string;
+  /** Reach the deployed worker of `dir` (URL and alias token from its deploy). */
+  prod?: boolean;
   /** Sent as `Authorization: Bearer <token>` to a running server. */
   bearerToken?: string;
   /** Project directory of the ephemeral server, relative to `io.cwd`. @default "." */
@@ -41,13 +45,21 @@ export interface Target {
 
 /** Opens the target the flags name; throws {@link CommandError} or {@link UsageError} when it cannot. */
 export async function openTarget(args: TargetArgs, io: CliIo, progress: Progress): Promise<Target> {
+  if (args.prod === true) {
+    if (args.url !== undefined) throw new UsageError("--prod and --url exclude each other: --prod reaches the deployed worker");
+    for (const [flag, value] of [["--state-root", args.stateRoot], ["--storage", args.storage], ["--api-key", args.apiKey]] as const) {
+      if (value !== undefined) throw new UsageError(`${flag} applies to the local server only, not with --prod`);
+    }
+    const prod = prodTarget(args.dir, args.slug, io);
+    return openRemote(prod.url, args.bearerToken, prod.headers);
+  }
   if (args.url !== undefined) {
     for (const [flag, value] of [["--slug", args.slug], ["--state-root", args.stateRoot], ["--storage", args.storage], ["--api-key", args.apiKey]] as const) {
       if (value !== undefined) throw new UsageError(`${flag} applies to the local server only, not with --url`);
     }
     return openRemote(args.url, args.bearerToken);
   }
-  if (args.bearerToken !== undefined) throw new UsageError("--bearer-token applies with --url only");
+  if (args.bearerToken !== undefined) throw new UsageError("--bearer-token applies with --url or --prod only");
   return openLocal(args, io, progress);
 }
 
@@ -63,7 +75,7 @@ export async function withTarget<T>(args: TargetArgs, io: CliIo, progress: Progr
 
 // --- internals ---
 
-async function openRemote(url: string, bearerToken: string | undefined): Promise<Target> {
+async function openRemote(url: string, bearerToken: string | undefined, headers: Record<string, string> = {}): Promise<Target> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -73,10 +85,12 @@ async function openRemote(url: string, bearerToken: string | undefined): Promise
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new UsageError(`--url must be an http(s) URL (got "${url}")`);
   }
-  const client = createApiClient(url, bearerToken);
+  const client = createApiClient(url, bearerToken, headers);
   const response = await client.fetch("/v1/health");
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok || !isRecord(body)) {
+    // A stopped deployment says so in its body (docs/guide/cloudflare.md).
+    if (isRecord(body) && body.error === "deployment_stopped" && typeof body.message === "string") throw new CommandError(`${client.baseUrl} answered ${response.status}: ${body.message}`);
     const hint = response.status === 401 ? " (pass --bearer-token)" : "";
     throw new CommandError(`${client.baseUrl} is not an agent-serve agent: GET /v1/health answered ${response.status}${hint}`);
   }

@@ -88,7 +88,7 @@ describe("--url", () => {
     expect(withSlug.stderr).toContain("--slug applies to the local server only");
     const tokenOnly = await run(["sessions", "examples/hello", "--bearer-token", "t"], { env });
     expect(tokenOnly.code).toBe(2);
-    expect(tokenOnly.stderr).toContain("--bearer-token applies with --url only");
+    expect(tokenOnly.stderr).toContain("--bearer-token applies with --url or --prod only");
   });
 });
 

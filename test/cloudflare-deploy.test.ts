@@ -104,12 +104,19 @@ describe("deploy --target cloudflare", () => {
     });
   });
 
-  test("runs wrangler deploy in the build folder and passes its output through", async () => {
+  test("runs wrangler deploy in the build folder and passes its output through, then puts the alias token", async () => {
     const { io, out } = cli();
     const code = await deployCommand({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, playground: false }, io);
     expect(code).toBe(0);
-    expect(runs()).toEqual([{ argv: ["deploy", "--config", join(outDir, "wrangler.jsonc")], cwd: outDir }]);
+    const config = join(outDir, "wrangler.jsonc");
+    const [deploy, secret, ...rest] = runs();
+    expect(deploy).toEqual({ argv: ["deploy", "--config", config], cwd: outDir });
+    // The first deploy makes the alias token (cloudflare-deployments.test.ts runs the worker it guards).
+    expect(secret).toEqual({ argv: ["secret", "put", "AGENT_SERVE_ALIAS_TOKEN", "--config", config], cwd: outDir, stdin: expect.stringMatching(/^[\w-]{43}$/) });
+    expect(rest).toEqual([]);
     expect(out()).toContain("Uploaded fake worker");
+    expect(out()).toContain(`alias token (shown this once;`);
+    expect(out()).toContain(secret!.stdin);
   });
 
   test("a failing wrangler fails the deploy", async () => {

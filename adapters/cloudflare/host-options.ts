@@ -9,6 +9,7 @@ import type { ProjectDefinition } from "../../src/base/definitions/project.ts";
 import type { AgentHostOptions } from "../../src/host/types.ts";
 import type { DocsSite, PlaygroundSite } from "../../src/http/site-types.ts";
 import type { ModelCredentials } from "../../src/base/ports/model.ts";
+import type { DeploymentOptions } from "./deployment-gate.ts";
 
 /** One agent the worker serves: `slug` is its URL prefix in multi mode. */
 export interface CloudflareProject {
@@ -25,6 +26,11 @@ export interface CloudflareWorkerOptions {
   playground?: boolean | PlaygroundSite;
   /** Replaces the auth read from the variables (`AGENT_SERVE_BEARER_TOKEN`, `AGENT_SERVE_ALLOW_ANONYMOUS`). */
   auth?: AgentHostOptions["auth"];
+  /**
+   * Set by `agent-serve deploy`: the worker then requires the alias token and obeys the stop
+   * switch (docs/guide/cloudflare.md "Deployments and the alias token"). @default undefined (no gate)
+   */
+  deployment?: DeploymentOptions;
   /** Further host options (logger, log level, model resolution, limits). */
   host?: Omit<AgentHostOptions, "agents" | "mode" | "docs" | "playground" | "auth" | "timers">;
 }

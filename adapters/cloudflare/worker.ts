@@ -15,6 +15,7 @@ import type { CloudflareWorkerOptions } from "./host-options.ts";
 import type { CloudflareEnv, DurableObjectClass, ExecutionContextLike, ScheduledControllerLike } from "./platform.ts";
 import { NEW_SESSION_HEADER, SESSION_HEADER, sessionClass } from "./session-object.ts";
 import { STORAGE_HEADER } from "../../drivers/durable-object/storage-wire.ts";
+import { ALIAS_TOKEN_HEADER, checkGate, isStopped, withoutTokenParam } from "./deployment-gate.ts";
 
 export interface CloudflareWorker {
   fetch(request: Request, env: CloudflareEnv, ctx: ExecutionContextLike): Promise<Response>;
@@ -37,8 +38,13 @@ export function createCloudflareWorker(options: CloudflareWorkerOptions): Cloudf
   const mode = options.mode ?? "multi";
   const worker: CloudflareWorker = {
     async fetch(request, env) {
-      const inbound = new Request(request);
-      for (const name of INTERNAL_HEADERS) inbound.headers.delete(name);
+      // The alias token ends at the gate: no channel, hook or tool ever sees it.
+      const inbound = new Request(withoutTokenParam(request));
+      for (const name of [...INTERNAL_HEADERS, ALIAS_TOKEN_HEADER]) inbound.headers.delete(name);
+      if (options.deployment) {
+        const refused = await checkGate(request, options.deployment, env).then(() => undefined, toErrorResponse);
+        if (refused) return refused;
+      }
       const target = routeOf(inbound, mode);
       try {
         if (target.kind === "coordinator") return endWhenClientLeaves(request, await coordinatorStub(env).fetch(inbound));
@@ -52,6 +58,8 @@ export function createCloudflareWorker(options: CloudflareWorkerOptions): Cloudf
       }
     },
     async scheduled(controller, env, ctx) {
+      // A stopped deployment fires nothing until the next deploy (docs/guide/cloudflare.md).
+      if (options.deployment && isStopped(options.deployment, env)) return;
       const tick = coordinatorStub(env)
         .fetch(new Request("https://coordinator.agent-serve.internal/tick", { method: "POST", headers: { [STORAGE_HEADER]: "tick" }, body: String(controller.scheduledTime) }))
         .then(async (response) => {

@@ -24,6 +24,8 @@ export interface EntryOptions {
   docs: DocsSite | false;
   /** The playground's files, or false for none. */
   playground: PlaygroundSite | false;
+  /** A deployment's gate: the alias token and the stop switch of this build. */
+  deployment?: { buildId: string };
 }
 
 /** The module that turns a snapshot into a project inside the worker (this package's loader). */
@@ -61,7 +63,9 @@ export function workerEntry(options: EntryOptions): string {
     "};",
     `const docs = ${JSON.stringify(options.docs)};`,
     `const playground = ${JSON.stringify(options.playground)};`,
-    `const app = createCloudflareWorker({ mode: ${JSON.stringify(options.mode)}, projects, docs, playground });`,
+    options.deployment
+      ? `const app = createCloudflareWorker({ mode: ${JSON.stringify(options.mode)}, projects, docs, playground, deployment: ${JSON.stringify(options.deployment)} });`
+      : `const app = createCloudflareWorker({ mode: ${JSON.stringify(options.mode)}, projects, docs, playground });`,
     "",
     "export default app.worker;",
     "export const AgentSession = app.AgentSession;",
