@@ -53,6 +53,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
     version: VERSION,
     logger,
     hostPolicies: defaultPolicies(options.auth),
+    authMode: options.auth?.policies ? "custom" : options.auth?.bearerToken ? "bearer" : options.auth?.allowAnonymous ? "anonymous" : "loopback",
   };
   const handle = createHostHandler(agents, services, {
     mode: config.mode,

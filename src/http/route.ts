@@ -30,6 +30,8 @@ export interface HostServices {
    * authored channel chain: what `/v1/mcp/tools` runs.
    */
   hostPolicies: readonly AuthPolicy[];
+  /** Which start-up chain `hostPolicies` is, for what the agent card declares (docs/guide/a2a.md "Security"). */
+  authMode: "bearer" | "loopback" | "anonymous" | "custom";
 }
 
 /** An agent route: path below the agent's base, e.g. `/v1/session/:sessionId`. */

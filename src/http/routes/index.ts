@@ -2,6 +2,7 @@ import type { RouteDefinition } from "../route.ts";
 import { listApprovals, resolveApproval } from "./approvals.ts";
 import { artifactContent, listArtifacts } from "./artifacts.ts";
 import { abs } from "./abs.ts";
+import { a2aJsonRpc, agentCard } from "./a2a.ts";
 import { infoRoute, logs, meta } from "./discovery.ts";
 import { cancelEvalRun, getEvalRun, listEvalRuns, listEvals, startEvalRun } from "./evals.ts";
 import { mcpEndpoint, mcpToolsEndpoint } from "./mcp.ts";
@@ -46,4 +47,6 @@ export const agentRoutes: readonly RouteDefinition[] = [
   abs,
   mcpEndpoint,
   mcpToolsEndpoint,
+  agentCard,
+  a2aJsonRpc,
 ];

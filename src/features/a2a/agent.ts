@@ -1,0 +1,37 @@
+/**
+ * What the A2A feature reaches of an agent: the session face, the event log view and the
+ * approval decision, nothing of the engine's classes (docs/design/architecture.md "The engine's face").
+ * @module
+ */
+import type { AuthContext } from "../../base/auth.ts";
+import type { Sessions } from "../../base/definitions/session-face.ts";
+import type { SessionRecord } from "../../base/definitions/sessions.ts";
+import { HTTPError } from "../../base/errors.ts";
+import type { EventLogView } from "../../base/events/log-view.ts";
+import { taskNotFound } from "./errors.ts";
+
+/** The channel A2A sessions are opened on: a context is one of its sessions. */
+export const A2A_CHANNEL = "a2a";
+
+export interface A2AAgent {
+  sessions: Sessions;
+  log: EventLogView;
+  /** Decides a parked call (the approval service's `resolve`). */
+  approvals: { resolve(sessionId: string, callId: string, decision: "approve" | "deny"): Promise<unknown> };
+}
+
+/**
+ * The A2A session `sessionId` if `auth` created it: anything else (absent, another principal's,
+ * a session opened on another channel) is not found, so task ids reveal nothing.
+ */
+export async function ownedContext(agent: A2AAgent, sessionId: string, auth: AuthContext, asked: string): Promise<SessionRecord> {
+  let record: SessionRecord;
+  try {
+    record = await agent.sessions.owned(sessionId, auth);
+  } catch (error) {
+    if (HTTPError.isError(error) && (error.status === 403 || error.status === 404)) throw taskNotFound(asked);
+    throw error;
+  }
+  if (record.channel !== A2A_CHANNEL) throw taskNotFound(asked);
+  return record;
+}

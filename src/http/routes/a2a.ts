@@ -1,0 +1,79 @@
+/**
+ * The agent's A2A endpoints (docs/guide/a2a.md): its agent card, public as the protocol's
+ * discovery requires, and the JSON-RPC binding behind the agent's auth chain.
+ * @module
+ */
+import { readBodyText } from "../../base/body.ts";
+import { HTTPError } from "../../base/errors.ts";
+import { AGENT_CARD_PATH, JSONRPC_PATH, buildAgentCard } from "../../features/a2a/card.ts";
+import { handleJsonRpc } from "../../features/a2a/jsonrpc.ts";
+import { defineRoute } from "../route.ts";
+
+export const agentCard = defineRoute({
+  method: "GET",
+  path: AGENT_CARD_PATH,
+  auth: "none",
+  summary: "The A2A agent card: name, skills, capabilities, endpoints and security (ETag, cacheable)",
+  handler({ request, url, agent, host }) {
+    const card = buildAgentCard({
+      project: agent.project, agentUrl: `${url.origin}${agent.basePath}`, version: host.version, auth: cardAuth(agent.project.channels?.["http"]?.auth, host.authMode),
+    });
+    const body = JSON.stringify(card);
+    const etag = `"${fnv1a(body)}"`;
+    const headers = { etag, "cache-control": "public, max-age=300", vary: "host, x-forwarded-host, x-forwarded-proto" };
+    if (request.headers.get("if-none-match")?.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")) {
+      return new Response(null, { status: 304, headers });
+    }
+    return new Response(body, { headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
+  },
+});
+
+export const a2aJsonRpc = defineRoute({
+  method: "POST",
+  path: JSONRPC_PATH,
+  auth: "agent",
+  summary: "A2A JSON-RPC 2.0 (1.0 methods and the 0.3 names): SendMessage, SendStreamingMessage (SSE), GetTask, ListTasks, CancelTask, SubscribeToTask (SSE)",
+  async handler({ request, agent, auth, host }) {
+    const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type !== "application/json") {
+      throw new HTTPError({ status: 415, code: "unsupported_media_type", message: "A2A JSON-RPC requests are application/json" });
+    }
+    const body = await readBodyText(request, host.maxBodyBytes);
+    // Waits (a blocking send, a stream) end when the client leaves or the host closes.
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort();
+    request.signal.addEventListener("abort", onAbort, { once: true });
+    const unsubscribe = host.closing.subscribe(onAbort);
+    return handleJsonRpc(
+      {
+        agent: { sessions: agent.sessions, log: agent.log, approvals: agent.approvals },
+        auth,
+        signal: stop.signal,
+        request,
+        logger: host.logger,
+        release() {
+          unsubscribe();
+          request.signal.removeEventListener("abort", onAbort);
+        },
+      },
+      body,
+    );
+  },
+});
+
+// --- internals ---
+
+/** An authored HTTP channel chain is code the card cannot describe. */
+function cardAuth(authored: unknown, started: "bearer" | "loopback" | "anonymous" | "custom"): "bearer" | "loopback" | "anonymous" | "custom" {
+  return authored === undefined ? started : "custom";
+}
+
+/** A short content hash for the ETag (FNV-1a, 32 bits): a cache validator, not a security measure. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
