@@ -2,7 +2,7 @@
  * A2A test helpers: a host served on loopback, the official SDK's client for one of its agents,
  * and messages in the SDK's shapes.
  */
-import { type Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { type Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client";
 import { type Message, Role, type StreamResponse, type TaskState } from "@a2a-js/sdk";
 import { serveNode, type NodeServer } from "../adapters/node.ts";
 import { createHost } from "../src/host/host.ts";
@@ -29,12 +29,13 @@ export async function serve(options: AgentHostOptions): Promise<ServedHost> {
   };
 }
 
-/** The SDK's client, built from the agent card at `agentUrl` as any A2A client would. */
-export async function clientFor(agentUrl: string, headers: Record<string, string> = {}): Promise<Client> {
+/** The SDK's client, built from the agent card at `agentUrl` as any A2A client would, on the binding asked for. */
+export async function clientFor(agentUrl: string, headers: Record<string, string> = {}, binding: "JSONRPC" | "HTTP+JSON" = "JSONRPC"): Promise<Client> {
   const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
   const factory = new ClientFactory({
     ...ClientFactoryOptions.default,
-    transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+    preferredTransports: [binding],
     cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
   });
   return factory.createFromUrl(`${agentUrl}/`);

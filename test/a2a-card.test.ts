@@ -30,7 +30,10 @@ describe("agent card", () => {
       expect(body).toMatchObject({
         name: "Hello",
         description: "Says hello",
-        supportedInterfaces: [{ url: `${served.url}/hello/v1/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+        supportedInterfaces: [
+          { url: `${served.url}/hello/v1/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+          { url: `${served.url}/hello/v1/a2a`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+        ],
         capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
         skills: [{ id: "chat", name: "chat", description: "Says hello", tags: ["chat"] }],
       });

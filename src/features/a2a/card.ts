@@ -37,7 +37,10 @@ export function buildAgentCard(input: CardInput): Record<string, unknown> {
     name: project.name,
     description: project.description ?? `${project.name}, served by agent-serve`,
     version: input.version,
-    supportedInterfaces: [{ url: `${input.agentUrl}${JSONRPC_PATH}`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+    supportedInterfaces: [
+      { url: `${input.agentUrl}${JSONRPC_PATH}`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url: `${input.agentUrl}${JSONRPC_PATH}`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+    ],
     capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
     defaultInputModes: ["text/plain", "application/json"],
     defaultOutputModes: ["text/plain", "application/json"],

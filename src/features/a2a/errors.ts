@@ -1,5 +1,5 @@
 /**
- * The protocol's errors (docs/guide/a2a.md "Errors"): every failure a caller can cause is one of
+ * The protocol's errors (docs/guide/a2a.md "JSON-RPC errors", "HTTP+JSON"): every failure a caller can cause is one of
  * these, with its JSON-RPC code and its HTTP status, never a 500.
  * @module
  */

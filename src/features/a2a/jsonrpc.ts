@@ -51,8 +51,7 @@ const VERSIONS = new Set(["1.0", "1", "0.3"]);
 export async function handleJsonRpc(context: JsonRpcContext, body: string): Promise<Response> {
   let id: RpcId = null;
   try {
-    const version = context.request.headers.get("a2a-version")?.trim();
-    if (version && !VERSIONS.has(version)) throw new A2AError("versionNotSupported", `A2A-Version ${JSON.stringify(version)} is not supported; this server speaks 1.0 and 0.3`);
+    checkVersion(context.request);
     let envelope: unknown;
     try {
       envelope = JSON.parse(body);
@@ -80,6 +79,12 @@ export async function handleJsonRpc(context: JsonRpcContext, body: string): Prom
     context.release();
     return json({ jsonrpc: "2.0", id, error: toRpcError(error, context.logger) });
   }
+}
+
+/** Refuses an `A2A-Version` this server does not speak (both bindings). */
+export function checkVersion(request: Request): void {
+  const version = request.headers.get("a2a-version")?.trim();
+  if (version && !VERSIONS.has(version)) throw new A2AError("versionNotSupported", `A2A-Version ${JSON.stringify(version)} is not supported; this server speaks 1.0 and 0.3`);
 }
 
 export const SSE_HEADERS: Record<string, string> = {

@@ -1,5 +1,5 @@
 /**
- * The A2A operations in protocol terms, for any binding (docs/guide/a2a.md "Operations"): each
+ * The A2A operations in protocol terms, for any binding (docs/guide/a2a.md "JSON-RPC", "HTTP+JSON"): each
  * takes the request's params as sent and answers the result, or a stream of results, or throws
  * an {@link A2AError}.
  * @module

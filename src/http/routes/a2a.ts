@@ -7,7 +7,10 @@ import { readBodyText } from "../../base/body.ts";
 import { HTTPError } from "../../base/errors.ts";
 import { AGENT_CARD_PATH, JSONRPC_PATH, buildAgentCard } from "../../features/a2a/card.ts";
 import { handleJsonRpc } from "../../features/a2a/jsonrpc.ts";
-import { defineRoute } from "../route.ts";
+import type { AuthContext } from "../../base/auth.ts";
+import type { HostLogger } from "../../base/logging.ts";
+import type { A2AAgent } from "../../features/a2a/agent.ts";
+import { type RouteContext, defineRoute } from "../route.ts";
 
 export const agentCard = defineRoute({
   method: "GET",
@@ -34,32 +37,47 @@ export const a2aJsonRpc = defineRoute({
   auth: "agent",
   summary: "A2A JSON-RPC 2.0 (1.0 methods and the 0.3 names): SendMessage, SendStreamingMessage (SSE), GetTask, ListTasks, CancelTask, SubscribeToTask (SSE)",
   async handler({ request, agent, auth, host }) {
-    const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    if (type !== "application/json") {
-      throw new HTTPError({ status: 415, code: "unsupported_media_type", message: "A2A JSON-RPC requests are application/json" });
-    }
+    requireJson(request);
     const body = await readBodyText(request, host.maxBodyBytes);
-    // Waits (a blocking send, a stream) end when the client leaves or the host closes.
-    const stop = new AbortController();
-    const onAbort = (): void => stop.abort();
-    request.signal.addEventListener("abort", onAbort, { once: true });
-    const unsubscribe = host.closing.subscribe(onAbort);
-    return handleJsonRpc(
-      {
-        agent: { sessions: agent.sessions, log: agent.log, approvals: agent.approvals },
-        auth,
-        signal: stop.signal,
-        request,
-        logger: host.logger,
-        release() {
-          unsubscribe();
-          request.signal.removeEventListener("abort", onAbort);
-        },
-      },
-      body,
-    );
+    return handleJsonRpc({ ...a2aCall({ request, agent, auth, host }), request }, body);
   },
 });
+
+/**
+ * What an A2A operation runs with: the agent's face, the principal, and a signal that ends its
+ * waits (a blocking send, a stream) when the client leaves or the host closes; `release` drops
+ * the listeners once the answer is complete.
+ */
+export function a2aCall({ request, agent, auth, host }: Pick<RouteContext, "request" | "agent" | "auth" | "host">): {
+  agent: A2AAgent;
+  auth: AuthContext;
+  signal: AbortSignal;
+  logger: HostLogger;
+  release(): void;
+} {
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort();
+  request.signal.addEventListener("abort", onAbort, { once: true });
+  const unsubscribe = host.closing.subscribe(onAbort);
+  return {
+    agent: { sessions: agent.sessions, log: agent.log, approvals: agent.approvals },
+    auth,
+    signal: stop.signal,
+    logger: host.logger,
+    release() {
+      unsubscribe();
+      request.signal.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/** A2A bodies are JSON (`application/json`, or the protocol's `application/a2a+json`): anything else is 415. */
+export function requireJson(request: Request): void {
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json" && type !== "application/a2a+json") {
+    throw new HTTPError({ status: 415, code: "unsupported_media_type", message: "A2A requests are application/json (or application/a2a+json)" });
+  }
+}
 
 // --- internals ---
 

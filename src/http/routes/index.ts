@@ -3,6 +3,7 @@ import { listApprovals, resolveApproval } from "./approvals.ts";
 import { artifactContent, listArtifacts } from "./artifacts.ts";
 import { abs } from "./abs.ts";
 import { a2aJsonRpc, agentCard } from "./a2a.ts";
+import { a2aRestExtendedCard, a2aRestGetTask, a2aRestListTasks, a2aRestMessage, a2aRestPushConfigs, a2aRestTaskAction } from "./a2a-rest.ts";
 import { infoRoute, logs, meta } from "./discovery.ts";
 import { cancelEvalRun, getEvalRun, listEvalRuns, listEvals, startEvalRun } from "./evals.ts";
 import { mcpEndpoint, mcpToolsEndpoint } from "./mcp.ts";
@@ -49,4 +50,10 @@ export const agentRoutes: readonly RouteDefinition[] = [
   mcpToolsEndpoint,
   agentCard,
   a2aJsonRpc,
+  a2aRestListTasks,
+  a2aRestExtendedCard,
+  a2aRestMessage,
+  a2aRestGetTask,
+  a2aRestTaskAction,
+  ...a2aRestPushConfigs,
 ];
