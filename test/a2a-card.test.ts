@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { defineChannel } from "../src/entries/channels.ts";
 import { helloOptions, project } from "./_harness.ts";
 import { clientFor, rpc, serve, userMessage } from "./_a2a.ts";
 
@@ -89,6 +90,23 @@ describe("agent card", () => {
         { id: "skill:review", name: "review", description: "Reviews code", tags: ["skill"] },
         { id: "tool:lookup", name: "lookup", description: "Looks things up", tags: ["tool"] },
       ]);
+    } finally {
+      await served.close();
+    }
+  });
+});
+
+describe("beside a project's own a2a channel", () => {
+  it("built-in A2A sessions are not that channel's: its events handlers never see them", async () => {
+    const seen: string[] = [];
+    const own = defineChannel({ routes: [], events: { "*": (event) => void seen.push(event.sessionId) } });
+    const served = await serve(helloOptions({ agents: [{ slug: "hello", project: project({ channels: { a2a: own } }), storage: createMemoryStorage() }] }));
+    try {
+      const client = await clientFor(`${served.url}/hello`);
+      const task = await client.sendMessage({ tenant: "", message: userMessage("/reply mine"), configuration: undefined, metadata: undefined });
+      expect("id" in task && task.status?.state).toBe(3);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(seen).toEqual([]);
     } finally {
       await served.close();
     }

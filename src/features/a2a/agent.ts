@@ -10,8 +10,12 @@ import { HTTPError } from "../../base/errors.ts";
 import type { EventLogView } from "../../base/events/log-view.ts";
 import { taskNotFound } from "./errors.ts";
 
-/** The channel A2A sessions are opened on: a context is one of its sessions. */
-export const A2A_CHANNEL = "a2a";
+/**
+ * The channel A2A sessions are opened on: a context is one of its sessions. It starts with `_`,
+ * which no project channel id may (docs/guide/channels.md "Schema rules"), so a project's own
+ * `bot/channels/a2a.ts` never shares its sessions or events.
+ */
+export const A2A_CHANNEL = "_a2a";
 
 export interface A2AAgent {
   sessions: Sessions;
