@@ -35,7 +35,7 @@ describe("agent card", () => {
           { url: `${served.url}/hello/v1/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
           { url: `${served.url}/hello/v1/a2a`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
         ],
-        capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+        capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
         skills: [{ id: "chat", name: "chat", description: "Says hello", tags: ["chat"] }],
       });
       // Loopback-only: no credential to declare.
@@ -143,7 +143,8 @@ describe("bad requests", () => {
       expect(await code({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: { pageSize: 0 } })).toBe(-32602);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: { pageToken: "garbage" } })).toBe(-32602);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: { status: "DONE" } })).toBe(-32602);
-      expect(await code({ jsonrpc: "2.0", id: 1, method: "CreateTaskPushNotificationConfig", params: {} })).toBe(-32003);
+      expect(await code({ jsonrpc: "2.0", id: 1, method: "CreateTaskPushNotificationConfig", params: {} })).toBe(-32602);
+      expect(await code({ jsonrpc: "2.0", id: 1, method: "CreateTaskPushNotificationConfig", params: { taskId: "nope", url: "https://example.com/hook" } })).toBe(-32001);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "GetExtendedAgentCard" })).toBe(-32007);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }, { "a2a-version": "2.0" })).toBe(-32009);
       const answered = await rpc(endpoint, { jsonrpc: "2.0", id: "abc", method: "GetTask", params: { id: "nope" } });

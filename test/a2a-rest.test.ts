@@ -81,7 +81,8 @@ describe("HTTP+JSON", () => {
     expect(await bad("/tasks?pageSize=1000")).toEqual([400, "INVALID_PARAMS"]);
     expect(await bad("/tasks?historyLength=x")).toEqual([400, "INVALID_PARAMS"]);
     expect(await bad(`/tasks/${running.id}:subscribe`, { method: "POST" })).toEqual([400, "UNSUPPORTED_OPERATION"]);
-    expect(await bad(`/tasks/${running.id}/pushNotificationConfigs`)).toEqual([400, "PUSH_NOTIFICATION_NOT_SUPPORTED"]);
+    expect(await bad(`/tasks/${running.id}/pushNotificationConfigs/none`)).toEqual([404, "TASK_NOT_FOUND"]);
+    expect(await bad(`/tasks/${running.id}/pushNotificationConfigs`, post(JSON.stringify({ url: "http://10.0.0.1/hook" })))).toEqual([400, "INVALID_PARAMS"]);
     expect(await bad("/extendedAgentCard")).toEqual([400, "EXTENDED_AGENT_CARD_NOT_CONFIGURED"]);
     expect(await bad("/tasks", { headers: { "a2a-version": "9.9" } })).toEqual([400, "VERSION_NOT_SUPPORTED"]);
     expect((await fetch(`${base}/message:send`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" })).status).toBe(415);

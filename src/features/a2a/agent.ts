@@ -8,6 +8,7 @@ import type { Sessions } from "../../base/definitions/session-face.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import { HTTPError } from "../../base/errors.ts";
 import type { EventLogView } from "../../base/events/log-view.ts";
+import type { StorageDriver } from "../../base/storage/types.ts";
 import { taskNotFound } from "./errors.ts";
 
 /**
@@ -22,6 +23,10 @@ export interface A2AAgent {
   log: EventLogView;
   /** Decides a parked call (the approval service's `resolve`). */
   approvals: { resolve(sessionId: string, callId: string, decision: "approve" | "deny"): Promise<unknown> };
+  /** Where push notification configs are kept (keys from ../../base/storage/keys.ts). */
+  storage: Pick<StorageDriver, "get" | "set" | "delete" | "list">;
+  /** `--dev`: push notifications may target loopback and private addresses. */
+  dev: boolean;
 }
 
 /**

@@ -41,7 +41,7 @@ export function buildAgentCard(input: CardInput): Record<string, unknown> {
       { url: `${input.agentUrl}${JSONRPC_PATH}`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
       { url: `${input.agentUrl}${JSONRPC_PATH}`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
     ],
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
     defaultInputModes: ["text/plain", "application/json"],
     defaultOutputModes: ["text/plain", "application/json"],
     skills: skillsOf(project),

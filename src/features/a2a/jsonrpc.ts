@@ -11,6 +11,7 @@ import { json } from "../../base/responses.ts";
 import { A2AError, type A2AErrorKind, invalidParams } from "./errors.ts";
 import { isObject } from "./incoming.ts";
 import { LEGACY_METHODS } from "./legacy.ts";
+import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from "./push-configs.ts";
 import { type OperationCall, type RpcMethod, cancelTaskOp, getTaskOp, listTasksOp, sendMessageOp, sendStreamingOp, subscribeOp } from "./operations.ts";
 import type { StreamResponse } from "./wire.ts";
 
@@ -21,7 +22,6 @@ const notSupported = (kind: A2AErrorKind, message: string): RpcMethod => ({
   run: () => Promise.reject(new A2AError(kind, message)),
 });
 
-const PUSH = "push notifications are not supported by this server (the agent card says pushNotifications: false)";
 const EXTENDED = "this agent declares no extended agent card";
 
 export const METHODS: Record<string, RpcMethod> = {
@@ -31,10 +31,10 @@ export const METHODS: Record<string, RpcMethod> = {
   ListTasks: { kind: "unary", run: listTasksOp },
   CancelTask: { kind: "unary", run: cancelTaskOp },
   SubscribeToTask: { kind: "stream", run: subscribeOp },
-  CreateTaskPushNotificationConfig: notSupported("pushNotificationNotSupported", PUSH),
-  GetTaskPushNotificationConfig: notSupported("pushNotificationNotSupported", PUSH),
-  ListTaskPushNotificationConfigs: notSupported("pushNotificationNotSupported", PUSH),
-  DeleteTaskPushNotificationConfig: notSupported("pushNotificationNotSupported", PUSH),
+  CreateTaskPushNotificationConfig: { kind: "unary", run: (call, params) => createPushConfig(call.agent, call.auth, params) },
+  GetTaskPushNotificationConfig: { kind: "unary", run: (call, params) => getPushConfig(call.agent, call.auth, params) },
+  ListTaskPushNotificationConfigs: { kind: "unary", run: (call, params) => listPushConfigs(call.agent, call.auth, params) },
+  DeleteTaskPushNotificationConfig: { kind: "unary", run: (call, params) => deletePushConfig(call.agent, call.auth, params) },
   GetExtendedAgentCard: notSupported("extendedCardNotConfigured", EXTENDED),
 };
 

@@ -5,13 +5,12 @@
  * clients keep working (docs/guide/a2a.md "0.3 clients").
  * @module
  */
-import { A2AError } from "./errors.ts";
+import { A2AError, invalidParams } from "./errors.ts";
 import { isObject } from "./incoming.ts";
+import { type PushConfig, createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from "./push-configs.ts";
 import { type OperationCall, type RpcMethod, cancelTaskOp, getTaskOp, sendMessageOp, sendStreamingOp, subscribeOp } from "./operations.ts";
 import type { Artifact, Message, Part, StreamResponse, Task, TaskStatus } from "./wire.ts";
 import { TERMINAL_STATES } from "./wire.ts";
-
-const PUSH = "push notifications are not supported by this server";
 
 export const LEGACY_METHODS: Record<string, RpcMethod> = {
   "message/send": { kind: "unary", run: async (call, params) => toLegacyTask((await sendMessageOp(call, fromLegacySend(params))).task) },
@@ -19,16 +18,67 @@ export const LEGACY_METHODS: Record<string, RpcMethod> = {
   "tasks/get": { kind: "unary", run: async (call, params) => toLegacyTask(await getTaskOp(call, params)) },
   "tasks/cancel": { kind: "unary", run: async (call, params) => toLegacyTask(await cancelTaskOp(call, params)) },
   "tasks/resubscribe": { kind: "stream", run: async (call: OperationCall, params) => legacyStream(await subscribeOp(call, params)) },
-  "tasks/pushNotificationConfig/set": pushUnsupported(),
-  "tasks/pushNotificationConfig/get": pushUnsupported(),
-  "tasks/pushNotificationConfig/list": pushUnsupported(),
-  "tasks/pushNotificationConfig/delete": pushUnsupported(),
+  "tasks/pushNotificationConfig/set": {
+    kind: "unary",
+    run: async (call, params) => toLegacyPush(await createPushConfig(call.agent, call.auth, fromLegacyPush(params))),
+  },
+  "tasks/pushNotificationConfig/get": {
+    kind: "unary",
+    run: async (call, params) => {
+      const { taskId, configId } = legacyConfigParams(params);
+      if (configId !== undefined) return toLegacyPush(await getPushConfig(call.agent, call.auth, { taskId, id: configId }));
+      // 0.3 allowed a get without a config id: the task's first config.
+      const first = (await listPushConfigs(call.agent, call.auth, { taskId })).configs[0];
+      if (!first) throw new A2AError("taskNotFound", `task ${taskId} has no push notification config`);
+      return toLegacyPush(first);
+    },
+  },
+  "tasks/pushNotificationConfig/list": {
+    kind: "unary",
+    run: async (call, params) => (await listPushConfigs(call.agent, call.auth, { taskId: legacyConfigParams(params).taskId })).configs.map(toLegacyPush),
+  },
+  "tasks/pushNotificationConfig/delete": {
+    kind: "unary",
+    run: async (call, params) => {
+      const { taskId, configId } = legacyConfigParams(params);
+      await deletePushConfig(call.agent, call.auth, { taskId, id: configId });
+      return null;
+    },
+  },
 };
 
 // --- internals ---
 
-function pushUnsupported(): RpcMethod {
-  return { kind: "unary", run: () => Promise.reject(new A2AError("pushNotificationNotSupported", PUSH)) };
+/** `TaskPushNotificationConfig` (0.3: the config nested, `authentication.schemes` a list) as 1.0's. */
+function fromLegacyPush(params: unknown): unknown {
+  if (!isObject(params) || !isObject(params["pushNotificationConfig"])) return params;
+  const { id, url, token, authentication } = params["pushNotificationConfig"];
+  const schemes = isObject(authentication) && Array.isArray(authentication["schemes"]) ? authentication["schemes"] : undefined;
+  return {
+    taskId: params["taskId"],
+    id,
+    url,
+    token,
+    ...(isObject(authentication) ? { authentication: { scheme: schemes?.[0], credentials: authentication["credentials"] } } : {}),
+  };
+}
+
+function toLegacyPush(config: PushConfig): Record<string, unknown> {
+  const { taskId, authentication, ...rest } = config;
+  return {
+    taskId,
+    pushNotificationConfig: {
+      ...rest,
+      ...(authentication ? { authentication: { schemes: [authentication.scheme], ...(authentication.credentials ? { credentials: authentication.credentials } : {}) } } : {}),
+    },
+  };
+}
+
+function legacyConfigParams(params: unknown): { taskId: string; configId?: string } {
+  if (!isObject(params) || typeof params["id"] !== "string") throw invalidParams("params.id is required (the task id)");
+  const configId = params["pushNotificationConfigId"];
+  if (configId !== undefined && typeof configId !== "string") throw invalidParams("params.pushNotificationConfigId must be a string");
+  return { taskId: params["id"], ...(configId ? { configId } : {}) };
 }
 
 /** `MessageSendParams` (0.3) as a 1.0 `SendMessageRequest`; anything unexpected is left for the 1.0 checks to refuse. */

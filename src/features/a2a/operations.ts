@@ -8,6 +8,7 @@ import type { AuthContext } from "../../base/auth.ts";
 import type { A2AAgent } from "./agent.ts";
 import { invalidParams, taskNotFound, unsupported } from "./errors.ts";
 import { isObject, readIncoming } from "./incoming.ts";
+import { createPushConfig, readConfig } from "./push-configs.ts";
 import { cancelTask } from "./task-cancel.ts";
 import { toTask } from "./task-fold.ts";
 import { type ListTasksResult, listTasks, readHistoryLength, readListQuery } from "./task-list.ts";
@@ -29,8 +30,9 @@ export type RpcMethod =
 
 /** `SendMessage`: blocking by default (until the task settles), or `returnImmediately`. */
 export async function sendMessageOp(call: OperationCall, params: unknown): Promise<{ task: Task }> {
-  const { message, returnImmediately, historyLength } = readSendParams(params);
+  const { message, returnImmediately, historyLength, push } = readSendParams(params, call.agent.dev);
   const sent = await sendMessage(call.agent, message, call.auth);
+  if (push) await createPushConfig(call.agent, call.auth, { ...push, taskId: sent.taskId });
   if (!returnImmediately) {
     for await (const _ of followTask(call.agent, sent.sessionId, sent.taskId, { snapshotAt: sent.snapshotAt, signal: call.signal })) {
       // Drained: the stream ends once the task settles.
@@ -42,8 +44,9 @@ export async function sendMessageOp(call: OperationCall, params: unknown): Promi
 
 /** `SendStreamingMessage`: the message is admitted before the stream opens, so errors come as errors. */
 export async function sendStreamingOp(call: OperationCall, params: unknown): Promise<AsyncIterable<StreamResponse>> {
-  const { message, historyLength } = readSendParams(params);
+  const { message, historyLength, push } = readSendParams(params, call.agent.dev);
   const sent = await sendMessage(call.agent, message, call.auth);
+  if (push) await createPushConfig(call.agent, call.auth, { ...push, taskId: sent.taskId });
   return followTask(call.agent, sent.sessionId, sent.taskId, {
     snapshotAt: sent.snapshotAt,
     signal: call.signal,
@@ -79,16 +82,27 @@ export async function listTasksOp(call: OperationCall, params: unknown): Promise
 
 // --- internals ---
 
-function readSendParams(params: unknown): { message: ReturnType<typeof readIncoming>; returnImmediately: boolean; historyLength?: number } {
+interface SendParams {
+  message: ReturnType<typeof readIncoming>;
+  returnImmediately: boolean;
+  historyLength?: number;
+  /** `configuration.taskPushNotificationConfig`, checked before anything is sent. */
+  push?: Record<string, unknown>;
+}
+
+function readSendParams(params: unknown, dev: boolean): SendParams {
   if (!isObject(params)) throw invalidParams("params must be an object with a message");
   const configuration = params["configuration"] ?? {};
   if (!isObject(configuration)) throw invalidParams("params.configuration must be an object");
-  const { returnImmediately, historyLength } = configuration;
+  const { returnImmediately, historyLength, taskPushNotificationConfig: push } = configuration;
   if (returnImmediately !== undefined && typeof returnImmediately !== "boolean") throw invalidParams("params.configuration.returnImmediately must be a boolean");
+  if (push !== undefined && !isObject(push)) throw invalidParams("params.configuration.taskPushNotificationConfig must be an object");
+  if (push) readConfig(push, "", dev);
   return {
     message: readIncoming(params["message"]),
     returnImmediately: returnImmediately === true,
     ...(historyLength === undefined ? {} : { historyLength: readHistoryLength(historyLength) }),
+    ...(push ? { push } : {}),
   };
 }
 

@@ -51,7 +51,7 @@ export function parseTaskId(id: string): { sessionId: string; turnId: string } |
  * Applies one event; returns the updates it makes to the task it touches (for streams), each
  * with that task's id.
  */
-export function foldTaskEvent(fold: TaskFold, event: SessionEvent): Array<{ taskId: string; update: StreamResponse }> {
+export function foldTaskEvent(fold: TaskFold, event: Readonly<SessionEvent>): Array<{ taskId: string; update: StreamResponse }> {
   if (event.type === "session.failed") return failOpen(fold, event.at, event.data.message);
   if (event.turnId === undefined) return [];
   const id = taskIdOf(event.sessionId, event.turnId);

@@ -7,7 +7,9 @@
  */
 import { readBodyText } from "../../base/body.ts";
 import { A2AError } from "../../features/a2a/errors.ts";
+import { isObject as isRecord } from "../../features/a2a/incoming.ts";
 import { checkVersion } from "../../features/a2a/jsonrpc.ts";
+import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from "../../features/a2a/push-configs.ts";
 import { cancelTaskOp, getTaskOp, listTasksOp, sendMessageOp, sendStreamingOp, subscribeOp } from "../../features/a2a/operations.ts";
 import { type RestCall, intParam, restError, restStream, restUnary } from "../../features/a2a/rest.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
@@ -81,18 +83,57 @@ export const a2aRestTaskAction = defineRoute({
   },
 });
 
-const PUSH = "push notifications are not supported by this server (the agent card says pushNotifications: false)";
+export const a2aRestPushConfigs = defineRoute({
+  method: "POST",
+  path: "/v1/a2a/tasks/:task/pushNotificationConfigs",
+  auth: "agent",
+  summary: "A2A HTTP+JSON: CreateTaskPushNotificationConfig ({url, token?, authentication?, id?} → the config)",
+  async handler(context) {
+    requireJson(context.request);
+    const body = await readBody(context);
+    if (body instanceof Response) return body;
+    const call = await restCall(context);
+    if (call instanceof Response) return call;
+    const taskId = context.params["task"] ?? "";
+    return restUnary(call, () => createPushConfig(call.agent, call.auth, { ...(isRecord(body) ? body : {}), taskId }));
+  },
+});
 
-/** Push notification configs, every method: not offered, as the card says. */
-export const a2aRestPushConfigs = (["GET", "POST", "DELETE"] as const).map((method) =>
-  defineRoute({
-    method,
-    path: "/v1/a2a/tasks/:task/*",
-    auth: "agent",
-    summary: "A2A HTTP+JSON: push notification configs (tasks/<id>/pushNotificationConfigs): not supported",
-    handler: (context) => restError(new A2AError("pushNotificationNotSupported", PUSH), context.host.logger),
-  }),
-);
+export const a2aRestListPushConfigs = defineRoute({
+  method: "GET",
+  path: "/v1/a2a/tasks/:task/pushNotificationConfigs",
+  auth: "agent",
+  summary: "A2A HTTP+JSON: ListTaskPushNotificationConfigs → {configs, nextPageToken}",
+  async handler(context) {
+    const call = await restCall(context);
+    if (call instanceof Response) return call;
+    return restUnary(call, () => listPushConfigs(call.agent, call.auth, { taskId: context.params["task"] ?? "" }));
+  },
+});
+
+export const a2aRestGetPushConfig = defineRoute({
+  method: "GET",
+  path: "/v1/a2a/tasks/:task/pushNotificationConfigs/:config",
+  auth: "agent",
+  summary: "A2A HTTP+JSON: GetTaskPushNotificationConfig",
+  async handler(context) {
+    const call = await restCall(context);
+    if (call instanceof Response) return call;
+    return restUnary(call, () => getPushConfig(call.agent, call.auth, { taskId: context.params["task"] ?? "", id: context.params["config"] ?? "" }));
+  },
+});
+
+export const a2aRestDeletePushConfig = defineRoute({
+  method: "DELETE",
+  path: "/v1/a2a/tasks/:task/pushNotificationConfigs/:config",
+  auth: "agent",
+  summary: "A2A HTTP+JSON: DeleteTaskPushNotificationConfig",
+  async handler(context) {
+    const call = await restCall(context);
+    if (call instanceof Response) return call;
+    return restUnary(call, () => deletePushConfig(call.agent, call.auth, { taskId: context.params["task"] ?? "", id: context.params["config"] ?? "" }));
+  },
+});
 
 export const a2aRestExtendedCard = defineRoute({
   method: "GET",

@@ -60,7 +60,7 @@ export function a2aCall({ request, agent, auth, host }: Pick<RouteContext, "requ
   request.signal.addEventListener("abort", onAbort, { once: true });
   const unsubscribe = host.closing.subscribe(onAbort);
   return {
-    agent: { sessions: agent.sessions, log: agent.log, approvals: agent.approvals },
+    agent: { sessions: agent.sessions, log: agent.log, approvals: agent.approvals, storage: agent.storage, dev: host.dev },
     auth,
     signal: stop.signal,
     logger: host.logger,
