@@ -65,7 +65,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe("push notifications", () => {
   it("configs through the SDK; each update posted in order with the token and authentication", async () => {
     const hook = await receiver();
-    const served = await serve(options(createMemoryStorage()));
+    const storage = createMemoryStorage();
+    const served = await serve(options(storage));
     try {
       const client = await clientFor(`${served.url}/hello`);
       expect((await client.getAgentCard()).capabilities?.pushNotifications).toBe(true);
@@ -97,6 +98,11 @@ describe("push notifications", () => {
       expect(new Set(ids).size).toBe(ids.length);
       await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: started.id, id: config.id });
       expect((await client.listTaskPushNotificationConfig({ tenant: "", taskId: started.id, pageSize: 0, pageToken: "" })).configs).toEqual([]);
+      // Removing the session removes its configs, credentials included.
+      await client.createTaskPushNotificationConfig({ tenant: "", id: "again", taskId: started.id, url: hook.url, token: "", authentication: { scheme: "Bearer", credentials: "x" } });
+      expect(await storage.list(`a2a/push/${started.contextId}/`)).toHaveLength(1);
+      expect((await fetch(`${served.url}/hello/v1/session/${started.contextId}`, { method: "DELETE" })).status).toBe(200);
+      expect(await storage.list(`a2a/push/${started.contextId}/`)).toEqual([]);
     } finally {
       await served.close();
       await hook.close();

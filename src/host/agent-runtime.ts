@@ -17,6 +17,7 @@ import { createSessionEntry } from "../engine/sessions/session-entry.ts";
 import { SessionStore } from "../engine/sessions/session-store.ts";
 import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { ConversationLog } from "../engine/turns/conversation.ts";
+import { a2aPushPrefix } from "../base/storage/keys.ts";
 import { A2APushDelivery } from "../features/a2a/push-delivery.ts";
 import { ChannelHost, HTTP_CHANNEL } from "../features/channels/channel-host.ts";
 import { EvalService } from "../features/evals/service.ts";
@@ -125,6 +126,7 @@ export function createAgentRuntime(
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
     approvals: approvalStore,
     takeOverParked: (sessionId) => recovery.takeOverParked(sessionId),
+    featureKeys: (sessionId) => storage.list(a2aPushPrefix(sessionId)),
   });
   const placing = placeSessions({
     slug,
