@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
-import { eventually, helloOptions, project } from "./_harness.ts";
+import { eventually, helloOptions, project, severable } from "./_harness.ts";
 import { clientFor, rpc, serve, userMessage } from "./_a2a.ts";
 
 interface Received {
@@ -188,6 +188,47 @@ describe("push notifications", () => {
       expect((await client.getTask({ tenant: "", id: taskId, historyLength: undefined })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     } finally {
       await served.close();
+      await hook.close();
+    }
+  });
+
+  it("across a crash: the server dies with updates undelivered; the next one on the same store posts them", async () => {
+    const hook = await receiver();
+    const inner = createMemoryStorage();
+    const crashing = severable(inner);
+    // The first server never drains: it is cut off from the store, as a killed process is.
+    const first = await serve(options(crashing.driver, true, [60_000]));
+    let taskId: string;
+    try {
+      hook.setDown(true);
+      const endpoint = `${first.url}/hello/v1/a2a`;
+      const sent = await rpc(endpoint, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "/reply after the crash" }] }, configuration: { taskPushNotificationConfig: { url: hook.url } } },
+      });
+      taskId = (sent.body["result"] as { task: { id: string } }).task.id;
+      await eventually(async () => ((await inner.get(`channels/_a2a/delivered/${taskId.split(".")[0]}`)) !== undefined ? true : undefined), 5000, "the delivery cursor");
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      crashing.sever();
+      await first.server.close(true);
+    } catch (error) {
+      await first.close();
+      throw error;
+    }
+    expect(hook.posts).toEqual([]);
+    hook.setDown(false);
+    const second = await serve(options(inner));
+    try {
+      // Start-up (as `agent-serve serve` does before listening) resumes the unfinished deliveries.
+      await second.host.ready();
+      await eventually(async () => (statesOf(hook.posts).includes("TASK_STATE_COMPLETED") ? true : undefined), 5000, "the completed update after the crash");
+      expect(hook.posts.every((post) => post.body.statusUpdate?.taskId === taskId)).toBe(true);
+      const ids = hook.posts.map((post) => post.headers["a2a-notification-id"]);
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      await second.close();
       await hook.close();
     }
   });
