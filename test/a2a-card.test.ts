@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { defineChannel } from "../src/entries/channels.ts";
+import { validateAgentConfig } from "../loader/validate-config.ts";
 import { helloOptions, project } from "./_harness.ts";
 import { clientFor, rpc, serve, userMessage } from "./_a2a.ts";
 
@@ -93,6 +94,40 @@ describe("agent card", () => {
     } finally {
       await served.close();
     }
+  });
+});
+
+describe("skills declared in bot/agent.ts", () => {
+  const a2a = {
+    skills: [{ id: "summarize", name: "Summarize", description: "Summarizes a text", tags: ["text"], examples: ["summarize this"] }],
+    extendedSkills: [{ id: "audit", name: "Audit", description: "Audits the books" }],
+  };
+
+  it("the card lists the declared skills; admitted callers get the extended card with the rest", async () => {
+    const served = await serve(helloOptions({ mode: "single", auth: { bearerToken: "sekrit" }, agents: [{ slug: "hello", project: project({ agent: { a2a } }), storage: createMemoryStorage() }] }));
+    try {
+      const { body } = await card(`${served.url}/.well-known/agent-card.json`);
+      expect(body.skills).toEqual([{ id: "summarize", name: "Summarize", description: "Summarizes a text", tags: ["text"], examples: ["summarize this"] }]);
+      expect((body as unknown as { capabilities: { extendedAgentCard: boolean } }).capabilities.extendedAgentCard).toBe(true);
+      const client = await clientFor(served.url, { authorization: "Bearer sekrit" });
+      const extended = await client.getAgentCard();
+      expect(extended.skills.map((skill) => skill.id)).toEqual(["summarize", "audit"]);
+      const rest = await fetch(`${served.url}/v1/a2a/extendedAgentCard`, { headers: { authorization: "Bearer sekrit" } });
+      expect(((await rest.json()) as { skills: Array<{ id: string }> }).skills.map((skill) => skill.id)).toEqual(["summarize", "audit"]);
+      // Only callers the chain admits.
+      expect((await fetch(`${served.url}/v1/a2a/extendedAgentCard`)).status).toBe(401);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("a malformed a2a config is a diagnostic naming the entry", () => {
+    expect(validateAgentConfig({ a2a: a2a }, "bot/agent.ts")).toEqual([]);
+    const problems = validateAgentConfig({ a2a: { skills: [{ id: "x" }], other: [] } } as never, "bot/agent.ts").map((d) => d.message);
+    expect(problems).toEqual([
+      "a2a.skills[0] must be {id, name, description} (non-empty strings) with optional string arrays tags and examples",
+      "a2a.other is not a key of a2a (skills, extendedSkills)",
+    ]);
   });
 });
 

@@ -27,6 +27,8 @@ export interface A2AAgent {
   storage: Pick<StorageDriver, "get" | "set" | "delete" | "list">;
   /** `--dev`: push notifications may target loopback and private addresses. */
   dev: boolean;
+  /** The extended agent card, when `bot/agent.ts` declares one (`a2a.extendedSkills`). */
+  extendedCard(): Record<string, unknown> | undefined;
 }
 
 /**

@@ -4,7 +4,7 @@
  * matches how the server was started.
  * @module
  */
-import type { ProjectDefinition } from "../../base/definitions/project.ts";
+import type { A2ASkillDeclaration, ProjectDefinition } from "../../base/definitions/project.ts";
 
 /** How the agent's routes authenticate, as the card describes it. */
 export type CardAuth = "bearer" | "loopback" | "anonymous" | "custom";
@@ -23,6 +23,7 @@ export interface AgentSkill {
   name: string;
   description: string;
   tags: string[];
+  examples?: string[];
 }
 
 /** Where the card is served below the agent's base (the protocol's well-known path). */
@@ -31,7 +32,14 @@ export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
 /** The path of the JSON-RPC endpoint below the agent's base. */
 export const JSONRPC_PATH = "/v1/a2a";
 
-export function buildAgentCard(input: CardInput): Record<string, unknown> {
+/** Whether the project declares an extended card (`a2a.extendedSkills` in `bot/agent.ts`). */
+export const hasExtendedCard = (project: ProjectDefinition): boolean => (project.agent.a2a?.extendedSkills?.length ?? 0) > 0;
+
+/**
+ * The public card; with `extended`, the card of `GetExtendedAgentCard` (callers the agent's chain
+ * admitted): the same plus the declared `extendedSkills`.
+ */
+export function buildAgentCard(input: CardInput, extended = false): Record<string, unknown> {
   const { project } = input;
   return {
     name: project.name,
@@ -41,18 +49,23 @@ export function buildAgentCard(input: CardInput): Record<string, unknown> {
       { url: `${input.agentUrl}${JSONRPC_PATH}`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
       { url: `${input.agentUrl}${JSONRPC_PATH}`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
     ],
-    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: hasExtendedCard(project) },
     defaultInputModes: ["text/plain", "application/json"],
     defaultOutputModes: ["text/plain", "application/json"],
-    skills: skillsOf(project),
+    skills: extended ? [...skillsOf(project), ...(project.agent.a2a?.extendedSkills ?? []).map(toSkill)] : skillsOf(project),
     ...security(input.auth),
   };
 }
 
 // --- internals ---
 
-/** The project's skills and tools; a project with neither offers one skill: talking to it. */
+/**
+ * The skills `bot/agent.ts` declares (`a2a.skills`), else the project's skills and tools; a
+ * project with neither offers one skill: talking to it.
+ */
 function skillsOf(project: ProjectDefinition): AgentSkill[] {
+  const declared = project.agent.a2a?.skills;
+  if (declared) return declared.map(toSkill);
   const skills: AgentSkill[] = [];
   for (const [name, skill] of Object.entries(project.skills ?? {})) {
     skills.push({ id: `skill:${name}`, name, description: skill.description, tags: ["skill"] });
@@ -62,6 +75,10 @@ function skillsOf(project: ProjectDefinition): AgentSkill[] {
   }
   if (skills.length === 0) skills.push({ id: "chat", name: "chat", description: project.description ?? `Talk with ${project.name}`, tags: ["chat"] });
   return skills;
+}
+
+function toSkill(skill: A2ASkillDeclaration): AgentSkill {
+  return { id: skill.id, name: skill.name, description: skill.description, tags: skill.tags ?? [], ...(skill.examples ? { examples: skill.examples } : {}) };
 }
 
 /**

@@ -8,21 +8,14 @@
 import { HTTPError, StorageUnavailableError } from "../../base/errors.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import { json } from "../../base/responses.ts";
-import { A2AError, type A2AErrorKind, invalidParams } from "./errors.ts";
+import { A2AError, invalidParams } from "./errors.ts";
 import { isObject } from "./incoming.ts";
 import { LEGACY_METHODS } from "./legacy.ts";
 import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from "./push-configs.ts";
-import { type OperationCall, type RpcMethod, cancelTaskOp, getTaskOp, listTasksOp, sendMessageOp, sendStreamingOp, subscribeOp } from "./operations.ts";
+import { type OperationCall, type RpcMethod, cancelTaskOp, extendedCardOp, getTaskOp, listTasksOp, sendMessageOp, sendStreamingOp, subscribeOp } from "./operations.ts";
 import type { StreamResponse } from "./wire.ts";
 
 type RpcId = string | number | null;
-
-const notSupported = (kind: A2AErrorKind, message: string): RpcMethod => ({
-  kind: "unary",
-  run: () => Promise.reject(new A2AError(kind, message)),
-});
-
-const EXTENDED = "this agent declares no extended agent card";
 
 export const METHODS: Record<string, RpcMethod> = {
   SendMessage: { kind: "unary", run: sendMessageOp },
@@ -35,7 +28,7 @@ export const METHODS: Record<string, RpcMethod> = {
   GetTaskPushNotificationConfig: { kind: "unary", run: (call, params) => getPushConfig(call.agent, call.auth, params) },
   ListTaskPushNotificationConfigs: { kind: "unary", run: (call, params) => listPushConfigs(call.agent, call.auth, params) },
   DeleteTaskPushNotificationConfig: { kind: "unary", run: (call, params) => deletePushConfig(call.agent, call.auth, params) },
-  GetExtendedAgentCard: notSupported("extendedCardNotConfigured", EXTENDED),
+  GetExtendedAgentCard: { kind: "unary", run: extendedCardOp },
 };
 
 export interface JsonRpcContext extends OperationCall {

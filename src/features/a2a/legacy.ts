@@ -8,7 +8,7 @@
 import { A2AError, invalidParams } from "./errors.ts";
 import { isObject } from "./incoming.ts";
 import { type PushConfig, createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from "./push-configs.ts";
-import { type OperationCall, type RpcMethod, cancelTaskOp, getTaskOp, sendMessageOp, sendStreamingOp, subscribeOp } from "./operations.ts";
+import { type OperationCall, type RpcMethod, cancelTaskOp, extendedCardOp, getTaskOp, sendMessageOp, sendStreamingOp, subscribeOp } from "./operations.ts";
 import type { Artifact, Message, Part, StreamResponse, Task, TaskStatus } from "./wire.ts";
 import { TERMINAL_STATES } from "./wire.ts";
 
@@ -18,6 +18,7 @@ export const LEGACY_METHODS: Record<string, RpcMethod> = {
   "tasks/get": { kind: "unary", run: async (call, params) => toLegacyTask(await getTaskOp(call, params)) },
   "tasks/cancel": { kind: "unary", run: async (call, params) => toLegacyTask(await cancelTaskOp(call, params)) },
   "tasks/resubscribe": { kind: "stream", run: async (call: OperationCall, params) => legacyStream(await subscribeOp(call, params)) },
+  "agent/getAuthenticatedExtendedCard": { kind: "unary", run: extendedCardOp },
   "tasks/pushNotificationConfig/set": {
     kind: "unary",
     run: async (call, params) => toLegacyPush(await createPushConfig(call.agent, call.auth, fromLegacyPush(params))),

@@ -6,7 +6,7 @@
  */
 import type { AuthContext } from "../../base/auth.ts";
 import type { A2AAgent } from "./agent.ts";
-import { invalidParams, taskNotFound, unsupported } from "./errors.ts";
+import { A2AError, invalidParams, taskNotFound, unsupported } from "./errors.ts";
 import { isObject, readIncoming } from "./incoming.ts";
 import { createPushConfig, readConfig } from "./push-configs.ts";
 import { cancelTask } from "./task-cancel.ts";
@@ -78,6 +78,13 @@ export async function listTasksOp(call: OperationCall, params: unknown): Promise
   return listTasks(call.agent, call.auth, query, (task) =>
     toTask(task, { artifacts: query.includeArtifacts, ...(query.historyLength === undefined ? {} : { historyLength: query.historyLength }) }),
   );
+}
+
+/** `GetExtendedAgentCard`: the card with the skills only admitted callers see, when one is declared. */
+export async function extendedCardOp(call: OperationCall): Promise<Record<string, unknown>> {
+  const card = call.agent.extendedCard();
+  if (!card) throw new A2AError("extendedCardNotConfigured", "this agent declares no extended agent card");
+  return card;
 }
 
 // --- internals ---

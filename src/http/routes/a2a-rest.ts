@@ -10,7 +10,7 @@ import { A2AError } from "../../features/a2a/errors.ts";
 import { isObject as isRecord } from "../../features/a2a/incoming.ts";
 import { checkVersion } from "../../features/a2a/jsonrpc.ts";
 import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from "../../features/a2a/push-configs.ts";
-import { cancelTaskOp, getTaskOp, listTasksOp, sendMessageOp, sendStreamingOp, subscribeOp } from "../../features/a2a/operations.ts";
+import { cancelTaskOp, extendedCardOp, getTaskOp, listTasksOp, sendMessageOp, sendStreamingOp, subscribeOp } from "../../features/a2a/operations.ts";
 import { type RestCall, intParam, restError, restStream, restUnary } from "../../features/a2a/rest.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
 import { a2aCall, requireJson } from "./a2a.ts";
@@ -139,8 +139,12 @@ export const a2aRestExtendedCard = defineRoute({
   method: "GET",
   path: "/v1/a2a/extendedAgentCard",
   auth: "agent",
-  summary: "A2A HTTP+JSON: GetExtendedAgentCard: none is declared",
-  handler: (context) => restError(new A2AError("extendedCardNotConfigured", "this agent declares no extended agent card"), context.host.logger),
+  summary: "A2A HTTP+JSON: GetExtendedAgentCard (the card with a2a.extendedSkills, for admitted callers)",
+  async handler(context) {
+    const call = await restCall(context);
+    if (call instanceof Response) return call;
+    return restUnary(call, () => extendedCardOp(call));
+  },
 });
 
 // --- internals ---

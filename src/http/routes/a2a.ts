@@ -5,7 +5,7 @@
  */
 import { readBodyText } from "../../base/body.ts";
 import { HTTPError } from "../../base/errors.ts";
-import { AGENT_CARD_PATH, JSONRPC_PATH, buildAgentCard } from "../../features/a2a/card.ts";
+import { AGENT_CARD_PATH, type CardInput, JSONRPC_PATH, buildAgentCard, hasExtendedCard } from "../../features/a2a/card.ts";
 import { handleJsonRpc } from "../../features/a2a/jsonrpc.ts";
 import type { AuthContext } from "../../base/auth.ts";
 import type { HostLogger } from "../../base/logging.ts";
@@ -36,10 +36,10 @@ export const a2aJsonRpc = defineRoute({
   path: JSONRPC_PATH,
   auth: "agent",
   summary: "A2A JSON-RPC 2.0 (1.0 methods and the 0.3 names): SendMessage, SendStreamingMessage (SSE), GetTask, ListTasks, CancelTask, SubscribeToTask (SSE)",
-  async handler({ request, agent, auth, host }) {
+  async handler({ request, url, agent, auth, host }) {
     requireJson(request);
     const body = await readBodyText(request, host.maxBodyBytes);
-    return handleJsonRpc({ ...a2aCall({ request, agent, auth, host }), request }, body);
+    return handleJsonRpc({ ...a2aCall({ request, url, agent, auth, host }), request }, body);
   },
 });
 
@@ -48,7 +48,7 @@ export const a2aJsonRpc = defineRoute({
  * waits (a blocking send, a stream) when the client leaves or the host closes; `release` drops
  * the listeners once the answer is complete.
  */
-export function a2aCall({ request, agent, auth, host }: Pick<RouteContext, "request" | "agent" | "auth" | "host">): {
+export function a2aCall({ request, url, agent, auth, host }: Pick<RouteContext, "request" | "url" | "agent" | "auth" | "host">): {
   agent: A2AAgent;
   auth: AuthContext;
   signal: AbortSignal;
@@ -60,7 +60,14 @@ export function a2aCall({ request, agent, auth, host }: Pick<RouteContext, "requ
   request.signal.addEventListener("abort", onAbort, { once: true });
   const unsubscribe = host.closing.subscribe(onAbort);
   return {
-    agent: { sessions: agent.sessions, log: agent.log, approvals: agent.approvals, storage: agent.storage, dev: host.dev },
+    agent: {
+      sessions: agent.sessions,
+      log: agent.log,
+      approvals: agent.approvals,
+      storage: agent.storage,
+      dev: host.dev,
+      extendedCard: () => (hasExtendedCard(agent.project) ? buildAgentCard(cardInput({ url, agent, host }), true) : undefined),
+    },
     auth,
     signal: stop.signal,
     logger: host.logger,
@@ -80,6 +87,10 @@ export function requireJson(request: Request): void {
 }
 
 // --- internals ---
+
+function cardInput({ url, agent, host }: Pick<RouteContext, "url" | "agent" | "host">): CardInput {
+  return { project: agent.project, agentUrl: `${url.origin}${agent.basePath}`, version: host.version, auth: cardAuth(agent.project.channels?.["http"]?.auth, host.authMode) };
+}
 
 /** An authored HTTP channel chain is code the card cannot describe. */
 function cardAuth(authored: unknown, started: "bearer" | "loopback" | "anonymous" | "custom"): "bearer" | "loopback" | "anonymous" | "custom" {
