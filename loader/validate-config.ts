@@ -62,11 +62,15 @@ export function validateAgentConfig(agent: AgentConfig, file: string): Diagnosti
 /** `a2a`: skill lists of `{id, name, description, tags?, examples?}` (docs/guide/a2a.md "The agent card"). */
 function a2aConfigProblems(a2a: unknown): string[] {
   if (a2a === undefined) return [];
-  if (typeof a2a !== "object" || a2a === null || Array.isArray(a2a)) return ["a2a must be an object: {skills?, extendedSkills?}"];
+  if (typeof a2a !== "object" || a2a === null || Array.isArray(a2a)) return ["a2a must be an object: {skills?, extendedSkills?, allowPrivatePushTargets?}"];
   const problems: string[] = [];
   for (const [key, value] of Object.entries(a2a)) {
+    if (key === "allowPrivatePushTargets") {
+      if (typeof value !== "boolean") problems.push("a2a.allowPrivatePushTargets must be a boolean");
+      continue;
+    }
     if (key !== "skills" && key !== "extendedSkills") {
-      problems.push(`a2a.${key} is not a key of a2a (skills, extendedSkills)`);
+      problems.push(`a2a.${key} is not a key of a2a (skills, extendedSkills, allowPrivatePushTargets)`);
       continue;
     }
     if (!Array.isArray(value)) {

@@ -126,7 +126,7 @@ describe("skills declared in bot/agent.ts", () => {
     const problems = validateAgentConfig({ a2a: { skills: [{ id: "x" }], other: [] } } as never, "bot/agent.ts").map((d) => d.message);
     expect(problems).toEqual([
       "a2a.skills[0] must be {id, name, description} (non-empty strings) with optional string arrays tags and examples",
-      "a2a.other is not a key of a2a (skills, extendedSkills)",
+      "a2a.other is not a key of a2a (skills, extendedSkills, allowPrivatePushTargets)",
     ]);
   });
 });

@@ -152,6 +152,17 @@ describe("push notifications", () => {
     } finally {
       await served.close();
     }
+    // A project that allows private targets takes them outside --dev too.
+    const allowing = await serve(helloOptions({ agents: [{ slug: "hello", project: project({ agent: { a2a: { allowPrivatePushTargets: true } } }), storage: createMemoryStorage() }] }));
+    try {
+      const endpoint = `${allowing.url}/hello/v1/a2a`;
+      const sent = await rpc(endpoint, { jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "/reply x" }] } } });
+      const taskId = (sent.body["result"] as { task: { id: string } }).task.id;
+      const ok = await rpc(endpoint, { jsonrpc: "2.0", id: 2, method: "CreateTaskPushNotificationConfig", params: { taskId, url: "http://10.1.2.3/hook", id: "lan" } });
+      expect(ok.body["result"]).toMatchObject({ id: "lan", url: "http://10.1.2.3/hook" });
+    } finally {
+      await allowing.close();
+    }
   });
 
   it("a receiver down during the task gets every update from the next server on the same store", async () => {

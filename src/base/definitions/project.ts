@@ -72,6 +72,12 @@ export interface A2AConfig {
    * agent card (`GetExtendedAgentCard`), the public card's skills plus these.
    */
   extendedSkills?: A2ASkillDeclaration[];
+  /**
+   * Push notifications may go to loopback and private addresses (receivers on the same network).
+   * Security: any caller the chain admits can then make the server post inside that network.
+   * @default false (allowed only under `--dev`)
+   */
+  allowPrivatePushTargets?: boolean;
 }
 
 /** USD per million tokens. */

@@ -25,8 +25,11 @@ export interface A2AAgent {
   approvals: { resolve(sessionId: string, callId: string, decision: "approve" | "deny"): Promise<unknown> };
   /** Where push notification configs are kept (keys from ../../base/storage/keys.ts). */
   storage: Pick<StorageDriver, "get" | "set" | "delete" | "list">;
-  /** `--dev`: push notifications may target loopback and private addresses. */
-  dev: boolean;
+  /**
+   * Push notifications may target loopback and private addresses: under `--dev`, or when
+   * `bot/agent.ts` allows it (`a2a.allowPrivatePushTargets`).
+   */
+  allowPrivatePush: boolean;
   /** The extended agent card, when `bot/agent.ts` declares one (`a2a.extendedSkills`). */
   extendedCard(): Record<string, unknown> | undefined;
 }

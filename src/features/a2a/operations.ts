@@ -30,7 +30,7 @@ export type RpcMethod =
 
 /** `SendMessage`: blocking by default (until the task settles), or `returnImmediately`. */
 export async function sendMessageOp(call: OperationCall, params: unknown): Promise<{ task: Task }> {
-  const { message, returnImmediately, historyLength, push } = readSendParams(params, call.agent.dev);
+  const { message, returnImmediately, historyLength, push } = readSendParams(params, call.agent.allowPrivatePush);
   const sent = await sendMessage(call.agent, message, call.auth);
   if (push) await createPushConfig(call.agent, call.auth, { ...push, taskId: sent.taskId });
   if (!returnImmediately) {
@@ -44,7 +44,7 @@ export async function sendMessageOp(call: OperationCall, params: unknown): Promi
 
 /** `SendStreamingMessage`: the message is admitted before the stream opens, so errors come as errors. */
 export async function sendStreamingOp(call: OperationCall, params: unknown): Promise<AsyncIterable<StreamResponse>> {
-  const { message, historyLength, push } = readSendParams(params, call.agent.dev);
+  const { message, historyLength, push } = readSendParams(params, call.agent.allowPrivatePush);
   const sent = await sendMessage(call.agent, message, call.auth);
   if (push) await createPushConfig(call.agent, call.auth, { ...push, taskId: sent.taskId });
   return followTask(call.agent, sent.sessionId, sent.taskId, {
@@ -97,14 +97,14 @@ interface SendParams {
   push?: Record<string, unknown>;
 }
 
-function readSendParams(params: unknown, dev: boolean): SendParams {
+function readSendParams(params: unknown, allowPrivate: boolean): SendParams {
   if (!isObject(params)) throw invalidParams("params must be an object with a message");
   const configuration = params["configuration"] ?? {};
   if (!isObject(configuration)) throw invalidParams("params.configuration must be an object");
   const { returnImmediately, historyLength, taskPushNotificationConfig: push } = configuration;
   if (returnImmediately !== undefined && typeof returnImmediately !== "boolean") throw invalidParams("params.configuration.returnImmediately must be a boolean");
   if (push !== undefined && !isObject(push)) throw invalidParams("params.configuration.taskPushNotificationConfig must be an object");
-  if (push) readConfig(push, "", dev);
+  if (push) readConfig(push, "", allowPrivate);
   return {
     message: readIncoming(params["message"]),
     returnImmediately: returnImmediately === true,

@@ -30,7 +30,7 @@ export const MAX_CONFIGS_PER_TASK = 10;
 export async function createPushConfig(agent: A2AAgent, auth: AuthContext, params: unknown): Promise<PushConfig> {
   if (!isObject(params)) throw invalidParams("params must be a TaskPushNotificationConfig");
   const task = await readTask(agent, stringParam(params, "taskId"), auth);
-  const config = readConfig(params, task.id, agent.dev);
+  const config = readConfig(params, task.id, agent.allowPrivatePush);
   const { sessionId, turnId } = parseTaskId(task.id)!;
   const existing = await agent.storage.list(a2aPushPrefix(sessionId, turnId));
   if (existing.length >= MAX_CONFIGS_PER_TASK && !existing.some((key) => key.endsWith(`/${config.id}`))) {
@@ -77,8 +77,8 @@ export async function configsOf(storage: A2AAgent["storage"], sessionId: string,
 }
 
 /** Checks a config as sent (`id` optional: the server names it). */
-export function readConfig(params: Record<string, unknown>, taskId: string, dev: boolean): PushConfig {
-  const url = checkPushTarget(stringParam(params, "url"), dev).href;
+export function readConfig(params: Record<string, unknown>, taskId: string, allowPrivate: boolean): PushConfig {
+  const url = checkPushTarget(stringParam(params, "url"), allowPrivate).href;
   const id = params["id"] === undefined || params["id"] === "" ? `push_${randomId(12)}` : stringParam(params, "id");
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw invalidParams('a push notification config id is 1 to 64 letters, digits, "_" or "-"');
   const token = params["token"];
