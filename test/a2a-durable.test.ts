@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TaskState } from "@a2a-js/sdk";
-import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
+import { LegacyJsonRpcTransport, parseLegacyAgentCard } from "@a2a-js/sdk/compat/v0_3/client";
 import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
@@ -138,7 +138,10 @@ describe("0.3 clients", () => {
   it("message/send, tasks/get and message/stream answer the 0.3 shapes", async () => {
     const served = await serve(options(createSqliteStorage({ path: join(dir, "state.db") })));
     try {
-      const legacy = new LegacyJsonRpcTransport({ endpoint: `${served.url}/hello/v1/a2a` });
+      // A 0.3 client finds the endpoint from the card's 0.3 fields.
+      const card = parseLegacyAgentCard(await (await fetch(`${served.url}/hello/.well-known/agent-card.json`)).json());
+      expect(card.supportedInterfaces[0]).toMatchObject({ url: `${served.url}/hello/v1/a2a`, protocolBinding: "JSONRPC", protocolVersion: "0.3.0" });
+      const legacy = new LegacyJsonRpcTransport({ endpoint: card.supportedInterfaces[0]!.url });
       const task = await legacy.sendMessage({ tenant: "", message: userMessage("/reply from 0.3"), configuration: undefined, metadata: undefined });
       if (!("id" in task)) throw new Error("expected a Task");
       expect(task.status!.state).toBe(TaskState.TASK_STATE_COMPLETED);

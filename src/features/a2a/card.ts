@@ -54,6 +54,12 @@ export function buildAgentCard(input: CardInput, extended = false): Record<strin
     defaultOutputModes: ["text/plain", "application/json"],
     skills: extended ? [...skillsOf(project), ...(project.agent.a2a?.extendedSkills ?? []).map(toSkill)] : skillsOf(project),
     ...security(input.auth),
+    // What a 0.3 client reads to find the endpoint, which answers the 0.3 method names too
+    // (docs/guide/a2a.md "0.3 clients"); a 1.0 client reads `supportedInterfaces` and ignores these.
+    url: `${input.agentUrl}${JSONRPC_PATH}`,
+    preferredTransport: "JSONRPC",
+    protocolVersion: "0.3.0",
+    supportsAuthenticatedExtendedCard: hasExtendedCard(project),
   };
 }
 
