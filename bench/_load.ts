@@ -4,6 +4,7 @@
  *
  *   node bench/_load.ts requests <url> <connections> <seconds> [warmupSeconds]
  *   node bench/_load.ts turns <agentBaseUrl> <clients> <seconds> [warmupSeconds]
+ *   node bench/_load.ts a2a-turns <agentBaseUrl> <clients> <seconds> [warmupSeconds]
  *   node bench/_load.ts download <url>
  *   node bench/_load.ts calls <url> <clients> <seconds> <warmupSeconds> <bodiesJson> [headersJson]
  *
@@ -26,8 +27,8 @@ if (!mode || !url) {
 const result =
   mode === "requests"
     ? await requests(url, Number(rest[0] ?? 32), Number(rest[1] ?? 5), Number(rest[2] ?? 1))
-    : mode === "turns"
-      ? await turns(url, Number(rest[0] ?? 1), Number(rest[1] ?? 5), Number(rest[2] ?? 1))
+    : mode === "turns" || mode === "a2a-turns"
+      ? await turns(url, Number(rest[0] ?? 1), Number(rest[1] ?? 5), Number(rest[2] ?? 1), mode === "a2a-turns" ? oneA2aTurn : oneTurn)
       : mode === "download"
         ? await download(url)
         : mode === "calls"
@@ -155,7 +156,7 @@ function chunkedEnd(buffer: Buffer, from: number): number {
 
 // --- turns ---
 
-async function turns(base: string, clients: number, seconds: number, warmup: number) {
+async function turns(base: string, clients: number, seconds: number, warmup: number, one: (base: string, agent: http.Agent) => Promise<void>) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   const latencies: number[] = [];
   let completed = 0;
@@ -167,7 +168,7 @@ async function turns(base: string, clients: number, seconds: number, warmup: num
     while (!stopping) {
       const startedAt = performance.now();
       try {
-        await oneTurn(base, agent);
+        await one(base, agent);
         if (measuring && !stopping) {
           completed++;
           latencies.push(performance.now() - startedAt);
@@ -210,6 +211,14 @@ async function oneTurn(base: string, agent: http.Agent): Promise<void> {
   const created = await httpRequest(`${base}/v1/session`, agent, "POST", JSON.stringify({ message: "hi" }));
   const { sessionId } = JSON.parse(created) as { sessionId: string };
   await readStreamToWaiting(`${base}/v1/session/${sessionId}/stream`);
+}
+
+/** One A2A turn: a blocking `SendMessage` in a new context, answered once the task completes. */
+async function oneA2aTurn(base: string, agent: http.Agent): Promise<void> {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] } } });
+  const answer = JSON.parse(await httpRequest(`${base}/v1/a2a`, agent, "POST", body)) as { result?: { task?: { status?: { state?: string } } }; error?: { message: string } };
+  const state = answer.result?.task?.status?.state;
+  if (state !== "TASK_STATE_COMPLETED") throw new Error(`SendMessage answered ${answer.error?.message ?? state}`);
 }
 
 function httpRequest(target: string, agent: http.Agent, method: string, body?: string): Promise<string> {

@@ -141,6 +141,8 @@ function describe(info: ProjectInfo & { dir: string }, style: Style): string[] {
       }),
     );
   }
+  // Every agent is an A2A server (docs/guide/a2a.md): where a peer finds it.
+  section("a2a", [`card ${info.a2a.agentCard}`, `JSON-RPC ${info.a2a.jsonRpc}`, `HTTP+JSON ${info.a2a.jsonRpc}/...`]);
   const paint = { error: style.red, warning: style.yellow, info: style.dim } as const;
   if (info.diagnostics.length) section("diagnostics", info.diagnostics.map((d) => paint[d.severity](formatDiagnostic(d, ""))));
   return [`${style.bold(info.name)} ${style.dim(`(${info.slug}, ${info.dir})`)}`, ...table(rows).map((line) => `  ${line}`)];

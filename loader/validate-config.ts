@@ -6,7 +6,7 @@ import { unknownKeyDiagnostics } from "../src/engine/project/unknown-keys.ts";
 /** The members of `defineAgent({...})` (docs/guide/agent-projects.md). */
 export const AGENT_CONFIG_KEYS = [
   "model", "name", "description", "instructions", "runtime", "local", "cloud", "hosting", "concurrency",
-  "builtinTools", "tools", "prices", "experiments", "kv",
+  "builtinTools", "tools", "prices", "experiments", "kv", "a2a",
 ];
 
 /** Agent SDK keys this host reads nowhere, and why that is fine. */
@@ -55,5 +55,35 @@ export function validateAgentConfig(agent: AgentConfig, file: string): Diagnosti
   }
   // SAFETY: the config is a plain object as authored; its keys are what is checked here.
   diagnostics.push(...unknownKeyDiagnostics(agent as Record<string, unknown>, AGENT_CONFIG_KEYS, "agent config", file, IGNORED_AGENT_KEYS));
+  for (const message of a2aConfigProblems(agent.a2a)) error(message);
   return diagnostics;
+}
+
+/** `a2a`: skill lists of `{id, name, description, tags?, examples?}` (docs/guide/a2a.md "The agent card"). */
+function a2aConfigProblems(a2a: unknown): string[] {
+  if (a2a === undefined) return [];
+  if (typeof a2a !== "object" || a2a === null || Array.isArray(a2a)) return ["a2a must be an object: {skills?, extendedSkills?, allowPrivatePushTargets?}"];
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(a2a)) {
+    if (key === "allowPrivatePushTargets") {
+      if (typeof value !== "boolean") problems.push("a2a.allowPrivatePushTargets must be a boolean");
+      continue;
+    }
+    if (key !== "skills" && key !== "extendedSkills") {
+      problems.push(`a2a.${key} is not a key of a2a (skills, extendedSkills, allowPrivatePushTargets)`);
+      continue;
+    }
+    if (!Array.isArray(value)) {
+      problems.push(`a2a.${key} must be an array of {id, name, description, tags?, examples?}`);
+      continue;
+    }
+    value.forEach((skill: unknown, index) => {
+      const record = typeof skill === "object" && skill !== null ? (skill as Record<string, unknown>) : {};
+      const strings = (name: string) => record[name] === undefined || (Array.isArray(record[name]) && (record[name] as unknown[]).every((item) => typeof item === "string"));
+      if (!["id", "name", "description"].every((name) => typeof record[name] === "string" && record[name] !== "") || !strings("tags") || !strings("examples")) {
+        problems.push(`a2a.${key}[${index}] must be {id, name, description} (non-empty strings) with optional string arrays tags and examples`);
+      }
+    });
+  }
+  return problems;
 }

@@ -113,27 +113,35 @@ test("an Agent SDK channel file runs unchanged, in multi and single layouts", as
   await a2aRoundTrip(`${single.url}/v1/channels/a2a`);
 }, CLI_TIMEOUT);
 
-test("examples/a2a validates and answers A2A calls", async () => {
-  const loaded = await loadProject(join(REPO, "examples/a2a"));
-  expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-  expect(Object.keys(loaded.channels ?? {})).toEqual(["a2a"]);
-  const host = createHost({ agents: [{ slug: "a2a", project: loaded, storage: createMemoryStorage() }], logger: quietLogger, drainTimeoutMs: 50 });
-  const server = await serveNode(host, { port: 0, silent: true });
+test("examples/a2a: the writer asks the researcher over A2A through its ask_researcher tool", async () => {
+  const researcher = await loadProject(join(REPO, "examples/a2a/researcher"));
+  expect(researcher.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  const peerHost = createHost({ agents: [{ slug: "researcher", project: researcher, storage: createMemoryStorage() }], logger: quietLogger, drainTimeoutMs: 50 });
+  const peer = await serveNode(peerHost, { port: 0, silent: true });
+  // The tool reads its peer's URL when the writer's project loads.
+  process.env["RESEARCHER_URL"] = `${peer.url}/researcher`;
   try {
-    const base = `${server.url}/a2a/v1/channels/a2a`;
-    expect(await (await fetch(`${base}/.well-known/agent-card.json`)).json()).toMatchObject({ name: "a2a example", url: base });
-    const sent = (await (
-      await fetch(base, postJson({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { contextId: "c1", parts: [{ kind: "text", text: "hi" }] } } }))
-    ).json()) as { result: { id: string; status: { state: string }; artifacts: Array<{ parts: Array<{ text: string }> }> } };
-    expect(sent.result.status.state).toBe("completed");
-    expect(sent.result.artifacts[0]?.parts[0]?.text).toBe("echo: hi");
-    const got = await (await fetch(base, postJson({ jsonrpc: "2.0", id: 2, method: "tasks/get", params: { id: sent.result.id } }))).json();
-    expect(got).toMatchObject({ id: 2, result: { id: sent.result.id, contextId: "c1" } });
-    const invalid = await (await fetch(base, postJson({ jsonrpc: "2.0", id: 3, method: "message/send", params: { message: {} } }))).json();
-    expect(invalid).toEqual({ jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Invalid params" } });
+    const writer = await loadProject(join(REPO, "examples/a2a/writer"));
+    expect(writer.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(Object.keys(writer.tools ?? {})).toEqual(["ask_researcher"]);
+    const host = createHost({ agents: [{ slug: "writer", project: writer, storage: createMemoryStorage() }], logger: quietLogger, drainTimeoutMs: 50 });
+    const server = await serveNode(host, { port: 0, silent: true });
+    try {
+      const message = `/tool ask_researcher ${JSON.stringify({ message: "/reply water boils at 100 °C at sea level" })}`;
+      const { sessionId } = (await (await fetch(`${server.url}/writer/v1/session`, postJson({ message }))).json()) as { sessionId: string };
+      const result = await eventually(async () => {
+        const events = (await (await fetch(`${server.url}/writer/v1/session/${sessionId}/events`)).text()).split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+        return events.find((event) => event.type === "action.result")?.data;
+      });
+      expect(result).toMatchObject({ isError: false, output: { state: "completed", reply: "water boils at 100 °C at sea level" } });
+    } finally {
+      await host.close();
+      await server.close(true);
+    }
   } finally {
-    await host.close();
-    await server.close(true);
+    delete process.env["RESEARCHER_URL"];
+    await peerHost.close();
+    await peer.close(true);
   }
 });
 

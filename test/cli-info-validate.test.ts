@@ -117,6 +117,7 @@ describe("agent-serve info", () => {
     const paths = info.channels[0]!.routes.map((route) => `${route.method} ${route.path}`);
     expect(paths).toContain("GET /clean/v1/abs");
     expect(paths).toContain("POST /clean/v1/session");
+    expect(info.a2a).toEqual({ agentCard: "/clean/.well-known/agent-card.json", jsonRpc: "/clean/v1/a2a" });
   });
 
   it("without a model or credential it says the scripted model would serve; --mode single drops the slug prefix", async () => {
@@ -139,6 +140,8 @@ describe("agent-serve info", () => {
     expect(result.stdout).toMatch(/danger {2}Deletes things \[approval\]/);
     expect(result.stdout).toMatch(/hooks +audit/);
     expect(result.stdout).toContain("tone: control (weight 3), terse (weight 1; model openai/gpt-5-mini; instructions)");
+    expect(result.stdout).toMatch(/a2a +card \/clean\/\.well-known\/agent-card\.json/);
+    expect(result.stdout).toContain("JSON-RPC /clean/v1/a2a");
   });
 
   it("exits 1 when the directory holds no project", async () => {

@@ -115,6 +115,34 @@ describe("a built worker in workerd", () => {
     expect(replyOf(second)).toBe("second turn");
   });
 
+  test("every agent is an A2A server on Workers too: the card, a blocking SendMessage, GetTask, a stream (docs/guide/a2a.md)", async () => {
+    const card = await call("/.well-known/agent-card.json", undefined, { authorization: "" });
+    expect(card.status).toBe(200);
+    const body = (await card.json()) as { name: string; supportedInterfaces: Array<{ url: string }>; securitySchemes?: unknown };
+    expect(body.name).toBe("cf-notes");
+    expect(body.supportedInterfaces[0]!.url).toBe(`http://localhost/${SLUG}/v1/a2a`);
+    expect(body.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description: "The server's bearer token (--bearer-token)" } } });
+    const message = { messageId: "m1", role: "ROLE_USER", parts: [{ text: "/reply over A2A on Workers" }] };
+    const sent = await json<{ result: { task: { id: string; contextId: string; status: { state: string; message: { parts: Array<{ text: string }> } } } } }>("/v1/a2a", {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "SendMessage",
+      params: { message },
+    });
+    expect(sent.status).toBe(200);
+    const task = sent.body.result.task;
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(task.status.message.parts[0]!.text).toBe("over A2A on Workers");
+    const got = await json<{ result: { id: string; history: unknown[] } }>("/v1/a2a", { jsonrpc: "2.0", id: 2, method: "GetTask", params: { id: task.id } });
+    expect(got.body.result.id).toBe(task.id);
+    expect(got.body.result.history).toHaveLength(2);
+    const streamed = await call("/v1/a2a", { jsonrpc: "2.0", id: 3, method: "SendStreamingMessage", params: { message: { ...message, messageId: "m2", contextId: task.contextId, parts: [{ text: "/reply streamed" }] } } });
+    expect(streamed.headers.get("content-type")).toContain("text/event-stream");
+    const frames = (await streamed.text()).split("\n\n").filter((frame) => frame.startsWith("data: ")).map((frame) => JSON.parse(frame.slice(6)) as { result: Record<string, { status?: { state: string } }> });
+    expect(Object.keys(frames[0]!.result)).toEqual(["task"]);
+    expect(frames.at(-1)!.result["statusUpdate"]?.status?.state).toBe("TASK_STATE_COMPLETED");
+  });
+
   test("the model calls a server tool from the bundle; the same tool answers over HTTP", async () => {
     const session = await create('/tool add {"a":2,"b":3}');
     const events = await stream(session.sessionId, waiting);

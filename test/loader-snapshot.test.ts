@@ -84,7 +84,7 @@ function differences(a: unknown, b: unknown, path = "project"): string[] {
 }
 
 describe("loadProjectSnapshot", () => {
-  test.each([["examples/hello"], ["examples/a2a"], ["test/fixtures/agent-sdk-project"]])("%s loads the same from a snapshot as from disk", async (relative) => {
+  test.each([["examples/hello"], ["examples/a2a/writer"], ["test/fixtures/agent-sdk-project"]])("%s loads the same from a snapshot as from disk", async (relative) => {
     const { disk, snapshot } = await expectSameLoad(join(repo, relative));
     expect(disk.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(Object.keys(snapshot.files)).toContain("bot/instructions.md");

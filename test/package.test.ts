@@ -30,7 +30,7 @@ const expected: Record<string, string[]> = {
     "prompt",
   ],
   "./testing": ["createScriptedModel"],
-  "./tools": ["defineTool"],
+  "./tools": ["a2aAgent", "defineTool"],
   "./hooks": ["defineHook"],
   "./memory": ["memoryHook"],
   "./extensions": ["defineExtension"],

@@ -354,13 +354,32 @@ describe.skipIf(!hasChromium)(title, () => {
     await keepScreenshot(page, "runs-deleted");
   });
 
+  it("the A2A tab lists a session's A2A tasks with their state and reply, and the agent's endpoints", async () => {
+    const endpoint = `${multi.server.url}/hello/v1/a2a`;
+    const send = (text: string, contextId?: string) =>
+      fetch(endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/json", "a2a-version": "1.0" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: text, role: "ROLE_USER", parts: [{ text }], ...(contextId ? { contextId } : {}) } } }),
+      }).then(async (response) => ((await response.json()) as { result: { task: { id: string; contextId: string } } }).result.task);
+    const first = await send("/reply first over A2A");
+    await send("/fail the peer gave up", first.contextId);
+    const page = await open(`${playground()}?sessionId=${first.contextId}&tab=a2a`);
+    const tasks = page.getByRole("list", { name: "A2A tasks" });
+    await tasks.getByRole("listitem").nth(1).waitFor();
+    expect(await tasks.getByRole("listitem", { name: "Task failed" }).innerText()).toContain("the peer gave up");
+    expect(await tasks.getByRole("listitem", { name: "Task completed" }).innerText()).toContain(first.id);
+    expect(await page.getByText(`${multi.server.url}/hello/.well-known/agent-card.json`).isVisible()).toBe(true);
+    await keepScreenshot(page, "a2a-tasks");
+  });
+
   it("fits a phone: the tab bar scrolls within the page and every tab is reachable", async () => {
     const page = await open(playground());
     await page.setViewportSize({ width: 375, height: 740 });
     await send(page, "/reply small screen");
     await assistant(page).filter({ hasText: "small screen" }).waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-    for (const name of ["Chat", "Timeline", "Runs", "Artifacts", "Evals", "Agent", "Raw", "Logs"]) {
+    for (const name of ["Chat", "Timeline", "Runs", "Artifacts", "A2A", "Evals", "Agent", "Raw", "Logs"]) {
       await tab(page, name).scrollIntoViewIfNeeded();
       const box = await tab(page, name).boundingBox();
       expect(box, name).not.toBeNull();

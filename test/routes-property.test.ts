@@ -186,6 +186,12 @@ test("no route answers 5xx, every 4xx is the envelope, and a rejected request wr
         if (mcp) {
           // The MCP endpoints speak JSON-RPC: their refusals are JSON-RPC error objects.
           expect((JSON.parse(answer) as { jsonrpc?: unknown; error?: { code?: unknown } }).error?.code, where).toEqual(expect.any(Number));
+        } else if (verb !== "HEAD" && /\/v1\/a2a\//.test(path) && (JSON.parse(answer) as { error?: { details?: unknown } }).error?.details) {
+          // The A2A HTTP+JSON binding answers the protocol's google.rpc.Status (docs/guide/a2a.md "HTTP+JSON").
+          const status = (JSON.parse(answer) as { error: { code: unknown; status: unknown; details: Array<{ reason?: unknown }> } }).error;
+          expect(status.code, where).toBe(response.status);
+          expect(typeof status.status, where).toBe("string");
+          expect(typeof status.details[0]?.reason, where).toBe("string");
         } else if (verb !== "HEAD") {
           const envelope = JSON.parse(answer) as { ok: unknown; error: unknown; message?: unknown };
           expect(envelope.ok, where).toBe(false);

@@ -5,6 +5,7 @@
  * so a reload or a shared link opens the same view.
  * @module
  */
+import { createA2aView } from "./a2a-view.js";
 import { createAgentView } from "./agent-view.js";
 import { Api, readBasePath } from "./api.js";
 import { createTokenPrompt } from "./auth-dialog.js";
@@ -19,7 +20,7 @@ import { createTimelineView } from "./timeline-view.js";
 import { SessionFeed } from "./session-feed.js";
 import { SessionTokens } from "./session-tokens.js";
 
-/** @typedef {"chat" | "timeline" | "runs" | "artifacts" | "evals" | "agent" | "raw" | "logs"} TabName */
+/** @typedef {"chat" | "timeline" | "runs" | "artifacts" | "a2a" | "evals" | "agent" | "raw" | "logs"} TabName */
 /** @typedef {{show?(): void, hide?(): void}} View */
 
 /** @type {Array<[TabName, string]>} */
@@ -28,6 +29,7 @@ const TABS = [
   ["timeline", "Timeline"],
   ["runs", "Runs"],
   ["artifacts", "Artifacts"],
+  ["a2a", "A2A"],
   ["evals", "Evals"],
   ["agent", "Agent"],
   ["raw", "Raw"],
@@ -96,6 +98,7 @@ const views = {
     },
   }),
   artifacts: createArtifactsView({ panel: panelOf("artifacts"), api, feed, openSession }),
+  a2a: createA2aView({ panel: panelOf("a2a"), api, feed, base }),
   evals: evalsView,
   agent: createAgentView({ panel: panelOf("agent"), api }),
   raw: createRawView({ panel: panelOf("raw"), feed }),

@@ -17,6 +17,8 @@ import { createSessionEntry } from "../engine/sessions/session-entry.ts";
 import { SessionStore } from "../engine/sessions/session-store.ts";
 import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { ConversationLog } from "../engine/turns/conversation.ts";
+import { a2aPushPrefix } from "../base/storage/keys.ts";
+import { A2APushDelivery } from "../features/a2a/push-delivery.ts";
 import { ChannelHost, HTTP_CHANNEL } from "../features/channels/channel-host.ts";
 import { EvalService } from "../features/evals/service.ts";
 import type { AgentRuntime } from "../http/agent.ts";
@@ -124,6 +126,7 @@ export function createAgentRuntime(
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
     approvals: approvalStore,
     takeOverParked: (sessionId) => recovery.takeOverParked(sessionId),
+    featureKeys: (sessionId) => storage.list(a2aPushPrefix(sessionId)),
   });
   const placing = placeSessions({
     slug,
@@ -191,6 +194,15 @@ export function createAgentRuntime(
       return { isError: outcome.isError, result: outcome.result };
     },
   });
+  // A2A push notifications ride the channels' durable delivery (docs/guide/a2a.md "Push notifications").
+  const a2aPush = new A2APushDelivery({
+    log,
+    storage,
+    store,
+    delivers: (sessionId) => sessions.isHere(sessionId),
+    logger,
+    ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs } : {}),
+  });
   return {
     slug,
     project,
@@ -211,6 +223,7 @@ export function createAgentRuntime(
     experiments,
     evals,
     channels,
+    a2aPush,
     answer: placing.answer,
     async recover() {
       inbox?.start();
@@ -219,6 +232,7 @@ export function createAgentRuntime(
       if (options.placement?.session === undefined) await evals.recover();
       await timed.start();
       await channels.start();
+      await a2aPush.start();
     },
     async closeCoordination() {
       recovery.stop();

@@ -55,6 +55,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
     logger,
     hostPolicies: defaultPolicies(options.auth),
     ...(options.auth?.oauth ? { oauth: protectedResource(options.auth.oauth) } : {}),
+    authMode: options.auth?.policies ? "custom" : options.auth?.bearerToken ? "bearer" : options.auth?.allowAnonymous ? "anonymous" : "loopback",
   };
   const handle = createHostHandler(agents, services, {
     mode: config.mode,
@@ -102,6 +103,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
         await Promise.all(agents.map((agent) => agent.closeCoordination()));
         // After turns: the last events of drained turns still reach channels, then onStop and waitUntil work.
         await Promise.all(agents.map((agent) => agent.channels.close(config.drainTimeoutMs)));
+        await Promise.all(agents.map((agent) => agent.a2aPush.close(config.drainTimeoutMs)));
         for (const listener of closeListeners) listener();
         await Promise.all(agents.map((agent) => agent.storage.close()));
       })();

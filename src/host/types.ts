@@ -134,7 +134,10 @@ export interface AgentHostOptions {
   placement?: SessionPlacement;
   /** Custom channels. */
   channels?: {
-    /** Delays between attempts of a throwing `events` handler (tests shorten them). @default [1000, 2000, 4000, 8000, 16000] */
+    /**
+     * Delays between attempts of a throwing `events` handler, and of a failed A2A push
+     * notification (tests shorten them). @default [1000, 2000, 4000, 8000, 16000]
+     */
     retryDelaysMs?: number[];
   };
 }

@@ -32,6 +32,8 @@ export interface HostServices {
   hostPolicies: readonly AuthPolicy[];
   /** With an OAuth verifier: what the MCP endpoints' protected-resource metadata says. */
   oauth?: ProtectedResource;
+  /** Which start-up chain `hostPolicies` is, for what the agent card declares (docs/guide/a2a.md "Security"). */
+  authMode: "bearer" | "loopback" | "anonymous" | "custom";
 }
 
 /** An agent route: path below the agent's base, e.g. `/v1/session/:sessionId`. */

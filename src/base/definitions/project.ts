@@ -50,6 +50,34 @@ export interface AgentConfig {
   experiments?: ExperimentDefinition[];
   /** `ctx.host.kv`: any unstorage driver instead of the host's storage. @default the host's storage */
   kv?: KvConfig;
+  /** What the A2A agent card declares (docs/guide/a2a.md "The agent card"). */
+  a2a?: A2AConfig;
+}
+
+/** A skill as an A2A agent card lists it. */
+export interface A2ASkillDeclaration {
+  id: string;
+  name: string;
+  description: string;
+  tags?: string[];
+  /** Example prompts. */
+  examples?: string[];
+}
+
+export interface A2AConfig {
+  /** The card's skills, in place of the ones derived from the project's skills and tools. */
+  skills?: A2ASkillDeclaration[];
+  /**
+   * Skills only callers the agent's auth chain admits see: declaring them turns on the extended
+   * agent card (`GetExtendedAgentCard`), the public card's skills plus these.
+   */
+  extendedSkills?: A2ASkillDeclaration[];
+  /**
+   * Push notifications may go to loopback and private addresses (receivers on the same network).
+   * Security: any caller the chain admits can then make the server post inside that network.
+   * @default false (allowed only under `--dev`)
+   */
+  allowPrivatePushTargets?: boolean;
 }
 
 /** USD per million tokens. */

@@ -46,6 +46,9 @@ export const deliveryCursorPrefix = (channelId: string): string => `channels/${c
 export const deliveryCursorKey = (channelId: string, sessionId: string): string => `${deliveryCursorPrefix(channelId)}${sessionId}`;
 /** A channel pack's claim on one inbound delivery (exactly-once replies). */
 export const deliveryClaimKey = (scope: string, id: string): string => `channels/${scope}/deliveries/${id}`;
+/** A2A push notification configs of a session's tasks (docs/guide/a2a.md "Push notifications"). */
+export const a2aPushPrefix = (sessionId: string, turnId?: string): string => `a2a/push/${sessionId}/${turnId === undefined ? "" : `${turnId}/`}`;
+export const a2aPushKey = (sessionId: string, turnId: string, configId: string): string => `${a2aPushPrefix(sessionId, turnId)}${configId}`;
 /** The default prefix of `ctx.host.kv` keys. */
 export const KV_STORAGE_PREFIX = "kv";
 

@@ -45,6 +45,8 @@ export interface LocalSessionDeps {
   approvals?: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> };
   /** Continues here a turn parked by a process that stopped; true when it now runs here. */
   takeOverParked?: (sessionId: string) => Promise<boolean>;
+  /** Keys features keep for the session (A2A push configs, credentials included), removed with it. */
+  featureKeys?: (sessionId: string) => Promise<string[]>;
 }
 
 export class LocalSessions implements Sessions {
@@ -179,7 +181,7 @@ export class LocalSessions implements Sessions {
       if (!record) throw sessionNotFound();
       await this.#deps.removeWorkspace?.(sessionId);
       const approvals = (await this.#deps.approvals?.removal(sessionId)) ?? { keys: [], logs: [] };
-      const keys = [pendingFilesKey(sessionId), deliveryCursorKey(record.channel, sessionId), ...approvals.keys];
+      const keys = [pendingFilesKey(sessionId), deliveryCursorKey(record.channel, sessionId), ...approvals.keys, ...((await this.#deps.featureKeys?.(sessionId)) ?? [])];
       await store.remove(record, keys, [eventLogName(sessionId), conversationLogName(sessionId), ...approvals.logs]);
       log.forget(sessionId);
     }, { lease: true });

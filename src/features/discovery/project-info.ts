@@ -4,6 +4,7 @@
  * `info` command and the playground can read the same object.
  * @module
  */
+import { AGENT_CARD_PATH, JSONRPC_PATH } from "../a2a/card.ts";
 import { compileCron } from "../../base/cron.ts";
 import type { ModelSpec } from "../../base/ports/model.ts";
 import type { Route } from "../../base/route.ts";
@@ -65,6 +66,8 @@ export interface ProjectInfo {
   abs: ExperimentInfo[];
   /** Mounted extensions with their namespaced contributions, egress hosts and secret names. */
   extensions: ExtensionInfo[];
+  /** The agent's A2A endpoints (docs/guide/a2a.md), paths on this host. */
+  a2a: { agentCard: string; jsonRpc: string };
   diagnostics: Diagnostic[];
 }
 
@@ -132,6 +135,7 @@ export function projectInfo(
       : null,
     abs: (project.agent.experiments ?? []).map(experimentInfo),
     extensions: Object.values(project.extensions ?? {}).sort((a, b) => (a.namespace < b.namespace ? -1 : 1)),
+    a2a: { agentCard: `${agent.basePath}${AGENT_CARD_PATH}`, jsonRpc: `${agent.basePath}${JSONRPC_PATH}` },
     diagnostics,
   };
 }

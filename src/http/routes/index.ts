@@ -2,6 +2,18 @@ import type { RouteDefinition } from "../route.ts";
 import { listApprovals, resolveApproval } from "./approvals.ts";
 import { artifactContent, listArtifacts } from "./artifacts.ts";
 import { abs } from "./abs.ts";
+import { a2aJsonRpc, agentCard } from "./a2a.ts";
+import {
+  a2aRestDeletePushConfig,
+  a2aRestExtendedCard,
+  a2aRestGetPushConfig,
+  a2aRestGetTask,
+  a2aRestListPushConfigs,
+  a2aRestListTasks,
+  a2aRestMessage,
+  a2aRestPushConfigs,
+  a2aRestTaskAction,
+} from "./a2a-rest.ts";
 import { infoRoute, logs, meta } from "./discovery.ts";
 import { cancelEvalRun, getEvalRun, listEvalRuns, listEvals, startEvalRun } from "./evals.ts";
 import { mcpEndpoint, mcpToolsEndpoint } from "./mcp.ts";
@@ -48,4 +60,15 @@ export const agentRoutes: readonly RouteDefinition[] = [
   abs,
   mcpEndpoint,
   mcpToolsEndpoint,
+  agentCard,
+  a2aJsonRpc,
+  a2aRestListTasks,
+  a2aRestExtendedCard,
+  a2aRestMessage,
+  a2aRestGetTask,
+  a2aRestTaskAction,
+  a2aRestPushConfigs,
+  a2aRestListPushConfigs,
+  a2aRestGetPushConfig,
+  a2aRestDeletePushConfig,
 ];

@@ -1,0 +1,115 @@
+/**
+ * The HTTP+JSON binding (docs/guide/a2a.md "HTTP+JSON"): the same operations as JSON-RPC, one
+ * URL each, errors as an HTTP status with a `google.rpc.Status` body whose `ErrorInfo` names the
+ * protocol's reason, streams as Server-Sent Events of bare results.
+ * @module
+ */
+import { HTTPError, StorageUnavailableError } from "../../base/errors.ts";
+import type { HostLogger } from "../../base/logging.ts";
+import { json } from "../../base/responses.ts";
+import { A2AError, type A2AErrorKind, invalidParams } from "./errors.ts";
+import type { OperationCall } from "./operations.ts";
+
+export interface RestCall extends OperationCall {
+  logger: HostLogger;
+  /** Called once the answer is complete (a stream's end included). */
+  release(): void;
+}
+
+/** Runs a unary operation: its result as JSON, or the error as the binding renders it. */
+export async function restUnary(call: RestCall, run: () => Promise<unknown>): Promise<Response> {
+  try {
+    return json(await run());
+  } catch (error) {
+    return restError(error, call.logger);
+  } finally {
+    call.release();
+  }
+}
+
+/** Runs a streaming operation: Server-Sent Events, one result per `data:` frame. */
+export async function restStream(call: RestCall, open: () => Promise<AsyncIterable<unknown>>): Promise<Response> {
+  let results: AsyncIterable<unknown>;
+  try {
+    results = await open();
+  } catch (error) {
+    call.release();
+    return restError(error, call.logger);
+  }
+  const encoder = new TextEncoder();
+  const iterator = results[Symbol.asyncIterator]();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await iterator.next();
+        if (!next.done) return controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
+        call.release();
+        controller.close();
+      } catch (error) {
+        call.release();
+        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify(statusOf(error, call.logger).body)}\n\n`));
+        controller.close();
+      }
+    },
+    async cancel() {
+      call.release();
+      await iterator.return?.();
+    },
+  });
+  return new Response(body, { status: 200, headers: SSE_HEADERS });
+}
+
+/** The error response of this binding for any thrown value. */
+export function restError(error: unknown, logger: HostLogger): Response {
+  const { status, body } = statusOf(error, logger);
+  return json(body, status);
+}
+
+/** Reads a non-negative integer query parameter. */
+export function intParam(url: URL, name: string): number | undefined {
+  const raw = url.searchParams.get(name);
+  if (raw === null || raw === "") return undefined;
+  if (!/^\d{1,9}$/.test(raw)) throw invalidParams(`${name} must be a non-negative integer`);
+  return Number(raw);
+}
+
+const SSE_HEADERS: Record<string, string> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "x-accel-buffering": "no",
+};
+
+// --- internals ---
+
+/** HTTP status, status name and `ErrorInfo` reason of each error (the protocol's HTTP+JSON mapping). */
+const REST: Record<A2AErrorKind, [number, string, string]> = {
+  parseError: [400, "INVALID_ARGUMENT", "INVALID_PARAMS"],
+  invalidRequest: [400, "INVALID_ARGUMENT", "INVALID_PARAMS"],
+  methodNotFound: [404, "NOT_FOUND", "INVALID_PARAMS"],
+  invalidParams: [400, "INVALID_ARGUMENT", "INVALID_PARAMS"],
+  internalError: [500, "INTERNAL", "INTERNAL_ERROR"],
+  taskNotFound: [404, "NOT_FOUND", "TASK_NOT_FOUND"],
+  taskNotCancelable: [400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE"],
+  pushNotificationNotSupported: [400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED"],
+  unsupportedOperation: [400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION"],
+  contentTypeNotSupported: [400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED"],
+  extendedCardNotConfigured: [400, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED"],
+  versionNotSupported: [400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED"],
+};
+
+function statusOf(error: unknown, logger: HostLogger): { status: number; body: unknown } {
+  let kind: A2AErrorKind;
+  let message: string;
+  let status: number | undefined;
+  if (A2AError.isError(error)) [kind, message] = [error.kind, error.message];
+  else if (StorageUnavailableError.isError(error)) [kind, message, status] = ["internalError", "storage is unavailable right now; retry later", 503];
+  else if (HTTPError.isError(error) && error.status < 500) [kind, message, status] = ["invalidParams", error.message, error.status];
+  else {
+    logger.error("[a2a] request failed", error);
+    [kind, message] = ["internalError", "internal error"];
+  }
+  const [code, name, reason] = REST[kind];
+  const info = { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "a2a-protocol.org" };
+  return { status: status ?? code, body: { error: { code: status ?? code, status: status === 503 ? "UNAVAILABLE" : name, message, details: [info] } } };
+}
