@@ -156,12 +156,12 @@ async function callTool(id: string | number, params: Record<string, unknown> | u
 /** Every result of the revision says what kind it is; these tools always answer whole (`complete`). */
 const rpcResult = (id: string | number, result: object): unknown => ({ jsonrpc: "2.0", id, result: { resultType: "complete", ...result } });
 
-const rpcError = (id: string | number | null, code: number, message: string, data?: unknown): RpcError => ({
+export const rpcError = (id: string | number | null, code: number, message: string, data?: unknown): RpcError => ({
   jsonrpc: "2.0",
   id,
   error: { code, message, ...(data === undefined ? {} : { data }) },
 });
 
-const reply = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+export const reply = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

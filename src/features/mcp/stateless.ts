@@ -18,8 +18,8 @@ import { HTTPError } from "../../base/errors.ts";
 import type { JsonSchemaObject } from "../../base/definitions/tools.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import { errorToolResult } from "./results.ts";
-import { readJsonBody } from "../../base/body.ts";
-import { type McpTasks, handleModernRequest, isModernRequest } from "./stateless-2026.ts";
+import { readBodyText } from "../../base/body.ts";
+import { type McpTasks, handleModernRequest, isModernRequest, reply, rpcError } from "./stateless-2026.ts";
 
 /** One tool an endpoint offers. */
 export interface McpTool {
@@ -51,7 +51,11 @@ export interface McpEndpointOptions {
 export async function handleMcpRequest(request: Request, options: McpEndpointOptions): Promise<Response> {
   // A request of the 2026-07-28 revision is answered without the SDK's 2025 server; the others
   // read the untouched original body.
-  const peek = await peekJson(request, options.maxBodyBytes);
+  // The body is read once, here: a copy read beside the transport's own read would leave the
+  // rest of an oversized body unread on the connection.
+  const body = await readBody(request, options.maxBodyBytes);
+  if (body instanceof Response) return body;
+  const peek = parseJson(body);
   if (peek !== undefined && isModernRequest(request, peek)) {
     return handleModernRequest(request, peek, { ...options, listed: () => listedTools(options.tools) });
   }
@@ -83,7 +87,9 @@ export async function handleMcpRequest(request: Request, options: McpEndpointOpt
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request);
+    // The body was read (above); the transport gets the same request with it as text.
+    const replayed = body === undefined ? request : new Request(request.url, { method: "POST", headers: request.headers, body, signal: request.signal });
+    return await transport.handleRequest(replayed);
   } finally {
     // With JSON responses every reply is in the returned body, so closing now loses nothing.
     await server.close();
@@ -96,13 +102,25 @@ function listedTools(tools: readonly McpTool[]): Array<{ name: string; descripti
   return tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema: toMcpInputSchema(inputSchema) }));
 }
 
-/** The body as JSON from a copy of the request, or undefined when it is not JSON (the transport answers that). */
-async function peekJson(request: Request, maxBytes: number): Promise<unknown> {
+/**
+ * The body text of a POST (undefined for other methods), or the JSON-RPC error that answers an
+ * oversized or unreadable one: an MCP client reads no other shape.
+ */
+async function readBody(request: Request, maxBytes: number): Promise<string | undefined | Response> {
   if (request.method !== "POST") return undefined;
   try {
-    return await readJsonBody(request.clone(), maxBytes);
+    return await readBodyText(request, maxBytes);
   } catch (error) {
-    if (HTTPError.isError(error) && error.status === 413) throw error;
+    if (HTTPError.isError(error) && error.status === 413) return reply(413, rpcError(null, -32000, error.message));
+    return reply(400, rpcError(null, -32700, "Parse error: the request body is not UTF-8 text"));
+  }
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
     return undefined;
   }
 }
