@@ -174,4 +174,5 @@ const AGENT_CONFIG_DOCS: Readonly<Record<keyof AgentConfig, string>> = {
   experiments: "A/B experiments: each `{id, arms}` assigns sessions to arms stickily; see `/v1/abs`.",
   kv: "`{driver}`: any unstorage driver for `ctx.host.kv` instead of the host's own storage (the default, as durable and shared as the sessions).",
   a2a: "`{skills?, extendedSkills?, allowPrivatePushTargets?}`: the A2A agent card's skills (`{id, name, description, tags?, examples?}`) in place of the derived ones, skills only authenticated callers see through `GetExtendedAgentCard`, and whether push notifications may target loopback and private addresses outside `--dev` (docs/guide/a2a.md).",
+  webhooks: "`[{url, events, secret, id?, allowPrivateTarget?}]`: session events posted to each endpoint, signed the Standard Webhooks way with the `whsec_` secret, retried and durable (docs/guide/webhooks.md).",
 };

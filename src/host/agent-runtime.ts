@@ -19,6 +19,8 @@ import { callServerTool, findServerTool } from "../engine/direct-calls/direct-ca
 import { ConversationLog } from "../engine/turns/conversation.ts";
 import { a2aPushPrefix } from "../base/storage/keys.ts";
 import { A2APushDelivery } from "../features/a2a/push-delivery.ts";
+import { resolveEndpoints } from "../features/webhooks/endpoints.ts";
+import { WebhookDelivery } from "../features/webhooks/delivery.ts";
 import { ChannelHost, HTTP_CHANNEL } from "../features/channels/channel-host.ts";
 import { EvalService } from "../features/evals/service.ts";
 import type { AgentRuntime } from "../http/agent.ts";
@@ -203,6 +205,17 @@ export function createAgentRuntime(
     logger,
     ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs } : {}),
   });
+  // Lifecycle webhooks ride it too, one cursor per endpoint (docs/guide/webhooks.md).
+  const webhooks = new WebhookDelivery({
+    endpoints: resolveEndpoints(project.agent.webhooks ?? [], options.dev === true),
+    log,
+    storage,
+    store,
+    delivers: (sessionId) => sessions.isHere(sessionId),
+    logger,
+    now,
+    ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs } : {}),
+  });
   return {
     slug,
     project,
@@ -224,6 +237,7 @@ export function createAgentRuntime(
     evals,
     channels,
     a2aPush,
+    webhooks,
     answer: placing.answer,
     async recover() {
       inbox?.start();
@@ -233,6 +247,7 @@ export function createAgentRuntime(
       await timed.start();
       await channels.start();
       await a2aPush.start();
+      await webhooks.start();
     },
     async closeCoordination() {
       recovery.stop();
