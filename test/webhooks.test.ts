@@ -99,7 +99,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe("signed lifecycle webhooks", () => {
   it("posts the chosen events of each session, signed, in order", async () => {
     const hook = await receiver();
-    const served = await serve(options(createSqliteStorage({ path: join(dir, "state.db") }), [{ url: hook.url, events: ["turn.started", "turn.completed", "session.waiting"], secret }]));
+    const storage = createSqliteStorage({ path: join(dir, "state.db") });
+    const served = await serve(options(storage, [{ id: "main", url: hook.url, events: ["turn.started", "turn.completed", "session.waiting"], secret }]));
     try {
       const sessionId = await send(served.url, "/reply hello");
       await eventually(async () => (hook.posts.some((post) => post.type === "session.waiting") ? true : undefined), 5000, "session.waiting");
@@ -108,6 +109,11 @@ describe("signed lifecycle webhooks", () => {
       const indexes = hook.posts.map((post) => post.index);
       expect([...indexes].sort((a, b) => a - b)).toEqual(indexes);
       expect(hook.posts.map((post) => post.id)).toEqual(indexes.map((index) => `msg_${sessionId}_${index}`));
+      // A removed session takes its webhook cursor with it.
+      const cursor = `channels/_webhook-main/delivered/${sessionId}`;
+      expect(await storage.get(cursor)).toBeDefined();
+      expect((await fetch(`${served.url}/hello/v1/session/${sessionId}`, { method: "DELETE" })).status).toBe(200);
+      expect(await storage.get(cursor)).toBeUndefined();
     } finally {
       await served.close();
       await hook.close();

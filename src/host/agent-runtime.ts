@@ -17,7 +17,7 @@ import { createSessionEntry } from "../engine/sessions/session-entry.ts";
 import { SessionStore } from "../engine/sessions/session-store.ts";
 import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { ConversationLog } from "../engine/turns/conversation.ts";
-import { a2aPushPrefix } from "../base/storage/keys.ts";
+import { a2aPushPrefix, deliveryCursorKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
 import { A2APushDelivery } from "../features/a2a/push-delivery.ts";
 import { resolveEndpoints } from "../features/webhooks/endpoints.ts";
 import { WebhookDelivery } from "../features/webhooks/delivery.ts";
@@ -118,6 +118,7 @@ export function createAgentRuntime(
 
   // 5. Sessions; from here on the session entry reaches them.
   const experiments = new ExperimentService({ definitions: project.agent.experiments, log, store });
+  const webhookEndpoints = resolveEndpoints(project.agent.webhooks ?? [], options.dev === true);
   const local = new LocalSessions({
     store,
     log,
@@ -128,7 +129,11 @@ export function createAgentRuntime(
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
     approvals: approvalStore,
     takeOverParked: (sessionId) => recovery.takeOverParked(sessionId),
-    featureKeys: (sessionId) => storage.list(a2aPushPrefix(sessionId)),
+    // A removed session takes its A2A push configs and its webhook cursors with it.
+    featureKeys: async (sessionId) => [
+      ...(await storage.list(a2aPushPrefix(sessionId))),
+      ...webhookEndpoints.map((endpoint) => deliveryCursorKey(webhookDeliveryChannel(endpoint.id), sessionId)),
+    ],
   });
   const placing = placeSessions({
     slug,
@@ -207,7 +212,7 @@ export function createAgentRuntime(
   });
   // Lifecycle webhooks ride it too, one cursor per endpoint (docs/guide/webhooks.md).
   const webhooks = new WebhookDelivery({
-    endpoints: resolveEndpoints(project.agent.webhooks ?? [], options.dev === true),
+    endpoints: webhookEndpoints,
     log,
     storage,
     store,
