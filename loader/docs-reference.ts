@@ -132,6 +132,7 @@ const MODULES: ReadonlyArray<readonly [string, () => Promise<Record<string, unkn
 
 const EVENT_DOCS: Readonly<Record<EventType, EventDoc>> = {
   "session.started": { phase: "Session", summary: "The session was created.", data: "mode: chat or task; channel; title?" },
+  "session.forked": { phase: "Session", summary: "The session was forked from another: the events before it are the source's up to atIndex (docs/guide/forking.md).", data: "sourceSessionId; atIndex" },
   "ab.assigned": { phase: "Session", summary: "The session joined an A/B experiment arm.", data: "experimentId; armId" },
   "session.waiting": { phase: "Session", summary: "A chat session is idle and ready for a follow-up.", data: "{}" },
   "session.completed": { phase: "Session", summary: "A task session ended successfully (its stream ends here).", data: "{}" },

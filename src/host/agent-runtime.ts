@@ -129,6 +129,7 @@ export function createAgentRuntime(
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
     approvals: approvalStore,
     takeOverParked: (sessionId) => recovery.takeOverParked(sessionId),
+    conversation,
     // A removed session takes its A2A push configs and its webhook cursors with it.
     featureKeys: async (sessionId) => [
       ...(await storage.list(a2aPushPrefix(sessionId))),
