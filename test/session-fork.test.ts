@@ -9,7 +9,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createPostgresStorage } from "../drivers/postgres/index.ts";
+import { createRedisStorage } from "../drivers/redis/index.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
@@ -17,6 +19,8 @@ import { bearerAuth } from "../src/base/auth-policies.ts";
 import { defineTool } from "../src/entries/tools.ts";
 import { helloOptions, project } from "./_harness.ts";
 import { serve } from "./_a2a.ts";
+import { type PostgresServer, POSTGRES_BIN, POSTGRES_MISSING, startPostgresServer } from "./_postgres-server.ts";
+import { type RedisServer, REDIS_MISSING, REDIS_SERVER, startRedisServer } from "./_redis-server.ts";
 
 interface Line {
   index: number;
@@ -46,13 +50,26 @@ async function conversationOf(storage: StorageDriver, sessionId: string): Promis
   return messages;
 }
 
-const stores: Array<[string, () => StorageDriver]> = [
-  ["memory", () => createMemoryStorage()],
-  ["sqlite", () => createSqliteStorage({ path: join(dir, "state.db") })],
+let redis: RedisServer | undefined;
+let pg: PostgresServer | undefined;
+beforeAll(async () => {
+  if (REDIS_SERVER) redis = await startRedisServer();
+  if (POSTGRES_BIN) pg = await startPostgresServer();
+}, 60_000);
+afterAll(async () => {
+  await redis?.close();
+  await pg?.close();
+});
+
+const stores: Array<[string, () => StorageDriver, boolean]> = [
+  ["memory", () => createMemoryStorage(), true],
+  ["sqlite", () => createSqliteStorage({ path: join(dir, "state.db") }), true],
+  [`redis${REDIS_MISSING}`, () => createRedisStorage({ url: redis!.url, prefix: `fork-${Date.now()}:` }), REDIS_SERVER !== undefined],
+  [`postgres${POSTGRES_MISSING}`, () => createPostgresStorage({ url: pg!.url, namespace: `fork${Date.now()}` }), POSTGRES_BIN !== undefined],
 ];
 
-for (const [kind, makeStorage] of stores) {
-  describe(`forking a session [${kind}]`, () => {
+for (const [kind, makeStorage, available] of stores) {
+  describe.skipIf(!available)(`forking a session [${kind}]`, () => {
     it("copies the events up to the index, records session.forked, keeps the conversation as it stood, and continues on its own", async () => {
       const storage = makeStorage();
       const served = await serve(helloOptions({ agents: [{ slug: "hello", project: project({ tools }), storage }] }));
