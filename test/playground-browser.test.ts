@@ -1,9 +1,10 @@
 /**
  * The playground SPA in a real browser (Chromium through playwright-core) against real hosts on
  * loopback: chat with live streaming, reasoning, tool cards and approvals, token rotation and a
- * stale token, deep links, Runs, Raw (and a fork from one of its lines), Logs, Agent and its Try form, Evals, the bearer-token form,
- * single mode, a resumed stream after a dropped connection, and model output that looks like
- * markup. Any console error or uncaught exception on a page (CSP violations included) fails the test.
+ * stale token, deep links, Runs, Raw (and a fork from one of its lines), Logs, Agent and its Try
+ * form, Evals, the bearer-token form, single mode, a resumed stream after a dropped connection,
+ * and model output that looks like markup. Any console error or uncaught exception on a page (CSP
+ * violations included) fails the test.
  */
 import { type Server, type Socket, createServer, connect } from "node:net";
 import { join } from "node:path";
