@@ -1,13 +1,13 @@
 /**
  * The cac wiring of the command groups around a deployment and a project's set-up: the deployed
  * worker (`rotate-token`, `stop`, `deployments`, `deployment`; docs/guide/cloudflare.md
- * "Deployments and the alias token"), the channel helpers (`slack`, `github`), `install-skills`
- * and `convert-automation` (docs/guide/cli.md). Wiring only, as in `main.ts`: each command is a
- * function of (args, io) in its own file, loaded on use.
+ * "Deployments and the alias token"), the channel helpers (`slack`, `github`), `install-skills`,
+ * `convert-automation` and the failed webhook deliveries (`webhooks`; docs/guide/cli.md). Wiring
+ * only, as in `main.ts`: each command is a function of (args, io) in its own file, loaded on use.
  * @module
  */
 import type { CAC } from "cac";
-import { projectDir } from "./flags.ts";
+import { projectDir, targetArgs, withTargetOptions } from "./flags.ts";
 import type { Flags } from "./flags.ts";
 import { UsageError } from "./io.ts";
 import type { CliIo } from "./io.ts";
@@ -71,6 +71,12 @@ export function addGroupCommands(cli: CAC, argv: string[], io: CliIo, setCommand
     .action((action: string, file: unknown, flags: Flags) => {
       const args = { action, ...(file === undefined ? {} : { file: String(file) }), url: rawOption(argv, "url"), dir: rawOption(argv, "dir"), slug: rawOption(argv, "slug"), channel: rawOption(argv, "channel"), name: rawOption(argv, "name"), event: rawOption(argv, "event"), delivery: rawOption(argv, "delivery"), json: json(flags) };
       setCommand(async () => (await import("./github.ts")).githubCommand(args, io));
+    });
+  withTargetOptions(cli.command("webhooks <action> [endpoint] [deliveryId]", "Signed lifecycle webhooks: `webhooks list` shows failed deliveries; `webhooks redeliver <endpoint> <deliveryId>` posts one again"), true)
+    .option("--json", "list: {deliveries}; redeliver: {ok, error?}")
+    .action((action: string, endpoint: unknown, deliveryId: unknown, flags: Flags) => {
+      const args = { ...targetArgs(undefined, flags, argv), action, json: json(flags), ...(endpoint === undefined ? {} : { endpoint: String(endpoint) }), ...(deliveryId === undefined ? {} : { deliveryId: String(deliveryId) }) };
+      setCommand(async () => (await import("./webhooks.ts")).webhooksCommand(args, io));
     });
   cli
     .command("install-skills [dir]", "agent-serve's authoring skills into .cursor/skills/ and .claude/skills/ (pointer in AGENTS.md); --from <folder|git URL|npm package> installs third-party skills into bot/skills/")

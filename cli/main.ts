@@ -124,10 +124,18 @@ export async function main(options: MainOptions): Promise<number> {
       const args = { ...targetArgs(dir, flags, argv), json: json(flags) };
       command = async () => (await import("./sessions.ts")).sessionsCommand(args, io);
     });
-  withTargetOptions(cli.command("session <sessionId> [rmId]", "A session's summary and its latest events; `session rm <id>` removes it"), true)
+  withTargetOptions(cli.command("session <sessionId> [rmId]", "A session's summary and its latest events; `session rm <id>` removes it; `session fork <id> --at <index>` forks it"), true)
     .option("--events <n>", "How many of the latest events to show (default: 10)")
-    .option("--json", "Print {session, eventCount, events} as JSON")
+    .option("--at <index>", "fork: the index of the last event the fork keeps")
+    .option("--message <text>", "fork: a message the fork continues with at once")
+    .option("--json", "Print {session, eventCount, events} as JSON (fork: the create answer)")
     .action((sessionId: string, rmId: unknown, flags: Flags) => {
+      if (sessionId === "fork") {
+        if (typeof rmId !== "string" || rmId === "" || rawOption(argv, "at") === undefined) throw new UsageError("session fork needs the session id and --at: agent-serve session fork <sessionId> --at <index>");
+        const args = { ...targetArgs(undefined, flags, argv), sessionId: rmId, atIndex: nonNegativeInteger(rawOption(argv, "at"), "--at"), message: rawOption(argv, "message"), json: json(flags) };
+        command = async () => (await import("./session-fork.ts")).sessionForkCommand(args, io);
+        return;
+      }
       if (sessionId === "rm") {
         if (typeof rmId !== "string" || rmId === "") throw new UsageError("session rm needs the session id: agent-serve session rm <sessionId>");
         const args = { ...targetArgs(undefined, flags, argv), sessionId: rmId, json: json(flags) };

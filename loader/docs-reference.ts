@@ -132,6 +132,7 @@ const MODULES: ReadonlyArray<readonly [string, () => Promise<Record<string, unkn
 
 const EVENT_DOCS: Readonly<Record<EventType, EventDoc>> = {
   "session.started": { phase: "Session", summary: "The session was created.", data: "mode: chat or task; channel; title?" },
+  "session.forked": { phase: "Session", summary: "The session was forked from another: the events before it are the source's up to atIndex (docs/guide/forking.md).", data: "sourceSessionId; atIndex" },
   "ab.assigned": { phase: "Session", summary: "The session joined an A/B experiment arm.", data: "experimentId; armId" },
   "session.waiting": { phase: "Session", summary: "A chat session is idle and ready for a follow-up.", data: "{}" },
   "session.completed": { phase: "Session", summary: "A task session ended successfully (its stream ends here).", data: "{}" },
@@ -174,4 +175,5 @@ const AGENT_CONFIG_DOCS: Readonly<Record<keyof AgentConfig, string>> = {
   experiments: "A/B experiments: each `{id, arms}` assigns sessions to arms stickily; see `/v1/abs`.",
   kv: "`{driver}`: any unstorage driver for `ctx.host.kv` instead of the host's own storage (the default, as durable and shared as the sessions).",
   a2a: "`{skills?, extendedSkills?, allowPrivatePushTargets?}`: the A2A agent card's skills (`{id, name, description, tags?, examples?}`) in place of the derived ones, skills only authenticated callers see through `GetExtendedAgentCard`, and whether push notifications may target loopback and private addresses outside `--dev` (docs/guide/a2a.md).",
+  webhooks: "`[{url, events, secret, id?, allowPrivateTarget?}]`: session events posted to each endpoint, signed the Standard Webhooks way with the `whsec_` secret, retried and durable (docs/guide/webhooks.md).",
 };

@@ -2,11 +2,13 @@ import { validateExperiments } from "../src/engine/experiments/validate.ts";
 import { modelIdWarning, validateModelId } from "../src/engine/model/model-ids.ts";
 import type { AgentConfig, Diagnostic } from "../src/base/definitions/project.ts";
 import { unknownKeyDiagnostics } from "../src/engine/project/unknown-keys.ts";
+import { errorMessage } from "../src/base/errors.ts";
+import { resolveEndpoints } from "../src/features/webhooks/endpoints.ts";
 
 /** The members of `defineAgent({...})` (docs/guide/agent-projects.md). */
 export const AGENT_CONFIG_KEYS = [
   "model", "name", "description", "instructions", "runtime", "local", "cloud", "hosting", "concurrency",
-  "builtinTools", "tools", "prices", "experiments", "kv", "a2a",
+  "builtinTools", "tools", "prices", "experiments", "kv", "a2a", "webhooks",
 ];
 
 /** Agent SDK keys this host reads nowhere, and why that is fine. */
@@ -56,6 +58,15 @@ export function validateAgentConfig(agent: AgentConfig, file: string): Diagnosti
   // SAFETY: the config is a plain object as authored; its keys are what is checked here.
   diagnostics.push(...unknownKeyDiagnostics(agent as Record<string, unknown>, AGENT_CONFIG_KEYS, "agent config", file, IGNORED_AGENT_KEYS));
   for (const message of a2aConfigProblems(agent.a2a)) error(message);
+  if (agent.webhooks !== undefined && !Array.isArray(agent.webhooks)) error("webhooks must be an array of {url, events, secret, id?, allowPrivateTarget?}");
+  else if (agent.webhooks !== undefined) {
+    // Private targets are judged where `--dev` is known: when the host is built.
+    try {
+      resolveEndpoints(agent.webhooks, true);
+    } catch (problem) {
+      error(errorMessage(problem).replace(/^\[agent-serve\] \[webhooks\] /, ""));
+    }
+  }
   return diagnostics;
 }
 

@@ -1,9 +1,10 @@
 /**
  * The playground SPA in a real browser (Chromium through playwright-core) against real hosts on
  * loopback: chat with live streaming, reasoning, tool cards and approvals, token rotation and a
- * stale token, deep links, Runs, Raw, Logs, Agent and its Try form, Evals, the bearer-token form,
- * single mode, a resumed stream after a dropped connection, and model output that looks like
- * markup. Any console error or uncaught exception on a page (CSP violations included) fails the test.
+ * stale token, deep links, Runs, Raw (and a fork from one of its lines), Logs, Agent and its Try
+ * form, Evals, the bearer-token form, single mode, a resumed stream after a dropped connection,
+ * and model output that looks like markup. Any console error or uncaught exception on a page (CSP
+ * violations included) fails the test.
  */
 import { type Server, type Socket, createServer, connect } from "node:net";
 import { join } from "node:path";
@@ -450,6 +451,27 @@ describe.skipIf(!hasChromium)(title, () => {
     const shown = await lines.allInnerTexts();
     shown.forEach((line, i) => expect(line).toMatch(new RegExp(`^${i}\\s+\\{"type":"${events[i]!.type.replace(".", "\\.")}","index":${i},`)));
     expect(shown.join("\n")).toContain(`banana split ${tag}`);
+  });
+
+  it("forks a session from a line in Raw and continues the fork in Chat", async () => {
+    const tag = `${Date.now().toString(36)}`;
+    const source = await createSession(multi, `/reply cherry tart ${tag}`, `cherry ${tag}`);
+    const events = await recordedEvents(multi, source);
+    const end = events.find((event) => event.type === "turn.completed")!.index;
+    const page = await open(`${playground()}?sessionId=${source}`);
+    await tab(page, "Raw").click();
+    await page.getByRole("button", { name: `Fork from event ${end}` }).click();
+    // The fork is asked for first, then opened in Chat.
+    await expect.poll(() => tab(page, "Chat").getAttribute("aria-selected"), patience).toBe("true");
+    await expect.poll(() => page.getByTestId("session-id").textContent(), patience).not.toBe(source);
+    const forked = await sessionIdOf(page);
+    await assistant(page).filter({ hasText: `cherry tart ${tag}` }).waitFor();
+    // The fork takes a follow-up with the token the fork answered; the source is unchanged.
+    await send(page, `/reply on the branch ${tag}`);
+    await assistant(page).filter({ hasText: `on the branch ${tag}` }).waitFor();
+    const branch = await recordedEvents(multi, forked);
+    expect(branch[end + 1]).toMatchObject({ type: "session.forked", data: { sourceSessionId: source, atIndex: end } });
+    expect(await recordedEvents(multi, source)).toEqual(events);
   });
 
   it("resumes a dropped stream from the last index without duplicates", async () => {

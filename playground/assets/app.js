@@ -101,7 +101,7 @@ const views = {
   a2a: createA2aView({ panel: panelOf("a2a"), api, feed, base }),
   evals: evalsView,
   agent: createAgentView({ panel: panelOf("agent"), api }),
-  raw: createRawView({ panel: panelOf("raw"), feed }),
+  raw: createRawView({ panel: panelOf("raw"), api, tokens, feed, openSession }),
   logs: createLogsView({ panel: panelOf("logs"), api }),
 };
 

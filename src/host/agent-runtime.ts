@@ -17,8 +17,10 @@ import { createSessionEntry } from "../engine/sessions/session-entry.ts";
 import { SessionStore } from "../engine/sessions/session-store.ts";
 import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { ConversationLog } from "../engine/turns/conversation.ts";
-import { a2aPushPrefix } from "../base/storage/keys.ts";
+import { a2aPushPrefix, deliveryCursorKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
 import { A2APushDelivery } from "../features/a2a/push-delivery.ts";
+import { resolveEndpoints } from "../features/webhooks/endpoints.ts";
+import { WebhookDelivery } from "../features/webhooks/delivery.ts";
 import { ChannelHost, HTTP_CHANNEL } from "../features/channels/channel-host.ts";
 import { EvalService } from "../features/evals/service.ts";
 import type { AgentRuntime } from "../http/agent.ts";
@@ -116,6 +118,7 @@ export function createAgentRuntime(
 
   // 5. Sessions; from here on the session entry reaches them.
   const experiments = new ExperimentService({ definitions: project.agent.experiments, log, store });
+  const webhookEndpoints = resolveEndpoints(project.agent.webhooks ?? [], options.dev === true);
   const local = new LocalSessions({
     store,
     log,
@@ -126,7 +129,12 @@ export function createAgentRuntime(
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
     approvals: approvalStore,
     takeOverParked: (sessionId) => recovery.takeOverParked(sessionId),
-    featureKeys: (sessionId) => storage.list(a2aPushPrefix(sessionId)),
+    conversation,
+    // A removed session takes its A2A push configs and its webhook cursors with it.
+    featureKeys: async (sessionId) => [
+      ...(await storage.list(a2aPushPrefix(sessionId))),
+      ...webhookEndpoints.map((endpoint) => deliveryCursorKey(webhookDeliveryChannel(endpoint.id), sessionId)),
+    ],
   });
   const placing = placeSessions({
     slug,
@@ -203,6 +211,17 @@ export function createAgentRuntime(
     logger,
     ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs } : {}),
   });
+  // Lifecycle webhooks ride it too, one cursor per endpoint (docs/guide/webhooks.md).
+  const webhooks = new WebhookDelivery({
+    endpoints: webhookEndpoints,
+    log,
+    storage,
+    store,
+    delivers: (sessionId) => sessions.isHere(sessionId),
+    logger,
+    now,
+    ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs } : {}),
+  });
   return {
     slug,
     project,
@@ -224,6 +243,7 @@ export function createAgentRuntime(
     evals,
     channels,
     a2aPush,
+    webhooks,
     answer: placing.answer,
     async recover() {
       inbox?.start();
@@ -233,6 +253,7 @@ export function createAgentRuntime(
       await timed.start();
       await channels.start();
       await a2aPush.start();
+      await webhooks.start();
     },
     async closeCoordination() {
       recovery.stop();

@@ -104,6 +104,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
         // After turns: the last events of drained turns still reach channels, then onStop and waitUntil work.
         await Promise.all(agents.map((agent) => agent.channels.close(config.drainTimeoutMs)));
         await Promise.all(agents.map((agent) => agent.a2aPush.close(config.drainTimeoutMs)));
+        await Promise.all(agents.map((agent) => agent.webhooks.close(config.drainTimeoutMs)));
         for (const listener of closeListeners) listener();
         await Promise.all(agents.map((agent) => agent.storage.close()));
       })();

@@ -17,6 +17,7 @@ import type { TurnController } from "../engine/sessions/turn-controller.ts";
 import type { ToolContextServices } from "../engine/turns/tool-context.ts";
 import type { ArtifactStore } from "../features/artifacts/store.ts";
 import type { A2APushDelivery } from "../features/a2a/push-delivery.ts";
+import type { WebhookDelivery } from "../features/webhooks/delivery.ts";
 import type { ChannelHost } from "../features/channels/channel-host.ts";
 import type { EvalService } from "../features/evals/service.ts";
 import type { TimedWork } from "../features/timers/timed-work.ts";
@@ -49,6 +50,8 @@ export interface AgentRuntime {
   channels: ChannelHost;
   /** A2A push notification delivery (docs/guide/a2a.md "Push notifications"). */
   a2aPush: A2APushDelivery;
+  /** Signed lifecycle webhooks and their failed deliveries (docs/guide/webhooks.md). */
+  webhooks: WebhookDelivery;
   /** Stops the recovery sweep and the process inbox (after turns have drained). */
   closeCoordination(): Promise<void>;
   /** Recovers interrupted turns, then loads timed work and arms the timer port. */

@@ -14,6 +14,7 @@ export type { McpSessionStatus, SessionReport } from "../features/mcp/session-wa
 export type { SessionSummary } from "../base/definitions/sessions.ts";
 export type { DirectCallOutcome } from "../engine/direct-calls/direct-call.ts";
 export type { LogLine } from "../base/logging.ts";
+export type { FailedWebhookDelivery } from "../base/definitions/webhooks.ts";
 
 /** Every failure: `{ok:false, error, message?}`, plus `issues`, `tools` and the like per code. */
 export interface ErrorEnvelope {

@@ -7,7 +7,7 @@
  * @module
  */
 import type { AuthContext } from "../auth.ts";
-import type { CreateSessionInput, FollowUpInput } from "./sessions.ts";
+import type { CreateSessionInput, FollowUpInput, ForkSessionInput } from "./sessions.ts";
 
 export interface SessionPlacement {
   /** The one session this host holds; undefined for a host that holds none (it sends all away). */
@@ -36,6 +36,8 @@ export interface SessionPlacement {
  */
 export type PlacedCall =
   | { op: "create"; input: CreateSessionInput }
+  /** A fork of `sourceSessionId`, created in the host the new session lives in. */
+  | { op: "fork"; sourceSessionId: string; input: ForkSessionInput }
   | { op: "followUp"; input: FollowUpInput }
   | { op: "stop"; auth: AuthContext }
   | { op: "interrupt" }

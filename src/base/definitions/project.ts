@@ -14,6 +14,7 @@ import type { HookDefinition } from "./hooks.ts";
 import type { KvConfig } from "./kv.ts";
 import type { ScheduleDefinition } from "./schedules.ts";
 import type { ToolDefinition } from "./tools.ts";
+import type { WebhookEndpoint } from "./webhooks.ts";
 
 export interface ModelParam {
   id: string;
@@ -52,6 +53,8 @@ export interface AgentConfig {
   kv?: KvConfig;
   /** What the A2A agent card declares (docs/guide/a2a.md "The agent card"). */
   a2a?: A2AConfig;
+  /** Signed lifecycle webhooks: session events posted to each endpoint (docs/guide/webhooks.md). */
+  webhooks?: WebhookEndpoint[];
 }
 
 /** A skill as an A2A agent card lists it. */

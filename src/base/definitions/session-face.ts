@@ -7,7 +7,7 @@
  */
 import type { AuthContext } from "../auth.ts";
 import type { PlacedCall } from "./placement.ts";
-import type { CreateSessionInput, FollowUpInput, SendOptions, SendResult, SessionRecord, SessionSummary } from "./sessions.ts";
+import type { CreateSessionInput, FollowUpInput, ForkSessionInput, SendOptions, SendResult, SessionRecord, SessionSummary } from "./sessions.ts";
 
 /** Who may see sessions beyond their own (dev loopback callers, anonymous deployments). */
 export interface Viewer {
@@ -25,6 +25,8 @@ export interface Sessions {
   send(channel: string, message: string, options?: SendOptions): Promise<SendResult>;
   /** The session a channel's continuation key points at, if any. */
   lookup(channel: string, key: string): Promise<string | undefined>;
+  /** A new session holding `sessionId`'s events and conversation up to `atIndex`; only its owner may (docs/guide/forking.md). */
+  fork(sessionId: string, input: ForkSessionInput): Promise<SessionRecord>;
   /** Continues a chat session; resolves with the (possibly rotated) continuation token. */
   followUp(sessionId: string, input: FollowUpInput): Promise<string>;
   /** Stops the session's turn; only its owner may. */

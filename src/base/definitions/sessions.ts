@@ -156,3 +156,11 @@ export interface TurnActivity {
 export interface ApprovalDecisions {
   resolve(sessionId: string, callId: string, decision: "approve" | "deny"): Promise<void>;
 }
+
+/** `POST /v1/session/:sessionId/fork` (docs/guide/forking.md). */
+export interface ForkSessionInput {
+  /** The index of the source's last event the fork keeps. */
+  atIndex: number;
+  /** The source's owner (only the owner forks). */
+  auth: AuthContext;
+}

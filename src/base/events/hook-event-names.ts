@@ -8,6 +8,7 @@ import type { EventType } from "./vocabulary.ts";
 const LIST = [
   "session.started",
   "ab.assigned",
+  "session.forked",
   "session.waiting",
   "session.completed",
   "session.failed",

@@ -37,6 +37,8 @@ export interface ArtifactEventView {
  */
 export interface EventDataMap {
   "session.started": { mode: string; channel: string; title?: string };
+  /** The session is a fork: the events before this one are `sourceSessionId`'s up to `atIndex` (docs/guide/forking.md). */
+  "session.forked": { sourceSessionId: string; atIndex: number };
   "ab.assigned": { experimentId: string; armId: string };
   "session.waiting": Record<string, never>;
   "session.completed": Record<string, never>;

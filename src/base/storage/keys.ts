@@ -49,6 +49,11 @@ export const deliveryClaimKey = (scope: string, id: string): string => `channels
 /** A2A push notification configs of a session's tasks (docs/guide/a2a.md "Push notifications"). */
 export const a2aPushPrefix = (sessionId: string, turnId?: string): string => `a2a/push/${sessionId}/${turnId === undefined ? "" : `${turnId}/`}`;
 export const a2aPushKey = (sessionId: string, turnId: string, configId: string): string => `${a2aPushPrefix(sessionId, turnId)}${configId}`;
+/** Webhook deliveries that failed after their last retry, per endpoint (docs/guide/webhooks.md). */
+export const WEBHOOK_FAILURES_PREFIX = "webhooks/failed/";
+export const webhookFailureKey = (endpointId: string, deliveryId: string): string => `${WEBHOOK_FAILURES_PREFIX}${endpointId}/${deliveryId}`;
+/** The channel-delivery id an endpoint's cursor lives under (`channels/<id>/delivered/<sessionId>`). */
+export const webhookDeliveryChannel = (endpointId: string): string => `_webhook-${endpointId}`;
 /** The default prefix of `ctx.host.kv` keys. */
 export const KV_STORAGE_PREFIX = "kv";
 

@@ -17,6 +17,8 @@ import type { LogListener } from "../../base/events/follow.ts";
 export interface CommitWith {
   records?: RecordWrite[];
   appends?: LogAppend[];
+  /** Times the drafts keep instead of now, by position (events copied into a fork). */
+  at?: ReadonlyArray<string | undefined>;
 }
 
 interface Pending {
@@ -57,7 +59,7 @@ export class EventLog {
     const writer = this.#writer(sessionId);
     const at = new Date(this.#now()).toISOString();
     const pending = (writer.pending ??= { drafts: [], records: [], appends: [], resolvers: [] });
-    for (const draft of drafts) pending.drafts.push({ draft, at });
+    for (const [i, draft] of drafts.entries()) pending.drafts.push({ draft, at: also?.at?.[i] ?? at });
     if (also?.records) pending.records.push(...also.records);
     if (also?.appends) pending.appends.push(...also.appends);
     const done = new Promise<SessionEvent[]>((resolve, reject) => {

@@ -30,6 +30,8 @@ export function createInbound(deps: InboundDeps): Inbound {
     switch (call.op) {
       case "create":
         return local.createAs(sessionId, call.input);
+      case "fork":
+        return local.forkAs(sessionId, call.sourceSessionId, call.input);
       case "followUp":
         return local.followUp(sessionId, call.input);
       case "stop":

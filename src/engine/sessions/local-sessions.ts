@@ -12,7 +12,7 @@ import { newHttpToken, newSessionId } from "../../base/ids.ts";
 import { conversationLogName, deliveryCursorKey, eventLogName, pendingFilesKey } from "../../base/storage/keys.ts";
 import type { EventDraft } from "../../base/events/vocabulary.ts";
 import type { Sessions, Viewer } from "../../base/definitions/session-face.ts";
-import type { CreateSessionInput, FollowUpInput, SendOptions, SendResult, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
+import type { CreateSessionInput, FollowUpInput, ForkSessionInput, SendOptions, SendResult, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
 import { channelSend } from "./channel-send.ts";
 import type { EventLog } from "./event-log.ts";
 import { conflict } from "../../base/errors.ts";
@@ -20,6 +20,8 @@ import { sessionNotFound, stale } from "./session-errors.ts";
 import { SessionReads } from "./session-reads.ts";
 import type { SessionStore } from "./session-store.ts";
 import type { TurnController } from "./turn-controller.ts";
+import type { ConversationLog } from "../turns/conversation.ts";
+import { forkSession } from "./session-fork.ts";
 
 /**
  * Draws the sticky A/B arms of a session being created (none for eval traffic); runs before the
@@ -45,6 +47,8 @@ export interface LocalSessionDeps {
   approvals?: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> };
   /** Continues here a turn parked by a process that stopped; true when it now runs here. */
   takeOverParked?: (sessionId: string) => Promise<boolean>;
+  /** The model conversations a fork copies a prefix of. */
+  conversation?: ConversationLog;
   /** Keys features keep for the session (A2A push configs, credentials included), removed with it. */
   featureKeys?: (sessionId: string) => Promise<string[]>;
 }
@@ -105,6 +109,18 @@ export class LocalSessions implements Sessions {
       { fresh: true },
     );
     return record;
+  }
+
+  fork(sessionId: string, input: ForkSessionInput): Promise<SessionRecord> {
+    return this.forkAs(newSessionId(), sessionId, input);
+  }
+
+  /** Forks `sourceSessionId` into a session under an id a strategy chose (docs/guide/forking.md). */
+  async forkAs(sessionId: string, sourceSessionId: string, input: ForkSessionInput): Promise<SessionRecord> {
+    const { store, log, controller, conversation, now } = this.#deps;
+    if (!conversation) throw new Error("[agent-serve] [sessions] forking needs the conversation log");
+    const source = await this.owned(sourceSessionId, input.auth);
+    return forkSession({ store, log, conversation, writer: controller.writer, now }, source, sessionId, input.atIndex, input.auth);
   }
 
   send(channel: string, message: string, options?: SendOptions): Promise<SendResult> {

@@ -8,7 +8,7 @@
  */
 import type { AuthContext } from "../../base/auth.ts";
 import type { PlacedCall } from "../../base/definitions/placement.ts";
-import type { CreateSessionInput, FollowUpInput, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
+import type { CreateSessionInput, FollowUpInput, ForkSessionInput, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
 import type { Viewer } from "../../base/definitions/session-face.ts";
 import type { LocalSessions } from "./local-sessions.ts";
 import { WrappedSessions } from "./wrapped-sessions.ts";
@@ -33,6 +33,13 @@ export class PlacedSessions extends WrappedSessions {
     const sessionId = this.#homes.newSessionId();
     if (!this.isHere(sessionId)) return (await this.#homes.send(sessionId, { op: "create", input })) as SessionRecord;
     return this.local.createAs(sessionId, input);
+  }
+
+  /** Made in the new session's home, which reads the source through storage. */
+  override async fork(sessionId: string, input: ForkSessionInput): Promise<SessionRecord> {
+    const forkId = this.#homes.newSessionId();
+    if (!this.isHere(forkId)) return (await this.#homes.send(forkId, { op: "fork", sourceSessionId: sessionId, input })) as SessionRecord;
+    return this.local.forkAs(forkId, sessionId, input);
   }
 
   override async followUp(sessionId: string, input: FollowUpInput): Promise<string> {

@@ -12,6 +12,7 @@ import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import { StorageUnavailableError } from "../../base/storage/errors.ts";
 import type { LogAppend, RecordWrite } from "../../base/storage/types.ts";
+import type { ConversationMessage } from "../../base/ports/model.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
 import type { TurnEmit } from "../turns/run-turn.ts";
 import type { EventLog } from "./event-log.ts";
@@ -85,6 +86,18 @@ export class SessionWriter {
       commit,
     );
     if (!updated) throw sessionNotFound();
+  }
+
+  /**
+   * A fork (./session-fork.ts): its whole record, the events it copies (keeping their times) and
+   * its own, and the conversation as it stood, in one commit: a crash leaves all of it or none.
+   */
+  fork(sessionId: string, record: SessionRecord, drafts: EventDraft[], times: ReadonlyArray<string | undefined>, conversation: ConversationMessage[], records: RecordWrite[]): Promise<unknown> {
+    return this.#deps.log.append(sessionId, drafts, {
+      records: [this.#deps.store.recordWrite(record), ...records],
+      appends: conversation.length === 0 ? [] : [this.#deps.conversation.appendWrite(sessionId, conversation)],
+      at: times,
+    });
   }
 
   /** `turn.started` of a turn that waited for its slot, its status and the user's message. */

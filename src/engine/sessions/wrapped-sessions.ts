@@ -8,7 +8,7 @@
 import type { AuthContext } from "../../base/auth.ts";
 import type { PlacedCall } from "../../base/definitions/placement.ts";
 import type { Sessions, Viewer } from "../../base/definitions/session-face.ts";
-import type { CreateSessionInput, FollowUpInput, SendOptions, SendResult, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
+import type { CreateSessionInput, ForkSessionInput, FollowUpInput, SendOptions, SendResult, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
 import { channelSend } from "./channel-send.ts";
 import type { LocalSessions } from "./local-sessions.ts";
 
@@ -21,6 +21,11 @@ export class WrappedSessions implements Sessions {
 
   create(input: CreateSessionInput): Promise<SessionRecord> {
     return this.local.create(input);
+  }
+
+  /** Made here: the source is read through storage, which every process sharing it sees. */
+  fork(sessionId: string, input: ForkSessionInput): Promise<SessionRecord> {
+    return this.local.fork(sessionId, input);
   }
 
   /** A channel's send, whose follow-up or create goes where this strategy sends it. */

@@ -51,6 +51,11 @@ export class ConversationLog {
     await this.#storage.commit({ appends: [this.appendWrite(sessionId, messages)] });
   }
 
+  /** The history exactly as stored (a fork copies a prefix of it). */
+  stored(sessionId: string): Promise<ConversationMessage[]> {
+    return this.#loadStored(sessionId);
+  }
+
   async #loadStored(sessionId: string): Promise<ConversationMessage[]> {
     const messages: ConversationMessage[] = [];
     for await (const batch of this.#storage.read(logName(sessionId))) {

@@ -22,6 +22,8 @@ import { agentHealth, sessionCost } from "./meta.ts";
 import { createSession, deleteSession, followUp, listSessions, renameSession, stopSession } from "./sessions.ts";
 import { sessionEvents, streamSession } from "./streams.ts";
 import { uiChat } from "./ui-chat.ts";
+import { forkSession } from "./fork.ts";
+import { listWebhookDeliveries, redeliverWebhook } from "./webhooks.ts";
 import { agUiRun } from "./ag-ui.ts";
 import { devFireReminder, devFireSchedule, devListReminders, internalFireReminder, internalFireSchedule } from "./timed-work.ts";
 
@@ -36,6 +38,7 @@ export const agentRoutes: readonly RouteDefinition[] = [
   stopSession,
   listApprovals,
   resolveApproval,
+  forkSession,
   followUp,
   renameSession,
   uiChat,
@@ -54,6 +57,8 @@ export const agentRoutes: readonly RouteDefinition[] = [
   startEvalRun,
   getEvalRun,
   cancelEvalRun,
+  listWebhookDeliveries,
+  redeliverWebhook,
   infoRoute(() => agentRoutes),
   meta,
   logs,

@@ -29,6 +29,12 @@ export const followUpBody = v.strictObject({
 });
 export type FollowUpBody = v.InferOutput<typeof followUpBody>;
 
+/** `POST /v1/session/:id/fork`: the last event the fork keeps, and a message to continue it with. */
+export const forkSessionBody = v.strictObject({
+  atIndex: v.pipe(v.number("atIndex must be a number"), v.integer("atIndex must be an integer"), v.minValue(0, "atIndex must not be negative")),
+  message: v.optional(message),
+});
+
 /** `PATCH /v1/session/:id`: the session's new title. */
 export const renameSessionBody = v.strictObject({
   title: v.pipe(v.string(), v.trim(), v.minLength(1, "title must not be empty"), v.maxLength(200, "title is at most 200 characters")),
