@@ -5,7 +5,8 @@
  * and gets the answer as a reply line in its own inbox. A process learns of new lines through the
  * driver's `follow`, which reaches other processes on a shared store; on a store whose follow is
  * process-local but whose leases are shared (sqlite, several processes on one file) it also
- * polls its inbox's length.
+ * polls its inbox's length, only while a line can come: a request names a session whose turn
+ * this process runs, a reply answers a request it sent (docs/design/processes.md "Forwarding").
  * @module
  */
 import { HTTPError } from "../../base/errors.ts";
@@ -35,6 +36,12 @@ interface Waiting {
 /** How often an inbox is polled where `follow` does not reach other processes. */
 const POLL_MS = 200;
 
+/**
+ * How long polling goes on after the last turn here ended: a process that read the turn's marker
+ * just before it went may still send a request about it.
+ */
+const POLL_GRACE_MS = 5_000;
+
 
 export class ProcessInbox {
   readonly #storage: StorageDriver;
@@ -46,11 +53,15 @@ export class ProcessInbox {
   #unsubscribe: (() => void) | undefined;
   #poll: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  readonly #hasTurns: () => boolean;
+  #lastNeeded = Number.NEGATIVE_INFINITY;
 
-  constructor(storage: StorageDriver, owner: string, handler: InboxHandler) {
+  /** `hasTurns`: whether a turn of this process is open now (requests are about those only). */
+  constructor(storage: StorageDriver, owner: string, handler: InboxHandler, hasTurns: () => boolean = () => true) {
     this.#storage = storage;
     this.owner = owner;
     this.#handler = handler;
+    this.#hasTurns = hasTurns;
   }
 
   /** Starts listening; lines appended before `start` are read too. */
@@ -60,7 +71,11 @@ export class ProcessInbox {
     this.#unsubscribe = this.#storage.follow(log, (first, lines) => this.#deliver(first, lines));
     const { follow, sharedLeases } = this.#storage.capabilities;
     if (follow !== "shared" && sharedLeases) {
-      this.#poll = setInterval(() => this.#catchUp(), POLL_MS);
+      this.#poll = setInterval(() => {
+        if (this.#waiting.size > 0 || this.#hasTurns()) this.#lastNeeded = Date.now();
+        // An idle process reads nothing: no request can be about it, no reply is owed to it.
+        if (Date.now() - this.#lastNeeded <= POLL_GRACE_MS) this.#catchUp();
+      }, POLL_MS);
       (this.#poll as { unref?: () => void }).unref?.();
     }
     this.#catchUp();
