@@ -96,7 +96,8 @@ export function createAgentRuntime(
   const { runtime, pendingFiles, artifacts, reminders, toolServices } = agentTools;
 
   // 4. Turns, and the recovery of what a crash left open.
-  const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination };
+  const isIdempotent = (toolName: string): boolean => project.tools?.[toolName]?.idempotent === true;
+  const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination, isIdempotent };
   const recoverOrphan = orphanRecovery(recoveryParts);
   const { model, controller } = createAgentTurns({
     slug,
