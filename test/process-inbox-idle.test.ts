@@ -26,7 +26,7 @@ function countingStore(): { storage: StorageDriver; reads: () => number } {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-it("reads nothing while the process has no turn, and polls while it has one", async () => {
+it("reads nothing while the process has no turn, and polls once woken while it has one", async () => {
   const { storage, reads } = countingStore();
   let turns = false;
   const inbox = new ProcessInbox(storage, "p1", async () => "ok", () => turns);
@@ -36,6 +36,8 @@ it("reads nothing while the process has no turn, and polls while it has one", as
   await pause(1_000);
   expect(reads()).toBe(afterStart);
   turns = true;
+  // What the host does on every session event it writes (src/host/agent-runtime.ts).
+  inbox.wake();
   await pause(1_000);
   expect(reads()).toBeGreaterThanOrEqual(afterStart + 3);
   await inbox.close();

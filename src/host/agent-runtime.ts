@@ -146,6 +146,8 @@ export function createAgentRuntime(
       }),
   });
   const { sessions, inbox } = placing;
+  // A turn beginning here is what requests from other processes can be about: the inbox polls.
+  if (inbox) log.onEvent(() => inbox.wake());
   entry.bind(sessions);
   // A session living in another host continues its parked turn there.
   const approvals = new ApprovalService({ store: approvalStore, resumeIfOrphaned: (sessionId) => placing.resume(sessionId), logger });

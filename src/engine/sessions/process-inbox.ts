@@ -7,6 +7,7 @@
  * process-local but whose leases are shared (sqlite, several processes on one file) it also
  * polls its inbox's length, only while a line can come: a request names a session whose turn
  * this process runs, a reply answers a request it sent (docs/design/processes.md "Forwarding").
+ * Polling starts on {@link ProcessInbox.wake} and stops by itself once idle.
  * @module
  */
 import { HTTPError } from "../../base/errors.ts";
@@ -51,7 +52,8 @@ export class ProcessInbox {
   #next = 0;
   #reading: Promise<void> = Promise.resolve();
   #unsubscribe: (() => void) | undefined;
-  #poll: ReturnType<typeof setInterval> | undefined;
+  #poll: ReturnType<typeof setTimeout> | undefined;
+  #polls = false;
   #closed = false;
   readonly #hasTurns: () => boolean;
   #lastNeeded = Number.NEGATIVE_INFINITY;
@@ -70,15 +72,30 @@ export class ProcessInbox {
     const log = inboxLog(this.owner);
     this.#unsubscribe = this.#storage.follow(log, (first, lines) => this.#deliver(first, lines));
     const { follow, sharedLeases } = this.#storage.capabilities;
-    if (follow !== "shared" && sharedLeases) {
-      this.#poll = setInterval(() => {
-        if (this.#waiting.size > 0 || this.#hasTurns()) this.#lastNeeded = Date.now();
-        // An idle process reads nothing: no request can be about it, no reply is owed to it.
-        if (Date.now() - this.#lastNeeded <= POLL_GRACE_MS) this.#catchUp();
-      }, POLL_MS);
-      (this.#poll as { unref?: () => void }).unref?.();
-    }
+    this.#polls = follow !== "shared" && sharedLeases;
     this.#catchUp();
+  }
+
+  /**
+   * Polls again, where polling is how lines arrive: a turn of this process has begun (its caller
+   * hears of it from the session events), so requests about it may come.
+   */
+  wake(): void {
+    this.#lastNeeded = Date.now();
+    if (!this.#polls || this.#poll !== undefined || this.#closed) return;
+    const tick = (): void => {
+      if (this.#waiting.size > 0 || this.#hasTurns()) this.#lastNeeded = Date.now();
+      // Idle past the grace: the timer stops, so an idle process neither reads nor wakes up.
+      if (this.#closed || Date.now() - this.#lastNeeded > POLL_GRACE_MS) {
+        this.#poll = undefined;
+        return;
+      }
+      this.#catchUp();
+      this.#poll = setTimeout(tick, POLL_MS);
+      (this.#poll as { unref?: () => void }).unref?.();
+    };
+    this.#poll = setTimeout(tick, POLL_MS);
+    (this.#poll as { unref?: () => void }).unref?.();
   }
 
   /**
@@ -94,6 +111,8 @@ export class ProcessInbox {
         reject(new HTTPError({ status: 409, code: "session_busy", message: "the process running this session's turn did not answer in time" }));
       }, timeoutMs);
       this.#waiting.set(id, { resolve, reject, timer });
+      // The reply comes in this process's own inbox.
+      this.wake();
       const line: Line = { kind: "request", id, from: this.owner, op: request.op, args: request.args };
       this.#storage.append(inboxLog(owner), [JSON.stringify(line)]).catch((error: unknown) => {
         clearTimeout(timer);
@@ -107,7 +126,7 @@ export class ProcessInbox {
   async close(): Promise<void> {
     this.#closed = true;
     this.#unsubscribe?.();
-    clearInterval(this.#poll);
+    clearTimeout(this.#poll);
     for (const [id, waiting] of this.#waiting) {
       clearTimeout(waiting.timer);
       waiting.reject(new HTTPError({ status: 503, code: "shutting_down", message: "the host is shutting down" }));
