@@ -1,8 +1,8 @@
 /**
  * What an idle host costs: the real CLI serving examples/hello with no requests, on the memory
  * store (no cross-process machinery: nothing shares it) against the sqlite default (its leases are
- * shared, so the host polls its process inbox every 200 ms and sweeps expired leases every lease
- * ttl; docs/design/processes.md). Reads the process's CPU time from /proc over a quiet window.
+ * shared: the host polls its process inbox only while it runs turns, and sweeps expired leases
+ * every lease ttl; docs/design/processes.md). Reads the process's CPU time from /proc over a quiet window.
  *
  *   npx node bench/idle.ts [--seconds=20] [--rounds=3]
  * @module

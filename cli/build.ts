@@ -19,7 +19,7 @@ import { workerEntry } from "./cloudflare/entry.ts";
 import { workersDiagnostics } from "./cloudflare/workers-fit.ts";
 import { workerName, wranglerConfig, wranglerJsonc } from "./cloudflare/wrangler-config.ts";
 import type { WranglerConfig } from "./cloudflare/wrangler-config.ts";
-import { CommandError, EXIT_OK } from "./io.ts";
+import { CommandError, EXIT_OK, errorMessage } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { createStyle } from "./style.ts";
 
@@ -170,6 +170,6 @@ function kilobytes(bytes: number): string {
 /** esbuild's errors, one per line with where they happened. */
 function bundleErrors(error: unknown): string {
   const errors = (error as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } | null }> }).errors; // SAFETY: esbuild's BuildFailure shape, checked below
-  if (!Array.isArray(errors) || errors.length === 0) return `  ${error instanceof Error ? error.message : String(error)}`;
+  if (!Array.isArray(errors) || errors.length === 0) return `  ${errorMessage(error)}`;
   return errors.map((e) => `  ${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ""}${e.text}`).join("\n");
 }

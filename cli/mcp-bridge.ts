@@ -6,7 +6,7 @@
  * server. Requests run concurrently; `notifications/cancelled` aborts the request it names.
  * @module
  */
-import type { Writable } from "./io.ts";
+import { errorMessage, type Writable } from "./io.ts";
 
 /** Posts one JSON-RPC message to the endpoint (the target's `fetch` of `/v1/mcp`). */
 export type PostMessage = (body: string, headers: Record<string, string>, signal: AbortSignal) => Promise<Response>;
@@ -48,7 +48,7 @@ export function createMcpBridge(post: PostMessage, stdout: Writable): McpBridge 
       }
       write(answer);
     } catch (error) {
-      if (id !== undefined && !abort.signal.aborted) write(rpcError(id, -32603, error instanceof Error ? error.message : String(error)));
+      if (id !== undefined && !abort.signal.aborted) write(rpcError(id, -32603, errorMessage(error)));
     } finally {
       if (id !== undefined) inFlight.delete(id);
     }

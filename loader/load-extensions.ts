@@ -6,6 +6,7 @@
  * @module
  */
 import type { ChannelDefinition } from "../src/base/definitions/channels.ts";
+import { errorMessage } from "../src/base/errors.ts";
 import { validateChannels } from "../src/features/channels/validate.ts";
 import type { ExtensionContributions, ExtensionInfo, ExtensionMount } from "../src/base/definitions/extensions.ts";
 import type { ConnectionDefinition, ProjectSkill, SubagentDefinition } from "../src/base/definitions/harness.ts";
@@ -44,7 +45,7 @@ export async function loadExtensions(source: ProjectSource, rootName: string, pr
     try {
       exported = (await source.importModule(file)).default;
     } catch (err) {
-      error("extension_import_failed", `cannot load ${file}: ${err instanceof Error ? err.message : String(err)}`);
+      error("extension_import_failed", `cannot load ${file}: ${errorMessage(err)}`);
       continue;
     }
     const contributions = await resolveContributions(exported, error);
@@ -74,7 +75,7 @@ async function resolveContributions(exported: unknown, error: (code: string, mes
     try {
       return asContributions(exported.setup(config), error);
     } catch (err) {
-      error("invalid_extension_config", `setup failed: ${err instanceof Error ? err.message : String(err)}`);
+      error("invalid_extension_config", `setup failed: ${errorMessage(err)}`);
       return undefined;
     }
   }

@@ -1,4 +1,6 @@
+import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
+import { serveNode } from "../adapters/node.ts";
 import { allowAll, bearerAuth, localDev, localDevStrict, loopbackOnly } from "../src/entries/channels.ts";
 import { createHost } from "../src/host/host.ts";
 import type { AuthContext } from "../src/base/auth.ts";
@@ -9,9 +11,11 @@ const req = (url: string, headers: Record<string, string> = {}) => new Request(u
 describe("auth policies", () => {
   it("localDevStrict admits direct loopback callers with a loopback Host only", async () => {
     const policy = localDevStrict();
-    expect(await policy(req("http://127.0.0.1:3000/x"), { ip: "127.0.0.1" })).toMatchObject({ principalId: "local" });
-    expect(await policy(req("http://localhost:3000/x"), { ip: "::ffff:127.0.0.1" })).not.toBeNull();
-    expect(await policy(req("http://[::1]:3000/x"), { ip: "::1" })).not.toBeNull();
+    expect(await policy(req("http://127.0.0.1:3000/x", { host: "127.0.0.1:3000" }), { ip: "127.0.0.1" })).toMatchObject({ principalId: "local" });
+    expect(await policy(req("http://localhost:3000/x", { host: "localhost:3000" }), { ip: "::ffff:127.0.0.1" })).not.toBeNull();
+    expect(await policy(req("http://[::1]:3000/x", { host: "[::1]:3000" }), { ip: "::1" })).not.toBeNull();
+    // No Host header (HTTP/1.0): refused like a foreign Host, whatever URL the server built.
+    expect(await policy(req("http://127.0.0.1:3000/x"), { ip: "127.0.0.1" })).toBeNull();
     expect(await policy(req("http://127.0.0.1/x"), { ip: "10.0.0.5" })).toBeNull();
     expect(await policy(req("http://127.0.0.1/x"), {})).toBeNull();
     for (const header of ["x-forwarded-for", "x-real-ip", "forwarded", "x-forwarded-host"]) {
@@ -65,6 +69,34 @@ describeHost("default chain (localDevStrict)", () => helloOptions(), (target) =>
   it("health stays public", async () => {
     const response = await target().fetch("/hello/v1/health", { headers: { "x-forwarded-for": "203.0.113.9" } });
     expect(response.status).toBe(200);
+  });
+});
+
+/** One raw HTTP request over a socket: the status line of the answer. */
+function rawStatus(url: string, head: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(head));
+    let answer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (answer += chunk));
+    socket.on("end", () => resolve(answer.split("\r\n")[0] ?? ""));
+    socket.on("error", reject);
+  });
+}
+
+describe("default chain over a real socket", () => {
+  it("refuses an HTTP/1.0 request with no Host header like a foreign Host", async () => {
+    const host = createHost(helloOptions());
+    const server = await serveNode(host, { port: 0, silent: true });
+    try {
+      expect(await rawStatus(server.url, "GET /hello/v1/sessions HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1\.[01] 401/);
+      expect(await rawStatus(server.url, "GET /hello/v1/sessions HTTP/1.0\r\nHost: evil.example\r\n\r\n")).toMatch(/^HTTP\/1\.[01] 401/);
+      expect(await rawStatus(server.url, "GET /hello/v1/sessions HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")).toMatch(/^HTTP\/1\.[01] 200/);
+    } finally {
+      await host.close();
+      await server.close(true);
+    }
   });
 });
 

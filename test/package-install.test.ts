@@ -177,10 +177,10 @@ const host = createHost({
   models: { resolve: () => model },
 });
 const created = await host.fetch(new Request("http://localhost/bot/v1/session", {
-  method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: "/reply in process" }),
+  method: "POST", headers: { host: "localhost", "content-type": "application/json" }, body: JSON.stringify({ message: "/reply in process" }),
 }), { ip: "127.0.0.1" });
 const { sessionId } = await created.json();
-const stream = await host.fetch(new Request(\`http://localhost/bot/v1/session/\${sessionId}/stream\`), { ip: "127.0.0.1" });
+const stream = await host.fetch(new Request(\`http://localhost/bot/v1/session/\${sessionId}/stream\`, { headers: { host: "localhost" } }), { ip: "127.0.0.1" });
 // The stream follows the session live; read lines until it waits for the next message.
 const reader = stream.body.pipeThrough(new TextDecoderStream()).getReader();
 let buffer = "";

@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { CommandError } from "../io.ts";
+import { CommandError, errorMessage } from "../io.ts";
 import type { CliIo } from "../io.ts";
 
 export interface DeploymentState {
@@ -53,7 +53,7 @@ export function readDeploymentState(path: string): DeploymentState | undefined {
   try {
     return JSON.parse(readFileSync(path, "utf8")) as DeploymentState; // SAFETY: written by writeDeploymentState
   } catch (error) {
-    throw new CommandError(`${path} is not readable JSON (${error instanceof Error ? error.message : String(error)}): remove it and run agent-serve deploy again`);
+    throw new CommandError(`${path} is not readable JSON (${errorMessage(error)}): remove it and run agent-serve deploy again`);
   }
 }
 

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { CommandError } from "../io.ts";
+import { CommandError, errorMessage } from "../io.ts";
 import type { CliIo } from "../io.ts";
 
 const run = promisify(execFile);
@@ -69,5 +69,5 @@ function skillsFolder(root: string): string {
 
 function failure(error: unknown): string {
   const stderr = typeof error === "object" && error !== null && "stderr" in error ? String((error as { stderr: unknown }).stderr).trim() : "";
-  return stderr.split("\n").at(-1) || (error instanceof Error ? error.message : String(error));
+  return stderr.split("\n").at(-1) || errorMessage(error);
 }

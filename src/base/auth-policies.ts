@@ -19,7 +19,10 @@ const LOCAL_PRINCIPAL = (authenticator: string): AuthContext => ({
 export function localDevStrict(): AuthPolicy {
   return (request, info) => {
     if (!isLoopbackAddress(info.ip) || hasForwardingHeaders(request)) return null;
-    if (!isLoopbackHost(request.headers.get("host") ?? new URL(request.url).host)) return null;
+    // No Host header (HTTP/1.0) is refused like a foreign one: the URL a server builds without it
+    // names whatever the server assumed, not what the caller asked for (docs/guide/http-api.md).
+    const host = request.headers.get("host");
+    if (host === null || !isLoopbackHost(host)) return null;
     return LOCAL_PRINCIPAL("localDevStrict");
   };
 }

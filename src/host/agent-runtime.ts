@@ -98,7 +98,8 @@ export function createAgentRuntime(
   const { runtime, pendingFiles, artifacts, reminders, toolServices } = agentTools;
 
   // 4. Turns, and the recovery of what a crash left open.
-  const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination };
+  const isIdempotent = (toolName: string): boolean => project.tools?.[toolName]?.idempotent === true;
+  const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination, isIdempotent };
   const recoverOrphan = orphanRecovery(recoveryParts);
   const { model, controller } = createAgentTurns({
     slug,
@@ -153,6 +154,8 @@ export function createAgentRuntime(
       }),
   });
   const { sessions, inbox } = placing;
+  // A turn beginning here is what requests from other processes can be about: the inbox polls.
+  if (inbox) log.onEvent(() => inbox.wake());
   entry.bind(sessions);
   // A session living in another host continues its parked turn there.
   const approvals = new ApprovalService({ store: approvalStore, resumeIfOrphaned: (sessionId) => placing.resume(sessionId), logger });

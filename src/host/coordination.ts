@@ -21,7 +21,7 @@ export interface Coordination {
   crossProcess: boolean;
   /** The store's `follow` reaches other processes (Redis): recovery is by lease only. */
   sharedFollow: boolean;
-  /** The store's leases reach other processes: orphans are swept every lease ttl. */
+  /** The store's leases reach other processes: orphans are swept (every lease ttl, every 2 s while others run turns). */
   sharedLeases: boolean;
 }
 

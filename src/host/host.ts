@@ -86,7 +86,10 @@ export function createHost(options: AgentHostOptions): AgentHost {
       return request.method === "HEAD" ? withoutBody(response) : response;
     },
     request(path, init, context) {
+      // An in-process request is a loopback caller: it carries the loopback Host a real one would,
+      // which the default policy requires (src/base/auth-policies.ts).
       const request = new Request(new URL(path, "http://127.0.0.1"), init);
+      if (!request.headers.has("host")) request.headers.set("host", "127.0.0.1");
       return host.fetch(request, { ip: "127.0.0.1", ...context });
     },
     ready: whenReady,

@@ -23,6 +23,8 @@ export interface RecoveryParts {
   conversation: ConversationLog;
   approvals: ApprovalStore;
   coordination: Coordination;
+  /** Which tools declared `idempotent` (docs/design/tools.md "Side effects and crashes"). */
+  isIdempotent: (toolName: string) => boolean;
 }
 
 export interface AgentRecovery {
@@ -41,13 +43,13 @@ export interface AgentRecovery {
  * (its active marker names that process): only where other processes run the agent's turns.
  */
 export function orphanRecovery(parts: RecoveryParts): ((sessionId: string) => Promise<unknown>) | undefined {
-  const { store, log, logger, conversation, approvals, coordination } = parts;
+  const { store, log, logger, conversation, approvals, coordination, isIdempotent } = parts;
   if (!coordination.crossProcess) return undefined;
-  return (sessionId) => recoverSession({ store, log, logger, conversation, leases: coordination.leases, approvals }, sessionId);
+  return (sessionId) => recoverSession({ store, log, logger, conversation, leases: coordination.leases, approvals, isIdempotent }, sessionId);
 }
 
 export function createRecovery(parts: RecoveryParts, controller: TurnController): AgentRecovery {
-  const { store, log, logger, conversation, approvals, coordination } = parts;
+  const { store, log, logger, conversation, approvals, coordination, isIdempotent } = parts;
   const { leases, sharedSlots, placement } = coordination;
   // Parked turns outlive their process: recovery and resolutions continue them here.
   const parked: ParkedTurnDeps = {
@@ -69,7 +71,7 @@ export function createRecovery(parts: RecoveryParts, controller: TurnController)
     },
   };
   // What recovery at start and the periodic sweep both close sessions with.
-  const recovery = { store, log, logger, conversation, leases, approvals };
+  const recovery = { store, log, logger, conversation, leases, approvals, isIdempotent };
   const sweepDeps: SweepDeps = {
     ...recovery,
     resumeParked: (record, events) => resumeParkedTurn(sweptParked, record, events),

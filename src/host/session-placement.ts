@@ -71,7 +71,7 @@ export function placeSessions(parts: PlacedSessionParts): SessionPlacing {
         return Promise.reject(new HTTPError({ status: 400, code: "invalid_request", message: `unknown forwarded operation ${request.op}` }));
       }
       return answer(sessionId, call);
-    });
+    }, () => parts.controller.unsettled > 0);
     inbox = owned;
     sessions = new ForwardedSessions(local, {
       // Not while a turn of it is live here: then it runs here.

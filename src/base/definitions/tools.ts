@@ -37,6 +37,13 @@ export interface ToolDefinition<Input = unknown> {
    */
   effect?: "read" | "write";
   /**
+   * Running the body twice for one call does no harm. A call a crash cut short is recorded as
+   * `outcome_unknown` and never run again on its own; the model is told it may call an idempotent
+   * tool again, and to check first otherwise (docs/design/tools.md "Side effects and crashes").
+   * @default false
+   */
+  idempotent?: boolean;
+  /**
    * The result a dry run returns instead of running `execute` (a JSON value, or a function of the
    * validated input): eval sessions dry-run `effect: "write"` tools that declare one.
    */

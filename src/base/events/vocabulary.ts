@@ -19,6 +19,13 @@ export type ActionResultData = {
   toolName: string;
   output: JsonValue;
   isError: boolean;
+  /**
+   * Recovery's mark on a call a crash cut short while it ran: whether it took effect is unknown,
+   * and it is never run again on its own (docs/design/tools.md "Side effects and crashes").
+   */
+  outcome?: "outcome_unknown";
+  /** With `outcome`: the tool declared itself idempotent, so calling it again is safe. */
+  idempotent?: boolean;
 };
 
 /** An artifact as `artifact.tagged` carries it (the record without its bookkeeping). */

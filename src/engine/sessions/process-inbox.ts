@@ -5,7 +5,9 @@
  * and gets the answer as a reply line in its own inbox. A process learns of new lines through the
  * driver's `follow`, which reaches other processes on a shared store; on a store whose follow is
  * process-local but whose leases are shared (sqlite, several processes on one file) it also
- * polls its inbox's length.
+ * polls its inbox's length, only while a line can come: a request names a session whose turn
+ * this process runs, a reply answers a request it sent (docs/design/processes.md "Forwarding").
+ * Polling starts on {@link ProcessInbox.wake} and stops by itself once idle.
  * @module
  */
 import { HTTPError } from "../../base/errors.ts";
@@ -35,6 +37,12 @@ interface Waiting {
 /** How often an inbox is polled where `follow` does not reach other processes. */
 const POLL_MS = 200;
 
+/**
+ * How long polling goes on after the last turn here ended: a process that read the turn's marker
+ * just before it went may still send a request about it.
+ */
+const POLL_GRACE_MS = 5_000;
+
 
 export class ProcessInbox {
   readonly #storage: StorageDriver;
@@ -44,13 +52,18 @@ export class ProcessInbox {
   #next = 0;
   #reading: Promise<void> = Promise.resolve();
   #unsubscribe: (() => void) | undefined;
-  #poll: ReturnType<typeof setInterval> | undefined;
+  #poll: ReturnType<typeof setTimeout> | undefined;
+  #polls = false;
   #closed = false;
+  readonly #hasTurns: () => boolean;
+  #lastNeeded = Number.NEGATIVE_INFINITY;
 
-  constructor(storage: StorageDriver, owner: string, handler: InboxHandler) {
+  /** `hasTurns`: whether a turn of this process is open now (requests are about those only). */
+  constructor(storage: StorageDriver, owner: string, handler: InboxHandler, hasTurns: () => boolean = () => true) {
     this.#storage = storage;
     this.owner = owner;
     this.#handler = handler;
+    this.#hasTurns = hasTurns;
   }
 
   /** Starts listening; lines appended before `start` are read too. */
@@ -59,11 +72,30 @@ export class ProcessInbox {
     const log = inboxLog(this.owner);
     this.#unsubscribe = this.#storage.follow(log, (first, lines) => this.#deliver(first, lines));
     const { follow, sharedLeases } = this.#storage.capabilities;
-    if (follow !== "shared" && sharedLeases) {
-      this.#poll = setInterval(() => this.#catchUp(), POLL_MS);
-      (this.#poll as { unref?: () => void }).unref?.();
-    }
+    this.#polls = follow !== "shared" && sharedLeases;
     this.#catchUp();
+  }
+
+  /**
+   * Polls again, where polling is how lines arrive: a turn of this process has begun (its caller
+   * hears of it from the session events), so requests about it may come.
+   */
+  wake(): void {
+    this.#lastNeeded = Date.now();
+    if (!this.#polls || this.#poll !== undefined || this.#closed) return;
+    const tick = (): void => {
+      if (this.#waiting.size > 0 || this.#hasTurns()) this.#lastNeeded = Date.now();
+      // Idle past the grace: the timer stops, so an idle process neither reads nor wakes up.
+      if (this.#closed || Date.now() - this.#lastNeeded > POLL_GRACE_MS) {
+        this.#poll = undefined;
+        return;
+      }
+      this.#catchUp();
+      this.#poll = setTimeout(tick, POLL_MS);
+      (this.#poll as { unref?: () => void }).unref?.();
+    };
+    this.#poll = setTimeout(tick, POLL_MS);
+    (this.#poll as { unref?: () => void }).unref?.();
   }
 
   /**
@@ -79,6 +111,8 @@ export class ProcessInbox {
         reject(new HTTPError({ status: 409, code: "session_busy", message: "the process running this session's turn did not answer in time" }));
       }, timeoutMs);
       this.#waiting.set(id, { resolve, reject, timer });
+      // The reply comes in this process's own inbox.
+      this.wake();
       const line: Line = { kind: "request", id, from: this.owner, op: request.op, args: request.args };
       this.#storage.append(inboxLog(owner), [JSON.stringify(line)]).catch((error: unknown) => {
         clearTimeout(timer);
@@ -92,7 +126,7 @@ export class ProcessInbox {
   async close(): Promise<void> {
     this.#closed = true;
     this.#unsubscribe?.();
-    clearInterval(this.#poll);
+    clearTimeout(this.#poll);
     for (const [id, waiting] of this.#waiting) {
       clearTimeout(waiting.timer);
       waiting.reject(new HTTPError({ status: 503, code: "shutting_down", message: "the host is shutting down" }));

@@ -1,9 +1,10 @@
 /**
  * Recovery by lease (docs/design/processes.md "Recovery"): a process closes only the turns of
  * sessions whose turn lease has expired, that is, whose process crashed or stalled past the lease
- * ttl, never a live neighbour's. It runs on start on a store shared by processes, and every lease
- * ttl on any store whose leases reach other processes, so a crashed process's turns end within
- * about twice the ttl even when no process restarts.
+ * ttl, never a live neighbour's. It runs on start on a store shared by processes, and then on any
+ * store whose leases reach other processes: every lease ttl while no other process has a turn
+ * open, every {@link FAST_SWEEP_MS} while one does, so a crashed process's turns end within the
+ * ttl plus a couple of seconds even when no process restarts.
  * @module
  */
 import { recoverSession, type RecoveryDeps } from "./recovery.ts";
@@ -25,14 +26,26 @@ export interface SweepDeps extends RecoveryDeps {
  * Resolves with the number of sessions recovered.
  */
 export async function sweepOrphans(deps: SweepDeps): Promise<number> {
+  return (await sweep(deps)).recovered;
+}
+
+/** What one sweep found: sessions it recovered, and turns other processes still hold. */
+interface Swept {
+  recovered: number;
+  held: number;
+}
+
+async function sweep(deps: SweepDeps): Promise<Swept> {
   const { store, leases, logger } = deps;
   const recovered = new Set<string>();
+  let held = 0;
   for (const sessionId of await store.listActive()) {
     try {
       if (deps.isLocal(sessionId)) continue;
       const owner = await store.activeTurn(sessionId);
       if (owner === undefined || owner === leases.owner) continue;
       if (await recoverIfOrphaned(deps, sessionId, owner, false)) recovered.add(sessionId);
+      else held++;
     } catch (error) {
       logger.error(`could not recover session ${sessionId}`, error);
     }
@@ -43,7 +56,7 @@ export async function sweepOrphans(deps: SweepDeps): Promise<number> {
     ?.forget((entry) => (entry.owner === leases.owner ? !deps.isLocal(entry.sessionId) : recovered.has(entry.sessionId)))
     .catch((error: unknown) => logger.error("could not drop stale turn slots", error));
   if (recovered.size > 0) logger.info(`recovered ${recovered.size} session(s) whose process stopped renewing its turn lease`);
-  return recovered.size;
+  return { recovered: recovered.size, held };
 }
 
 /**
@@ -70,16 +83,42 @@ export async function recoverIfOrphaned(deps: SweepDeps, sessionId: string, owne
 /** The lease owner a process recovers under, apart from its own turns' owner. */
 export const sweeperOwner = (leases: TurnLeases): string => `${leases.owner}/sweep`;
 
-/** Runs {@link sweepOrphans} every `everyMs` (never two at once) until the returned function is called. */
-export function startSweeping(deps: SweepDeps, everyMs: number): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    void sweepOrphans(deps)
-      .catch((error: unknown) => deps.logger.error("recovery sweep failed", error))
-      .finally(() => (running = false));
-  }, everyMs);
-  (timer as { unref?: () => void }).unref?.();
-  return () => clearInterval(timer);
+/**
+ * How often the sweep runs while another process holds a turn: its lease may expire any moment
+ * after it stops renewing, and is closed at most this long after (docs/design/processes.md
+ * "Recovery by lease").
+ */
+export const FAST_SWEEP_MS = 2_000;
+
+/**
+ * Runs {@link sweepOrphans} (never two at once) until the returned function is called: `ttlMs`
+ * after a sweep that saw no other process's turn (a turn opened since then is seen by the next
+ * sweep before its lease can have expired by more than that), {@link FAST_SWEEP_MS} after one
+ * that saw a turn another process holds, so that turn's end is noticed soon after its lease
+ * expires: within the ttl plus {@link FAST_SWEEP_MS} of its process's death.
+ */
+export function startSweeping(deps: SweepDeps, ttlMs: number): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const schedule = (delayMs: number): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      void sweep(deps)
+        .then(
+          ({ held }) => (held > 0 ? Math.min(ttlMs, FAST_SWEEP_MS) : ttlMs),
+          (error: unknown) => {
+            deps.logger.error("recovery sweep failed", error);
+            return ttlMs;
+          },
+        )
+        .then(schedule);
+    }, delayMs);
+    (timer as { unref?: () => void }).unref?.();
+  };
+  // The first sweep comes soon: a process starting after a crash may be the only one left to notice it.
+  schedule(Math.min(ttlMs, FAST_SWEEP_MS));
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }

@@ -14,6 +14,7 @@ import type { EventDraft, SessionEvent } from "../../base/events/vocabulary.ts";
 import type { SessionStore } from "./session-store.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { TurnLeases } from "./turn-leases.ts";
+import { cutShortCalls, cutShortDrafts, cutShortReasons, type IsIdempotent } from "./cut-short-calls.ts";
 
 export const RESTART_MESSAGE = "host restarted";
 
@@ -45,6 +46,8 @@ export interface RecoveryDeps {
    * has none (`resumeParkedTurn` in ./parked-turns.ts). Restart recovery passes it.
    */
   resumeParked?: (record: SessionRecord, events: SessionEvent[]) => Promise<boolean>;
+  /** Which tools declared `idempotent` (what the model is told of a cut call); none without it. */
+  isIdempotent?: IsIdempotent;
 }
 
 /**
@@ -62,10 +65,12 @@ export async function recoverSession(deps: RecoveryDeps, sessionId: string, mess
   }
   const events = await log.readEvents(sessionId);
   if (await deps.resumeParked?.(record, events)) return true;
+  // A call cut short mid-run is `outcome_unknown`, never run again here (./cut-short-calls.ts).
+  const cut = cutShortCalls(events, deps.isIdempotent);
   // Before the turn is closed: a provider refuses a history with a call that has no result.
-  await deps.conversation?.closeOpenToolCalls(sessionId, message);
+  await deps.conversation?.closeOpenToolCalls(sessionId, message, cutShortReasons(cut));
   await deps.approvals?.closeAll(sessionId);
-  const drafts = closingEvents(events, record.mode, message);
+  const drafts = [...cutShortDrafts(cut), ...closingEvents(events, record.mode, message)];
   const failedTask = record.mode === "task" && drafts.some((draft) => draft.type === "session.failed");
   const rest = (r: SessionRecord): void => {
     r.status = record.mode === "chat" ? "idle" : failedTask ? "failed" : r.status === "completed" ? "completed" : "failed";

@@ -9,7 +9,7 @@ import type { Diagnostic } from "../../base/definitions/project.ts";
 import { canDescribeSchema, isStandardSchema, jsonSchemaProblem } from "./schema.ts";
 
 /** The members of a tool definition (docs/guide/agent-projects.md). */
-const TOOL_KEYS = ["description", "inputSchema", "outputSchema", "execution", "script", "needsApproval", "execute", "effect", "dryRunResult"];
+const TOOL_KEYS = ["description", "inputSchema", "outputSchema", "execution", "script", "needsApproval", "execute", "effect", "dryRunResult", "idempotent"];
 
 /** Model providers accept tool names of this shape (the file name is the tool name). */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -97,6 +97,9 @@ function checkTool(def: Record<string, unknown>, report: Report): void {
   if (outputProblem) report("error", "invalid_tool_output_schema", `outputSchema ${outputProblem}`);
   if (def.effect !== undefined && def.effect !== "read" && def.effect !== "write") {
     report("error", "invalid_tool_effect", `effect must be "read" or "write", not ${JSON.stringify(def.effect)}`);
+  }
+  if (def.idempotent !== undefined && typeof def.idempotent !== "boolean") {
+    report("error", "invalid_tool_idempotent", `idempotent must be true or false, not ${JSON.stringify(def.idempotent)}`);
   }
   if (def.dryRunResult !== undefined && def.effect !== "write") {
     report("warning", "tool_dry_run_unused", 'dryRunResult is only used for effect: "write" tools (eval sessions dry-run them)');

@@ -40,8 +40,12 @@ export class ConversationLog {
    * Records an error result (`reason`) for every tool call without one, so the stored history is
    * whole again (crash recovery). Resolves with the number of calls closed.
    */
-  async closeOpenToolCalls(sessionId: string, reason: string): Promise<number> {
-    const missing = missingToolResults(await this.#loadStored(sessionId), reason);
+  async closeOpenToolCalls(sessionId: string, reason: string, reasons?: ReadonlyMap<string, string>): Promise<number> {
+    const missing = missingToolResults(await this.#loadStored(sessionId), reason).map((part) => {
+      // A call recovery has its own word for (docs/design/tools.md "Side effects and crashes").
+      const own = reasons?.get(part.toolCallId);
+      return own === undefined ? part : { ...part, output: { type: "error-text" as const, value: own } };
+    });
     if (missing.length > 0) await this.append(sessionId, [{ role: "tool", content: missing }]);
     return missing.length;
   }

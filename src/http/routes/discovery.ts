@@ -8,6 +8,7 @@ import type { AgentMeta, LogsPage } from "../response-types.ts";
 import { projectInfo } from "../../features/discovery/project-info.ts";
 import { badRequest } from "../../base/errors.ts";
 import { json } from "../../base/responses.ts";
+import { assertLogReader } from "../log-reader.ts";
 import { type RouteDefinition, defineRoute } from "../route.ts";
 
 /**
@@ -38,7 +39,8 @@ export const logs = defineRoute({
   path: "/v1/logs",
   auth: "agent",
   summary: "Recent server log lines after a cursor (poll with ?after=<next>)",
-  handler({ url, host }) {
+  handler({ url, host, auth, wide }) {
+    assertLogReader({ auth, wide });
     const raw = url.searchParams.get("after");
     if (raw !== null && !/^\d{1,15}$/.test(raw)) throw badRequest("after must be a non-negative integer");
     const after = raw === null ? 0 : Number(raw);
