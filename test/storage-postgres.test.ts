@@ -301,10 +301,20 @@ describe.skipIf(!POSTGRES_BIN)(`postgres store${POSTGRES_MISSING}`, () => {
     const outside = await admin.reserve();
     try {
       await outside`BEGIN`;
+      // Postgres rolls back whichever backend runs its deadlock check first; the outside writer's
+      // check is put far off so the commit is always the one rolled back, however loaded the machine.
+      await outside`SET LOCAL deadlock_timeout = '60s'`;
       await outside`SELECT 1 FROM agent_serve.records WHERE ns = ${ns} AND key = 'y' FOR UPDATE`;
       const committed = storage.commit({ records: [{ key: "x", value: "1" }, { key: "y", value: "1" }] });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      // The commit has waited longest: its backend finds the cycle first and is the one rolled back.
+      // The admin client's one connection is reserved above, so a second client watches the locks.
+      const watcher = postgres(server.url, { max: 1, onnotice: () => {} });
+      try {
+        const blockedOnLock = async () =>
+          (await watcher`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0]!["n"] > 0;
+        await pollUntil(blockedOnLock, 10_000, "the commit waiting for y");
+      } finally {
+        await watcher.end();
+      }
       await outside`SELECT 1 FROM agent_serve.records WHERE ns = ${ns} AND key = 'x' FOR UPDATE`;
       await outside`COMMIT`;
       expect(await within(committed, 10_000, "the commit sent again")).toEqual([]);
