@@ -13,7 +13,7 @@ import { formatDiagnostic } from "../adapters/_project.ts";
 import { buildCloudflare } from "./build.ts";
 import type { BuildArgs } from "./build.ts";
 import { putAliasToken } from "./cloudflare/alias-token.ts";
-import { deploymentStatePath, newSecret, readDeploymentState, writeDeploymentState } from "./cloudflare/deployment-state.ts";
+import { deploymentStatePath, newSecret, readDeploymentState, recordLastDeployment, writeDeploymentState } from "./cloudflare/deployment-state.ts";
 import { INSTALL_HINT, findWrangler, runWrangler } from "./cloudflare/wrangler.ts";
 import { CommandError, EXIT_FAILURE, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
@@ -73,6 +73,7 @@ export async function deployCommand(args: DeployArgs, io: CliIo): Promise<number
     outDir: built.outDir,
     deployedAt: new Date().toISOString(),
   });
+  recordLastDeployment(args, io, statePath);
   const fresh = !reuse;
   if (args.json) report({ deployed: true, url: url ?? null, buildId, ...(fresh ? { aliasToken } : {}), state: statePath });
   else {

@@ -7,7 +7,7 @@
 import { join, resolve } from "node:path";
 import { isRecord } from "./api-client.ts";
 import { deploymentStatus } from "./cloudflare/deployment-status.ts";
-import { buildFolder, requireDeploymentState } from "./cloudflare/deployment-state.ts";
+import { requireDeploymentState } from "./cloudflare/deployment-state.ts";
 import type { DeploymentState } from "./cloudflare/deployment-state.ts";
 import { INSTALL_HINT, findWrangler, runWrangler } from "./cloudflare/wrangler.ts";
 import { CommandError, EXIT_OK } from "./io.ts";
@@ -77,7 +77,7 @@ async function listDeployments(args: DeploymentCommandArgs, io: CliIo): Promise<
   const state = requireDeploymentState(args, io);
   const wrangler = findWrangler(resolve(io.cwd, args.dir ?? "."), io.env);
   if (!wrangler) throw new CommandError(INSTALL_HINT);
-  const outDir = buildFolder(args, io);
+  const outDir = state.outDir;
   let printed = "";
   const code = await runWrangler({ wrangler, args: ["deployments", "list", "--json", "--config", join(outDir, "wrangler.jsonc")], cwd: outDir }, { ...io, stdout: { write: (text: string) => void (printed += text) } });
   if (code !== 0) throw new CommandError(`wrangler deployments list exited with code ${code}: check \`wrangler whoami\` and that ${state.worker} is deployed`);

@@ -24,7 +24,7 @@ export function addGroupCommands(cli: CAC, argv: string[], io: CliIo, setCommand
     cli
       .command(name, summary)
       .option("--dir <dir>", "The project directory (default: .)")
-      .option("--out <dir>", "The build folder deploy used (default: <dir>/.agent-serve/cloudflare)")
+      .option("--out <dir>", "The build folder deploy used (default: the project's last deploy's)")
       .option("--json", "Print the result as JSON")
       .action((flags: Flags) => {
         const args = { dir: rawOption(argv, "dir"), out: rawOption(argv, "out"), json: json(flags) };
@@ -38,7 +38,7 @@ export function addGroupCommands(cli: CAC, argv: string[], io: CliIo, setCommand
   cli
     .command("deployment [id]", "One deployment (default: the live one) with its status: running, degraded or stopped")
     .option("--dir <dir>", "The project directory (default: .)")
-    .option("--out <dir>", "The build folder deploy used (default: <dir>/.agent-serve/cloudflare)")
+    .option("--out <dir>", "The build folder deploy used (default: the project's last deploy's)")
     .option("--bearer-token <secret>", "Lets the status read the agents' diagnostics (GET /v1/info)")
     .option("--json", "Print {deployment, status, reasons} as JSON")
     .action((id: unknown, flags: Flags) => {

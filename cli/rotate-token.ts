@@ -6,7 +6,7 @@
  * @module
  */
 import { putAliasToken } from "./cloudflare/alias-token.ts";
-import { buildFolder, deploymentStatePath, requireDeploymentState, writeDeploymentState } from "./cloudflare/deployment-state.ts";
+import { requireDeployment, writeDeploymentState } from "./cloudflare/deployment-state.ts";
 import type { DeploymentPlace } from "./cloudflare/deployment-state.ts";
 import { INSTALL_HINT, findWrangler } from "./cloudflare/wrangler.ts";
 import { CommandError, EXIT_OK } from "./io.ts";
@@ -18,12 +18,11 @@ export interface DeploymentCommandArgs extends DeploymentPlace {
 }
 
 export async function rotateTokenCommand(args: DeploymentCommandArgs, io: CliIo): Promise<number> {
-  const state = requireDeploymentState(args, io);
+  const { path, state } = requireDeployment(args, io);
   const wrangler = findWrangler(resolve(io.cwd, args.dir ?? "."), io.env);
   if (!wrangler) throw new CommandError(INSTALL_HINT);
   const passthrough = { ...io, stdout: args.json ? io.stderr : io.stdout };
-  const aliasToken = await putAliasToken(wrangler, buildFolder(args, io), passthrough);
-  const path = deploymentStatePath(args, io);
+  const aliasToken = await putAliasToken(wrangler, state.outDir, passthrough);
   writeDeploymentState(path, { ...state, aliasToken });
   if (args.json) io.stdout.write(`${JSON.stringify({ ok: true, worker: state.worker, aliasToken, state: path })}\n`);
   else io.stdout.write(`new alias token for ${state.worker} (shown this once; the old one no longer works; --prod commands read it from ${path}):\n  ${aliasToken}\n`);

@@ -8,18 +8,18 @@
 import { resolve } from "node:path";
 import { STOPPED_SECRET } from "../adapters/cloudflare/deployment-gate.ts";
 import { putSecret } from "./cloudflare/alias-token.ts";
-import { buildFolder, deploymentStatePath, requireDeploymentState, writeDeploymentState } from "./cloudflare/deployment-state.ts";
+import { requireDeployment, writeDeploymentState } from "./cloudflare/deployment-state.ts";
 import { INSTALL_HINT, findWrangler } from "./cloudflare/wrangler.ts";
 import { CommandError, EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import type { DeploymentCommandArgs } from "./rotate-token.ts";
 
 export async function stopCommand(args: DeploymentCommandArgs, io: CliIo): Promise<number> {
-  const state = requireDeploymentState(args, io);
+  const { path, state } = requireDeployment(args, io);
   const wrangler = findWrangler(resolve(io.cwd, args.dir ?? "."), io.env);
   if (!wrangler) throw new CommandError(INSTALL_HINT);
-  await putSecret(wrangler, buildFolder(args, io), STOPPED_SECRET, state.buildId, { ...io, stdout: args.json ? io.stderr : io.stdout });
-  writeDeploymentState(deploymentStatePath(args, io), { ...state, stoppedBuildId: state.buildId });
+  await putSecret(wrangler, state.outDir, STOPPED_SECRET, state.buildId, { ...io, stdout: args.json ? io.stderr : io.stdout });
+  writeDeploymentState(path, { ...state, stoppedBuildId: state.buildId });
   if (args.json) io.stdout.write(`${JSON.stringify({ ok: true, worker: state.worker, stopped: true, buildId: state.buildId })}\n`);
   else io.stdout.write(`stopped ${state.worker}: it answers 503 and fires no schedules until the next agent-serve deploy\n`);
   return EXIT_OK;

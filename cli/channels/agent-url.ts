@@ -6,7 +6,7 @@
  * @module
  */
 import { ALIAS_TOKEN_PARAM } from "../../adapters/cloudflare/deployment-gate.ts";
-import { readDeploymentState, deploymentStatePath } from "../cloudflare/deployment-state.ts";
+import { deployedStatePath, readDeploymentState } from "../cloudflare/deployment-state.ts";
 import { UsageError } from "../io.ts";
 import type { CliIo } from "../io.ts";
 import { prodTarget } from "../prod-target.ts";
@@ -28,7 +28,7 @@ export function channelUrl(args: AgentUrlArgs, channel: string, path: string, io
     }
     return `${base.href.replace(/\/+$/, "")}/v1/channels/${channel}${path}`;
   }
-  if (!readDeploymentState(deploymentStatePath({ dir: args.dir }, io))) {
+  if (!readDeploymentState(deployedStatePath({ dir: args.dir }, io))) {
     throw new UsageError("pass --url <agent URL> (with the slug in multi mode), or deploy first (agent-serve deploy --target cloudflare) to use the deployment's URL");
   }
   const prod = prodTarget(args.dir, args.slug, io);

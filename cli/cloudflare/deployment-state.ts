@@ -3,7 +3,9 @@
  * (docs/guide/cloudflare.md "Deployments and the alias token"): the worker, its URL, the alias
  * token, the build id the stop switch names, and whether that build is stopped. Kept beside the
  * build, in `<out>/deployment.json` (by default `<dir>/.agent-serve/cloudflare/`), with mode 0600
- * since it holds the alias token.
+ * since it holds the alias token. Each deploy also writes `<dir>/.agent-serve/last-deployment.json`
+ * naming that file, so the commands run without `--out` find a deployment built with `--out` too
+ * (the last deploy of the project wins).
  * @module
  */
 import { randomBytes } from "node:crypto";
@@ -37,15 +39,46 @@ export interface DeploymentPlace {
   out?: string;
 }
 
-/** The build folder of `place`, resolved against `io.cwd`. */
+/** The build folder of `place`, resolved against `io.cwd` (where `build` and `deploy` write). */
 export function buildFolder(place: DeploymentPlace, io: Pick<CliIo, "cwd">): string {
   const dir = resolve(io.cwd, place.dir ?? ".");
   return resolve(io.cwd, place.out ?? join(dir, ".agent-serve", "cloudflare"));
 }
 
-/** `<out>/deployment.json`. */
+/** `<out>/deployment.json` of the build folder `place` names (see {@link buildFolder}). */
 export function deploymentStatePath(place: DeploymentPlace, io: Pick<CliIo, "cwd">): string {
   return join(buildFolder(place, io), "deployment.json");
+}
+
+/**
+ * The `deployment.json` of the project's deployment: with `--out`, that folder's; without it, the
+ * one the project's last deploy named (whatever `--out` it used), else the default folder's.
+ */
+export function deployedStatePath(place: DeploymentPlace, io: Pick<CliIo, "cwd">): string {
+  if (place.out !== undefined) return deploymentStatePath(place, io);
+  const pointer = lastDeploymentPath(place, io);
+  if (existsSync(pointer)) {
+    try {
+      const named = (JSON.parse(readFileSync(pointer, "utf8")) as { state?: unknown }).state; // SAFETY: written by recordLastDeployment; checked below
+      if (typeof named === "string" && existsSync(named)) return named;
+    } catch {
+      // An unreadable pointer is no deployment of its own: the default folder's is looked at.
+    }
+  }
+  return deploymentStatePath(place, io);
+}
+
+/** Records `statePath` as the project's last deployment, for {@link deployedStatePath}. */
+export function recordLastDeployment(place: DeploymentPlace, io: Pick<CliIo, "cwd">, statePath: string): void {
+  const pointer = lastDeploymentPath(place, io);
+  mkdirSync(dirname(pointer), { recursive: true });
+  writeFileSync(pointer, `${JSON.stringify({ state: statePath }, null, 2)}\n`);
+}
+
+/** The project's deployment as {@link deployedStatePath} finds it, with its file. */
+export interface FoundDeployment {
+  path: string;
+  state: DeploymentState;
 }
 
 export function readDeploymentState(path: string): DeploymentState | undefined {
@@ -57,13 +90,18 @@ export function readDeploymentState(path: string): DeploymentState | undefined {
   }
 }
 
-/** The stored deployment, or a {@link CommandError} saying to deploy first. */
-export function requireDeploymentState(place: DeploymentPlace, io: Pick<CliIo, "cwd">): DeploymentState {
-  const path = deploymentStatePath(place, io);
+/** The project's deployment, or a {@link CommandError} saying to deploy first. */
+export function requireDeployment(place: DeploymentPlace, io: Pick<CliIo, "cwd">): FoundDeployment {
+  const path = deployedStatePath(place, io);
   const state = readDeploymentState(path);
   const where = `${place.out ? `--out ${place.out} ` : ""}${place.dir ?? "."}`;
   if (!state) throw new CommandError(`no deployment is recorded in ${path}: run agent-serve deploy --target cloudflare ${where} first (or pass the --dir/--out you deployed with)`);
-  return state;
+  return { path, state };
+}
+
+/** The state of {@link requireDeployment}. */
+export function requireDeploymentState(place: DeploymentPlace, io: Pick<CliIo, "cwd">): DeploymentState {
+  return requireDeployment(place, io).state;
 }
 
 export function writeDeploymentState(path: string, state: DeploymentState): void {
@@ -76,4 +114,10 @@ export function writeDeploymentState(path: string, state: DeploymentState): void
 /** A new random secret (alias token or build id): 32 bytes, base64url. */
 export function newSecret(bytes = 32): string {
   return randomBytes(bytes).toString("base64url");
+}
+
+// --- internals ---
+
+function lastDeploymentPath(place: DeploymentPlace, io: Pick<CliIo, "cwd">): string {
+  return join(resolve(io.cwd, place.dir ?? "."), ".agent-serve", "last-deployment.json");
 }
