@@ -20,6 +20,7 @@ import type { ServeArgs } from "./serve.ts";
 import { TEMPLATES } from "./templates.ts";
 import { versionCommand } from "./version.ts";
 import { MCP_HELP } from "./mcp-help.ts";
+import { mcpOAuthArgs } from "./mcp-oauth-args.ts";
 
 export interface MainOptions extends CliIo {
   /** Arguments after the program name, as in `process.argv.slice(2)`. */
@@ -112,9 +113,20 @@ export async function main(options: MainOptions): Promise<number> {
       command = async () => (await import("./chat.ts")).chatCommand(args, io);
     },
   );
-  withTargetOptions(cli.command("mcp [dir]", "Serve the agent as an MCP server over stdio (ask, check, call_tool), on the same store as serve"), false)
+  withTargetOptions(cli.command("mcp [dir] [connection]", "Serve the agent as an MCP server over stdio (ask, check, call_tool), on the same store as serve; `mcp oauth <connection>` authorizes an MCP connection"), false)
+    .option("--list", "oauth: each OAuth connection's authorization")
+    .option("--revoke", "oauth: revoke the connection's tokens and remove them from the store")
+    .option("--no-open", "oauth: print the authorization URL without starting a browser")
+    .option("--redirect-port <port>", "oauth: the loopback redirect listener's port (default: any free port)")
+    .option("--timeout-ms <ms>", "oauth: how long to wait for the browser (default: 300000)")
     .example(MCP_HELP)
-    .action((dir: unknown, flags: Flags) => {
+    .action((dir: unknown, connection: unknown, flags: Flags) => {
+      if (dir === "oauth") {
+        const args = mcpOAuthArgs(connection, flags, argv);
+        command = async () => (await import("./mcp-oauth.ts")).mcpOAuthCommand(args, io);
+        return;
+      }
+      if (connection !== undefined) throw new UsageError(`unexpected argument "${String(connection)}" (to authorize a connection: agent-serve mcp oauth <connection>)`);
       const args = targetArgs(dir, flags, argv);
       command = async () => (await import("./mcp.ts")).mcpCommand(args, io);
     });

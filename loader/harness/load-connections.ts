@@ -3,7 +3,7 @@
  * `({command, args, env})`. The file name is the server name the `mcp` tool uses.
  * @module
  */
-import type { ConnectionDefinition } from "../../src/base/definitions/harness.ts";
+import type { ConnectionDefinition, HttpConnectionDefinition } from "../../src/base/definitions/harness.ts";
 import type { Diagnostic } from "../../src/base/definitions/project.ts";
 import { unknownKeyDiagnostics } from "../../src/engine/project/unknown-keys.ts";
 import type { ProjectSource } from "../project-source.ts";
@@ -13,7 +13,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const MODULE = /\.(m?[jt]s)$/;
 
 /** The members of `defineConnection` (HTTP and stdio forms). */
-const CONNECTION_KEYS = ["url", "headers", "command", "args", "env", "cwd", "description"];
+const CONNECTION_KEYS = ["url", "headers", "oauth", "command", "args", "env", "cwd", "description"];
 
 export async function loadConnections(source: ProjectSource, rootName: string, diagnostics: Diagnostic[]): Promise<Record<string, ConnectionDefinition> | undefined> {
   const folder = `${rootName}/mcp-connections`;
@@ -60,7 +60,6 @@ export function checkConnection(value: unknown): ConnectionDefinition | string {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "must export default defineConnection({ url } | { command })";
   const def = value as Record<string, unknown>; // SAFETY: a non-null object; members checked below
   if ("agent" in def) return "peer-agent connections ({agent}) are not supported by this host";
-  if (def.oauth !== undefined) return "OAuth connections are not supported by this host; pass a token in headers as ${NAME}";
   if (def.description !== undefined && typeof def.description !== "string") return "description must be a string";
   const description = typeof def.description === "string" ? { description: def.description } : {};
   if (typeof def.url === "string") {
@@ -72,9 +71,12 @@ export function checkConnection(value: unknown): ConnectionDefinition | string {
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") return "url must be http: or https:";
     if (def.headers !== undefined && !isStringRecord(def.headers)) return "headers must map names to strings";
-    return { url: def.url, ...(def.headers ? { headers: def.headers as Record<string, string> } : {}), ...description };
+    const oauth = checkOAuth(def.oauth);
+    if (typeof oauth === "string") return oauth;
+    return { url: def.url, ...(def.headers ? { headers: def.headers as Record<string, string> } : {}), ...(oauth ? { oauth } : {}), ...description };
   }
   if (typeof def.command === "string" && def.command !== "") {
+    if (def.oauth !== undefined && def.oauth !== false) return "oauth applies to HTTP connections ({url}) only";
     if (def.args !== undefined && !(Array.isArray(def.args) && def.args.every((a) => typeof a === "string"))) return "args must be a list of strings";
     if (def.env !== undefined && !isStringRecord(def.env)) return "env must map names to strings";
     if (def.cwd !== undefined && typeof def.cwd !== "string") return "cwd must be a string";
@@ -87,6 +89,19 @@ export function checkConnection(value: unknown): ConnectionDefinition | string {
     };
   }
   return "needs url (HTTP) or command (stdio)";
+}
+
+/** `oauth: true | {scopes, clientId}` (docs/guide/mcp.md "Connections that need OAuth"), or what is wrong with it. */
+function checkOAuth(value: unknown): HttpConnectionDefinition["oauth"] | false | string {
+  if (value === undefined || value === false) return false;
+  if (value === true) return true;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "oauth must be true or { scopes?, clientId? }";
+  const { scopes, clientId, ...rest } = value as Record<string, unknown>; // SAFETY: a non-null object; members checked below
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) return `oauth has unknown members: ${unknown.join(", ")} (it takes scopes and clientId)`;
+  if (scopes !== undefined && !(Array.isArray(scopes) && scopes.every((s) => typeof s === "string" && s !== "" && !/\s/.test(s)))) return "oauth.scopes must be a list of scope names";
+  if (clientId !== undefined && (typeof clientId !== "string" || clientId === "")) return "oauth.clientId must be a non-empty string";
+  return { ...(scopes ? { scopes: scopes as string[] } : {}), ...(typeof clientId === "string" ? { clientId } : {}) };
 }
 
 function isStringRecord(value: unknown): boolean {

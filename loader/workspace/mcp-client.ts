@@ -61,7 +61,7 @@ async function withClient<T>(
   const client = new Client({ name: "agent-serve", version: "0.1.0" });
   const transport =
     "url" in connection
-      ? new StreamableHTTPClientTransport(new URL(connection.url), { requestInit: { headers: mapValues(connection.headers ?? {}, env) } })
+      ? new StreamableHTTPClientTransport(new URL(connection.url), { requestInit: { headers: httpHeaders(connection, env) } })
       : new StdioClientTransport({
           command: connection.command,
           args: connection.args ?? [],
@@ -75,6 +75,14 @@ async function withClient<T>(
   } finally {
     await client.close().catch(() => {});
   }
+}
+
+/** The connection's headers, templates resolved; a stored OAuth token is not a template. */
+function httpHeaders(connection: { headers?: Record<string, string>; accessToken?: string }, env: Record<string, string | undefined>): Record<string, string> {
+  const headers = mapValues(connection.headers ?? {}, env);
+  if (connection.accessToken === undefined) return headers;
+  const others = Object.entries(headers).filter(([name]) => name.toLowerCase() !== "authorization");
+  return { ...Object.fromEntries(others), authorization: `Bearer ${connection.accessToken}` };
 }
 
 function mapValues(values: Record<string, string>, env: Record<string, string | undefined>): Record<string, string> {

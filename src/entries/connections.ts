@@ -5,7 +5,10 @@
  */
 import type { ConnectionDefinition } from "../base/definitions/harness.ts";
 
-export type { ConnectionDefinition, HttpConnectionDefinition, StdioConnectionDefinition } from "../base/definitions/harness.ts";
+export type { ConnectionDefinition, HttpConnectionDefinition, McpOAuthOptions, StdioConnectionDefinition } from "../base/definitions/harness.ts";
+export type { McpOAuthClientAuth, McpOAuthRecord } from "../base/definitions/mcp-oauth.ts";
+export { REFRESH_MARGIN_MS, createMcpOAuthTokens, withTokens } from "../engine/harness/mcp-oauth-tokens.ts";
+export type { McpOAuthTokens, McpOAuthTokensOptions, TokenAnswer } from "../engine/harness/mcp-oauth-tokens.ts";
 
 /**
  * Declares an MCP connection: remote HTTP (`{url, headers}`) or a local process (`{command,

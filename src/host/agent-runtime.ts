@@ -26,6 +26,7 @@ import { EvalService } from "../features/evals/service.ts";
 import type { AgentRuntime } from "../http/agent.ts";
 import { defaultPolicies } from "../http/auth-chain.ts";
 import { createAgentTools } from "./agent-tools.ts";
+import { createMcpOAuthTokens } from "../engine/harness/mcp-oauth-tokens.ts";
 import { createAgentTurns } from "./agent-turns.ts";
 import { createCoordination } from "./coordination.ts";
 import { createRecovery, orphanRecovery } from "./recovery.ts";
@@ -114,6 +115,7 @@ export function createAgentRuntime(
     coordination,
     ...(recoverOrphan ? { recoverOrphan } : {}),
     logger,
+    oauthTokens: createMcpOAuthTokens({ storage }),
   });
   const recovery = createRecovery(recoveryParts, controller);
 

@@ -9,6 +9,7 @@ import type { ProjectDefinition } from "../base/definitions/project.ts";
 import type { ApprovalStore } from "../engine/approvals/approval-store.ts";
 import { cachedModels } from "../engine/experiments/variant.ts";
 import type { PendingWorkspaceFiles } from "../engine/harness/pending-files.ts";
+import type { McpOAuthTokens } from "../engine/harness/mcp-oauth-tokens.ts";
 import { withHarness } from "../engine/harness/runner.ts";
 import { createModelResolver, defaultModelId, effectiveModel, normalizeModelSpec } from "../engine/model/resolve.ts";
 import type { EventLog } from "../engine/sessions/event-log.ts";
@@ -39,6 +40,8 @@ export interface AgentTurnParts {
   /** Closes what a crashed process left open in a session whose lease this process just took. */
   recoverOrphan?: (sessionId: string) => Promise<unknown>;
   logger: HostLogger;
+  /** The stored tokens of MCP connections that take OAuth (docs/guide/mcp.md). */
+  oauthTokens?: McpOAuthTokens;
 }
 
 export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelSpec; notice?: string }; controller: TurnController } {
@@ -56,7 +59,7 @@ export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelS
         tools,
         maxSteps: MAX_STEPS,
       }),
-      { project, tools, models, ...(pendingFiles ? { pendingFiles } : {}) },
+      { project, tools, models, ...(pendingFiles ? { pendingFiles } : {}), ...(parts.oauthTokens ? { oauthTokens: parts.oauthTokens } : {}) },
     ),
     { slug: parts.slug },
   );

@@ -50,6 +50,12 @@ export interface SubagentDefinition {
 export interface HttpConnectionDefinition {
   url: string;
   headers?: Record<string, string>;
+  /**
+   * The server takes OAuth access tokens: `agent-serve mcp oauth <name>` authorizes it once and
+   * keeps the tokens in the agent's store, and each call sends the stored token, refreshed before
+   * it expires (docs/guide/mcp.md "Connections that need OAuth").
+   */
+  oauth?: true | McpOAuthOptions;
   /** Shown to the model next to the server name. */
   description?: string;
 }
@@ -65,6 +71,14 @@ export interface StdioConnectionDefinition {
 }
 
 export type ConnectionDefinition = HttpConnectionDefinition | StdioConnectionDefinition;
+
+/** `oauth` of an HTTP connection, when `true` is not enough. */
+export interface McpOAuthOptions {
+  /** The scopes to ask for. @default the server's `scopes_supported`, else none */
+  scopes?: string[];
+  /** A client registered beforehand; without it the client registers itself (RFC 7591) where the server offers it. */
+  clientId?: string;
+}
 
 /** `bot/sandbox/workspace/**`: seed files copied into each new session workspace. */
 export interface WorkspaceSeed {

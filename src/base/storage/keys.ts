@@ -54,6 +54,9 @@ export const WEBHOOK_FAILURES_PREFIX = "webhooks/failed/";
 export const webhookFailureKey = (endpointId: string, deliveryId: string): string => `${WEBHOOK_FAILURES_PREFIX}${endpointId}/${deliveryId}`;
 /** The channel-delivery id an endpoint's cursor lives under (`channels/<id>/delivered/<sessionId>`). */
 export const webhookDeliveryChannel = (endpointId: string): string => `_webhook-${endpointId}`;
+/** The OAuth tokens of an MCP connection (docs/guide/mcp.md "Connections that need OAuth"). */
+export const MCP_OAUTH_PREFIX = "mcp-oauth/";
+export const mcpOAuthKey = (connection: string): string => `${MCP_OAUTH_PREFIX}${connection}`;
 /** The default prefix of `ctx.host.kv` keys. */
 export const KV_STORAGE_PREFIX = "kv";
 

@@ -14,6 +14,7 @@ import type { BuiltinTool } from "../../base/definitions/tools.ts";
 import type { HarnessToolId } from "./allowlist.ts";
 import { MCP_INPUT_SCHEMA, TASK_INPUT_SCHEMA, WORKSPACE_TOOL_SPECS, parseHarnessInput } from "./tool-specs.ts";
 import type { ConnectionDefinition } from "../../base/definitions/harness.ts";
+import type { McpOAuthTokens } from "./mcp-oauth-tokens.ts";
 
 /** Runs a subagent to its final answer (the runner supplies it). */
 /** Runs a subagent to its answer; `model` is the id of the model it ran on, for the cost report. */
@@ -28,6 +29,8 @@ export interface HarnessToolsInput {
   /** The harness tools the allowlist grants. */
   allowed: ReadonlySet<HarnessToolId>;
   connections: Record<string, ConnectionDefinition>;
+  /** The stored tokens of connections that take OAuth (`oauth` set). */
+  oauthTokens?: McpOAuthTokens;
   /** Project root: stdio connections start there. */
   projectRoot: string | undefined;
   /** Subagent ids and descriptions, and how to run one; absent where `task` is not offered. */
@@ -128,18 +131,26 @@ function mcpTool(input: HarnessToolsInput, servers: string[]): BuiltinTool {
       if (typeof toolArgs !== "object" || toolArgs === null || Array.isArray(toolArgs)) return { output: "mcp: arguments must be an object", isError: true };
       const options = { signal: scope.signal ?? neverAborted(), ...(input.projectRoot === undefined ? {} : { base: input.projectRoot }) };
       try {
+        const config = await configFor(server, connection, input.oauthTokens);
         if (tool === undefined) {
-          const listed = await mcp.listTools(toConfig(connection), options);
+          const listed = await mcp.listTools(config, options);
           // SAFETY: tool infos are JSON from the server (name, description, JSON Schema)
           return { output: { server, tools: listed as unknown as JsonValue }, isError: false };
         }
         // SAFETY: checked to be a non-null, non-array object above
-        return await mcp.callTool(toConfig(connection), tool, toolArgs as Record<string, unknown>, options);
+        return await mcp.callTool(config, tool, toolArgs as Record<string, unknown>, options);
       } catch (error) {
         return { output: `mcp: ${server}: ${errorMessage(error)}`, isError: true };
       }
     },
   };
+}
+
+/** What the runtime opens; a connection that takes OAuth gets its stored token (docs/guide/mcp.md). */
+async function configFor(name: string, connection: ConnectionDefinition, tokens: McpOAuthTokens | undefined): Promise<McpConnectionConfig> {
+  if (!("url" in connection) || !connection.oauth) return toConfig(connection);
+  if (!tokens) throw new Error(`connection ${name} takes OAuth, and this host keeps no OAuth tokens`);
+  return { ...toConfig(connection), accessToken: await tokens.accessToken(name, connection) };
 }
 
 function toConfig(connection: ConnectionDefinition): McpConnectionConfig {

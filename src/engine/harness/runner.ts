@@ -16,6 +16,7 @@ import { type TurnToolsOptions, createTurnTools, toolSpecs } from "../turns/turn
 import { type BuiltinTool } from "../../base/definitions/tools.ts";
 import { type Allowlist, resolveAllowlist, unknownToolsMessage } from "./allowlist.ts";
 import { harnessTools } from "./harness-tools.ts";
+import type { McpOAuthTokens } from "./mcp-oauth-tokens.ts";
 import type { PendingWorkspaceFiles } from "./pending-files.ts";
 import { runSubagentLoop } from "./subagent-loop.ts";
 import { planWorkspace } from "./workspace-plan.ts";
@@ -33,6 +34,8 @@ export interface HarnessOptions {
   models: (spec: ModelSpec) => LanguageModelPort | { error: string };
   /** Per-send workspace files waiting for the session's next turn. */
   pendingFiles?: PendingWorkspaceFiles;
+  /** The stored tokens of MCP connections that take OAuth. */
+  oauthTokens?: McpOAuthTokens;
 }
 
 export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRunner {
@@ -72,6 +75,7 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
           sandbox,
           allowed: list.allowed,
           connections: project.connections ?? {},
+          ...(options.oauthTokens ? { oauthTokens: options.oauthTokens } : {}),
           projectRoot: project.root,
           turnId: turn.turnId,
           emit: turn.emit,
