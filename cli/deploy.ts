@@ -12,7 +12,7 @@ import { resolve } from "node:path";
 import { formatDiagnostic } from "../adapters/_project.ts";
 import { buildCloudflare } from "./build.ts";
 import type { BuildArgs } from "./build.ts";
-import { putAliasToken } from "./cloudflare/alias-token.ts";
+import { putAliasToken, putPodCredential } from "./cloudflare/alias-token.ts";
 import { deploymentStatePath, newSecret, readDeploymentState, recordLastDeployment, writeDeploymentState } from "./cloudflare/deployment-state.ts";
 import { INSTALL_HINT, findWrangler, runWrangler } from "./cloudflare/wrangler.ts";
 import { CommandError, EXIT_FAILURE, EXIT_OK } from "./io.ts";
@@ -62,11 +62,14 @@ export async function deployCommand(args: DeployArgs, io: CliIo): Promise<number
   // The worker answers 503 until its token is set (fail closed); a token survives redeploys.
   const reuse = previous !== undefined && previous.worker === built.config.name;
   const aliasToken = reuse ? previous.aliasToken : await putAliasToken(wrangler, built.outDir, { ...io, stdout: out });
+  // The account bridge's credential, made once like the token (a deployment from before it gets one now).
+  const podCredential = reuse && previous.podCredential ? previous.podCredential : await putPodCredential(wrangler, built.outDir, { ...io, stdout: out });
   const url = workerUrl(printed) ?? (reuse ? previous.url : undefined);
   writeDeploymentState(statePath, {
     worker: built.config.name,
     ...(url ? { url } : {}),
     aliasToken,
+    podCredential,
     buildId,
     mode: args.mode ?? "multi",
     slugs: built.projects.map((p) => p.slug),
@@ -75,12 +78,14 @@ export async function deployCommand(args: DeployArgs, io: CliIo): Promise<number
   });
   recordLastDeployment(args, io, statePath);
   const fresh = !reuse;
-  if (args.json) report({ deployed: true, url: url ?? null, buildId, ...(fresh ? { aliasToken } : {}), state: statePath });
+  const freshPod = podCredential !== previous?.podCredential;
+  if (args.json) report({ deployed: true, url: url ?? null, buildId, ...(fresh ? { aliasToken } : {}), ...(freshPod ? { podCredential } : {}), state: statePath });
   else {
     out.write(`deployed ${built.config.name}${url ? ` at ${url}` : " (wrangler printed no URL: --prod needs one, see docs/guide/cloudflare.md)"}\n`);
     if (fresh) {
       out.write(`alias token (shown this once; every request needs it as X-Agent-Alias-Token, and --prod commands send it from ${statePath}):\n  ${aliasToken}\n`);
     }
+    if (freshPod) out.write(`the account bridge's pod credential is kept in ${statePath} (agent-serve rotate-pod-credential replaces it)\n`);
   }
   return EXIT_OK;
 }

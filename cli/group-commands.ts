@@ -1,6 +1,6 @@
 /**
  * The cac wiring of the command groups around a deployment and a project's set-up: the deployed
- * worker (`rotate-token`, `stop`, `deployments`, `deployment`; docs/guide/cloudflare.md
+ * worker (`rotate-token`, `rotate-pod-credential`, `stop`, `deployments`, `deployment`; docs/guide/cloudflare.md
  * "Deployments and the alias token"), the channel helpers (`slack`, `github`), `install-skills`,
  * `convert-automation` and the failed webhook deliveries (`webhooks`; docs/guide/cli.md). Wiring
  * only, as in `main.ts`: each command is a function of (args, io) in its own file, loaded on use.
@@ -18,6 +18,7 @@ export function addGroupCommands(cli: CAC, argv: string[], io: CliIo, setCommand
   const json = (flags: Flags): boolean => flags.json === true;
   for (const [name, summary, file] of [
     ["rotate-token", "A new alias token for the deployed worker (the old one stops working at once)", "rotate-token"],
+    ["rotate-pod-credential", "A new pod credential for the deployed worker's account bridge (the old one is refused at once)", "rotate-pod-credential"],
     ["stop", "Stop the deployed worker until the next deploy (it answers 503, schedules stop firing)", "stop"],
     ["deployments", "The deployed worker's deployments, as your wrangler reports them", "deployments"],
   ] as const) {
@@ -30,6 +31,7 @@ export function addGroupCommands(cli: CAC, argv: string[], io: CliIo, setCommand
         const args = { dir: rawOption(argv, "dir"), out: rawOption(argv, "out"), json: json(flags) };
         setCommand(async () => {
           if (file === "rotate-token") return (await import("./rotate-token.ts")).rotateTokenCommand(args, io);
+          if (file === "rotate-pod-credential") return (await import("./rotate-pod-credential.ts")).rotatePodCredentialCommand(args, io);
           if (file === "stop") return (await import("./stop.ts")).stopCommand(args, io);
           return (await import("./deployments.ts")).deploymentsCommand(args, io);
         });

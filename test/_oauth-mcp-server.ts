@@ -29,6 +29,8 @@ export interface OAuthMcpServer {
   authorizations: Array<Record<string, string>>;
   /** Registered clients by id. */
   clients: Map<string, { redirect_uris: string[] }>;
+  /** Admits `token` at `/mcp` as if issued (a token handed out some other way). */
+  admit(token: string): void;
   close(): Promise<void>;
 }
 
@@ -37,7 +39,7 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
   const accessTokens = new Set<string>();
   const refreshTokens = new Map<string, string>();
   let counter = 0;
-  const state: Omit<OAuthMcpServer, "close"> = { url: "", mcpUrl: "", expiresIn: 3600, grants: [], calls: [], revoked: [], authorizations: [], clients: new Map() };
+  const state: Omit<OAuthMcpServer, "close" | "admit"> = { url: "", mcpUrl: "", expiresIn: 3600, grants: [], calls: [], revoked: [], authorizations: [], clients: new Map() };
 
   const issue = (clientId: string): Record<string, unknown> => {
     counter += 1;
@@ -152,6 +154,7 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
   state.url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
   state.mcpUrl = `${state.url}/mcp`;
   return Object.assign(state, {
+    admit: (token: string) => void accessTokens.add(token),
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

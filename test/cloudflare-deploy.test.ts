@@ -104,15 +104,19 @@ describe("deploy --target cloudflare", () => {
     });
   });
 
-  test("runs wrangler deploy in the build folder and passes its output through, then puts the alias token", async () => {
+  test("runs wrangler deploy in the build folder and passes its output through, then puts the alias token and the pod credential", async () => {
     const { io, out } = cli();
     const code = await deployCommand({ target: "cloudflare", dir: FIXTURE, out: outDir, docs: false, playground: false }, io);
     expect(code).toBe(0);
     const config = join(outDir, "wrangler.jsonc");
-    const [deploy, secret, ...rest] = runs();
+    const [deploy, secret, pod, ...rest] = runs();
     expect(deploy).toEqual({ argv: ["deploy", "--config", config], cwd: outDir });
     // The first deploy makes the alias token (cloudflare-deployments.test.ts runs the worker it guards).
     expect(secret).toEqual({ argv: ["secret", "put", "AGENT_SERVE_ALIAS_TOKEN", "--config", config], cwd: outDir, stdin: expect.stringMatching(/^[\w-]{43}$/) });
+    // And the account bridge's pod credential, another secret (not printed).
+    expect(pod).toEqual({ argv: ["secret", "put", "AGENT_SERVE_POD_CREDENTIAL", "--config", config], cwd: outDir, stdin: expect.stringMatching(/^[\w-]{43}$/) });
+    expect(pod!.stdin).not.toBe(secret!.stdin);
+    expect(out()).not.toContain(pod!.stdin);
     expect(rest).toEqual([]);
     expect(out()).toContain("Uploaded fake worker");
     expect(out()).toContain(`alias token (shown this once;`);

@@ -10,11 +10,15 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { main } from "../cli/main.ts";
 import { miniflareOptions, readWranglerConfig } from "./_cloudflare.ts";
 import { objectDatabases } from "./_durable-object-files.ts";
+import { startOAuthMcpServer } from "./_oauth-mcp-server.ts";
+import type { OAuthMcpServer } from "./_oauth-mcp-server.ts";
 import { tempProjects } from "./_temp-projects.ts";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));
@@ -25,6 +29,10 @@ const secrets = join(scratch, "secrets");
 const persist = join(scratch, "persist");
 const deploymentsFile = join(scratch, "deployments.json");
 const BEARER = "cf-deployments-bearer";
+// The worker secret the tracker connection's header names: only the worker holds it.
+const TRACKER_TOKEN = "tracker-secret-of-the-deployment";
+// A third-party MCP server on loopback that admits the deployment's token (the account bridge's target).
+let tracker: OAuthMcpServer;
 const FAKE_WRANGLER = `#!/bin/sh
 case "$1 $2" in
   "secret put") cat > "$FAKE_SECRETS/$3"; echo "Success! Uploaded secret $3" ;;
@@ -73,7 +81,7 @@ async function json(...argv: string[]): Promise<Record<string, unknown>> {
 /** What Cloudflare would serve now: the last build with the secrets wrangler was given. */
 async function publish(): Promise<void> {
   await mf?.dispose();
-  const bindings: Record<string, string> = { AGENT_SERVE_BEARER_TOKEN: BEARER };
+  const bindings: Record<string, string> = { AGENT_SERVE_BEARER_TOKEN: BEARER, TRACKER_TOKEN };
   for (const name of readdirSync(secrets)) bindings[name] = readFileSync(join(secrets, name), "utf8");
   const port = Number(new URL(url).port);
   mf = new Miniflare({ ...miniflareOptions(outDir, persist), bindings, host: "127.0.0.1", port });
@@ -85,6 +93,11 @@ function get(path: string, headers: Record<string, string> = {}): Promise<Respon
 }
 
 beforeAll(async () => {
+  tracker = await startOAuthMcpServer();
+  tracker.admit(TRACKER_TOKEN);
+  // An HTTP connection whose header names a worker secret; the build bundles the file as written.
+  mkdirSync(join(dir, "bot", "mcp-connections"));
+  writeFileSync(join(dir, "bot", "mcp-connections", "tracker.ts"), `export default { url: ${JSON.stringify(tracker.mcpUrl)}, headers: { authorization: "Bearer \${TRACKER_TOKEN}" } };\n`);
   for (const folder of [bin, secrets, persist]) mkdirSync(folder);
   writeFileSync(join(bin, "wrangler"), FAKE_WRANGLER);
   chmodSync(join(bin, "wrangler"), 0o755);
@@ -96,6 +109,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await mf?.dispose();
+  await tracker.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -164,6 +178,50 @@ describe("deployments and the alias token", () => {
     expect(await json("sessions", "--prod", "--dir", dir, "--bearer-token", BEARER)).toMatchObject({ sessions: [] });
     token = fresh;
   });
+
+  test("the account bridge: the pod credential reaches the agent's connection with the worker's secret; rotate-pod-credential refuses the old one at once", async () => {
+    const recorded = () => JSON.parse(readFileSync(join(outDir, "deployment.json"), "utf8")) as { podCredential: string };
+    const pod = recorded().podCredential;
+    expect(pod).toMatch(/^[\w-]{43}$/);
+    expect(readFileSync(join(secrets, "AGENT_SERVE_POD_CREDENTIAL"), "utf8")).toBe(pod);
+    const bridge = `${url}/${slug}/v1/host-account/tracker/mcp`;
+    const whoami = async (credential: string): Promise<unknown> => {
+      const client = new Client({ name: "outside-runtime", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(bridge), { requestInit: { headers: { ...alias(token), authorization: `Bearer ${credential}` } } }));
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["whoami"]);
+        return (await client.callTool({ name: "whoami", arguments: {} })).content;
+      } finally {
+        await client.close();
+      }
+    };
+    // The caller never holds the tracker's token: the worker adds it from its secret.
+    expect(await whoami(pod)).toEqual([{ type: "text", text: `token ${TRACKER_TOKEN}` }]);
+    const post = (headers: Record<string, string>, path = bridge) =>
+      fetch(path, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    const wrong = await post({ ...alias(token), authorization: `Bearer ${pod}x` });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toMatchObject({ error: "pod_credential_invalid" });
+    // The agent's own bearer token is no pod credential: the agent's chain never admits here.
+    expect((await post({ ...alias(token), authorization: `Bearer ${BEARER}` })).status).toBe(401);
+    expect((await post({ authorization: `Bearer ${pod}` })).status).toBe(401);
+    const unknown = await post({ ...alias(token), authorization: `Bearer ${pod}` }, `${url}/${slug}/v1/host-account/nowhere/mcp`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: "connection_not_found", message: expect.stringMatching(/bridged connections: tracker/) });
+
+    const rotated = await json("rotate-pod-credential", "--dir", dir);
+    const fresh = String(rotated.podCredential);
+    expect(fresh).not.toBe(pod);
+    expect(recorded().podCredential).toBe(fresh);
+    expect(readFileSync(join(secrets, "AGENT_SERVE_POD_CREDENTIAL"), "utf8")).toBe(fresh);
+    await publish();
+    expect((await post({ ...alias(token), authorization: `Bearer ${pod}` })).status).toBe(401);
+    expect(await whoami(fresh)).toEqual([{ type: "text", text: `token ${TRACKER_TOKEN}` }]);
+    // A later deploy keeps the credential.
+    expect((await json("deploy", dir, "--target", "cloudflare", "--no-docs", "--no-playground")).podCredential).toBeUndefined();
+    expect(recorded().podCredential).toBe(fresh);
+    await publish();
+  }, 120_000);
 
   test("deployments lists wrangler's deployments newest first; deployment shows the live one's status", async () => {
     writeFileSync(deploymentsFile, JSON.stringify([

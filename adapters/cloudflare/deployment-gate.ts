@@ -63,13 +63,11 @@ export async function checkGate(request: Request, deployment: DeploymentOptions,
   }
 }
 
-// --- internals ---
-
 /**
  * Compares digests rather than the strings, so the time taken depends on neither the token's
  * length nor how much of it matches.
  */
-async function sameSecret(given: string, expected: string): Promise<boolean> {
+export async function sameSecret(given: string, expected: string): Promise<boolean> {
   const encoder = new TextEncoder();
   const [a, b] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(given)), crypto.subtle.digest("SHA-256", encoder.encode(expected))]);
   const x = new Uint8Array(a);

@@ -16,6 +16,9 @@ import type { CloudflareEnv, DurableObjectClass, ExecutionContextLike, Scheduled
 import { NEW_SESSION_HEADER, SESSION_HEADER, sessionClass } from "./session-object.ts";
 import { STORAGE_HEADER } from "../../drivers/durable-object/storage-wire.ts";
 import { ALIAS_TOKEN_HEADER, checkGate, isStopped, withoutTokenParam } from "./deployment-gate.ts";
+import { matchAccountBridge, relayAccountRequest } from "./account-bridge.ts";
+import { loadProjects } from "./host-options.ts";
+import type { CloudflareProject } from "./host-options.ts";
 
 export interface CloudflareWorker {
   fetch(request: Request, env: CloudflareEnv, ctx: ExecutionContextLike): Promise<Response>;
@@ -36,6 +39,8 @@ const INTERNAL_HEADERS = [STORAGE_HEADER, SESSION_HEADER, NEW_SESSION_HEADER, PL
 
 export function createCloudflareWorker(options: CloudflareWorkerOptions): CloudflareApp {
   const mode = options.mode ?? "multi";
+  // Loaded by the first account-bridge request only: the worker itself otherwise holds no project.
+  let projects: Promise<CloudflareProject[]> | undefined;
   const worker: CloudflareWorker = {
     async fetch(request, env) {
       // The alias token ends at the gate: no channel, hook or tool ever sees it.
@@ -44,6 +49,15 @@ export function createCloudflareWorker(options: CloudflareWorkerOptions): Cloudf
       if (options.deployment) {
         const refused = await checkGate(request, options.deployment, env).then(() => undefined, toErrorResponse);
         if (refused) return refused;
+      }
+      // The account bridge relays to a connection with the worker's secrets: no object is needed.
+      const bridged = matchAccountBridge(new URL(inbound.url), mode);
+      if (bridged) {
+        projects ??= loadProjects(options).catch((error: unknown) => {
+          projects = undefined;
+          throw error;
+        });
+        return relayAccountRequest(inbound, bridged, await projects, env).catch(toErrorResponse);
       }
       const target = routeOf(inbound, mode);
       try {

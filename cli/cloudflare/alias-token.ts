@@ -5,11 +5,19 @@
  * @module
  */
 import { join } from "node:path";
+import { POD_CREDENTIAL_SECRET } from "../../adapters/cloudflare/account-bridge.ts";
 import { ALIAS_TOKEN_SECRET } from "../../adapters/cloudflare/deployment-gate.ts";
 import { CommandError } from "../io.ts";
 import type { CliIo } from "../io.ts";
 import { newSecret } from "./deployment-state.ts";
 import { runWrangler } from "./wrangler.ts";
+
+/** Puts a new pod credential (the account bridge's secret) on the worker built in `outDir`; resolves with it. */
+export async function putPodCredential(wrangler: string, outDir: string, io: CliIo): Promise<string> {
+  const credential = newSecret();
+  await putSecret(wrangler, outDir, POD_CREDENTIAL_SECRET, credential, io);
+  return credential;
+}
 
 /** Puts a new alias token on the worker built in `outDir`; resolves with it. */
 export async function putAliasToken(wrangler: string, outDir: string, io: CliIo): Promise<string> {

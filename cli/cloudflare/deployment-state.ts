@@ -20,6 +20,8 @@ export interface DeploymentState {
   /** The URL wrangler printed for the worker, when it printed one. */
   url?: string;
   aliasToken: string;
+  /** The account bridge's pod credential (docs/guide/cloudflare.md "The account bridge and the pod credential"). */
+  podCredential?: string;
   /** The id of the deployed build (what `stop` sets the stop switch to). */
   buildId: string;
   /** Set by `stop` to the build it stopped; a deploy clears it. */
