@@ -119,6 +119,7 @@ export async function main(options: MainOptions): Promise<number> {
     .option("--no-open", "oauth: print the authorization URL without starting a browser")
     .option("--redirect-port <port>", "oauth: the loopback redirect listener's port (default: any free port)")
     .option("--timeout-ms <ms>", "oauth: how long to wait for the browser (default: 300000)")
+    .option("--json", "oauth: print {ok, connection, serverUrl, expiresAt, ...} (--list: {connections}) as JSON; tokens never")
     .example(MCP_HELP)
     .action((dir: unknown, connection: unknown, flags: Flags) => {
       if (dir === "oauth") {
