@@ -31,6 +31,8 @@ export interface OAuthMcpServer {
   clients: Map<string, { redirect_uris: string[] }>;
   /** Admits `token` at `/mcp` as if issued (a token handed out some other way). */
   admit(token: string): void;
+  /** Stops admitting `token` at `/mcp` before its expiry (its refresh token stays good). */
+  forget(token: string): void;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
   const accessTokens = new Set<string>();
   const refreshTokens = new Map<string, string>();
   let counter = 0;
-  const state: Omit<OAuthMcpServer, "close" | "admit"> = { url: "", mcpUrl: "", expiresIn: 3600, grants: [], calls: [], revoked: [], authorizations: [], clients: new Map() };
+  const state: Omit<OAuthMcpServer, "close" | "admit" | "forget"> = { url: "", mcpUrl: "", expiresIn: 3600, grants: [], calls: [], revoked: [], authorizations: [], clients: new Map() };
 
   const issue = (clientId: string): Record<string, unknown> => {
     counter += 1;
@@ -155,6 +157,7 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
   state.mcpUrl = `${state.url}/mcp`;
   return Object.assign(state, {
     admit: (token: string) => void accessTokens.add(token),
+    forget: (token: string) => void accessTokens.delete(token),
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -113,9 +113,19 @@ describe("mcp oauth", () => {
     expect(server.grants.filter((g) => g === "refresh_token")).toHaveLength(1);
   }, 60_000);
 
+  test("a token the server refuses before its expiry is renewed once with the refresh token, and the call made with the new one", async () => {
+    server.forget("at-3");
+    const callsBefore = server.calls.length;
+    const [result] = await whoami();
+    expect(result).toMatchObject({ isError: false, output: { content: [{ text: "token at-4" }] } });
+    expect(server.grants.filter((g) => g === "refresh_token")).toHaveLength(2);
+    // The refused attempt never reached the tool: one admitted call per tools/call and its handshake.
+    expect(server.calls.slice(callsBefore).every((token) => token === "at-4")).toBe(true);
+  }, 60_000);
+
   test("--revoke revokes at the server and removes the tokens: the next call is refused with the hint", async () => {
     expect(await json("mcp", "oauth", "tracker", "--revoke", "--dir", dir)).toMatchObject({ ok: true, removed: true, revokedAtServer: true });
-    expect(server.revoked).toEqual(["rt-3", "at-3"]);
+    expect(server.revoked).toEqual(["rt-4", "at-4"]);
     expect(await json("mcp", "oauth", "--list", "--dir", dir)).toMatchObject({ connections: [{ connection: "tracker", status: "not authorized" }] });
     const [result] = await whoami();
     expect(result).toMatchObject({ isError: true, output: expect.stringMatching(/needs OAuth authorization/) });

@@ -8,7 +8,7 @@
 import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JsonValue } from "../../src/base/ports/model.ts";
 import type { HarnessOutcome, McpConnectionConfig, McpPort, McpToolInfo } from "../../src/base/ports/runtime.ts";
 
@@ -53,6 +53,23 @@ export function resolveTemplates(value: string, env: Record<string, string | und
 // --- internals ---
 
 async function withClient<T>(
+  connection: McpConnectionConfig,
+  env: Record<string, string | undefined>,
+  base: string | undefined,
+  work: (client: Client) => Promise<T>,
+): Promise<T> {
+  try {
+    return await withOneClient(connection, env, base, work);
+  } catch (error) {
+    // A stored OAuth token the server stopped accepting before its expiry: one renewal, one retry
+    // (the server refused before doing anything, so the call runs at most once).
+    if (!("url" in connection) || !connection.renewAccessToken || !(error instanceof StreamableHTTPError) || error.code !== 401) throw error;
+    const { renewAccessToken, ...rest } = connection;
+    return withOneClient({ ...rest, accessToken: await renewAccessToken() }, env, base, work);
+  }
+}
+
+async function withOneClient<T>(
   connection: McpConnectionConfig,
   env: Record<string, string | undefined>,
   base: string | undefined,

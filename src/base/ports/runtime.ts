@@ -91,7 +91,14 @@ export interface HarnessPort {
 
 /** A project's MCP connection (`bot/mcp-connections/<name>.ts`), as the runtime opens it. */
 export type McpConnectionConfig =
-  | { url: string; headers?: Record<string, string>; /** Sent as `Authorization: Bearer`, after the headers' templates are resolved. */ accessToken?: string }
+  | {
+      url: string;
+      headers?: Record<string, string>;
+      /** Sent as `Authorization: Bearer`, after the headers' templates are resolved. */
+      accessToken?: string;
+      /** A new access token when the server refused `accessToken` (401); the request is tried once more with it. */
+      renewAccessToken?: () => Promise<string>;
+    }
   | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string };
 
 export interface McpToolInfo {

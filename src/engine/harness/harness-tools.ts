@@ -150,7 +150,7 @@ function mcpTool(input: HarnessToolsInput, servers: string[]): BuiltinTool {
 async function configFor(name: string, connection: ConnectionDefinition, tokens: McpOAuthTokens | undefined): Promise<McpConnectionConfig> {
   if (!("url" in connection) || !connection.oauth) return toConfig(connection);
   if (!tokens) throw new Error(`connection ${name} takes OAuth, and this host keeps no OAuth tokens`);
-  return { ...toConfig(connection), accessToken: await tokens.accessToken(name, connection) };
+  return { ...toConfig(connection), accessToken: await tokens.accessToken(name, connection), renewAccessToken: () => tokens.accessToken(name, connection, { renew: true }) };
 }
 
 function toConfig(connection: ConnectionDefinition): McpConnectionConfig {

@@ -18,8 +18,11 @@ import type { StorageDriver } from "../../base/storage/types.ts";
 export const REFRESH_MARGIN_MS = 60_000;
 
 export interface McpOAuthTokens {
-  /** The connection's access token, refreshed first when it expires within {@link REFRESH_MARGIN_MS}. */
-  accessToken(name: string, connection: HttpConnectionDefinition): Promise<string>;
+  /**
+   * The connection's access token, refreshed first when it expires within {@link REFRESH_MARGIN_MS},
+   * or with `renew` whatever its expiry (the server refused it).
+   */
+  accessToken(name: string, connection: HttpConnectionDefinition, options?: { renew?: boolean }): Promise<string>;
   read(name: string): Promise<McpOAuthRecord | undefined>;
   save(record: McpOAuthRecord): Promise<void>;
   remove(name: string): Promise<void>;
@@ -60,14 +63,18 @@ export function createMcpOAuthTokens(options: McpOAuthTokensOptions): McpOAuthTo
       const entries = await storage.entries(MCP_OAUTH_PREFIX);
       return entries.map(([, text]) => JSON.parse(text) as McpOAuthRecord).sort((a, b) => a.connection.localeCompare(b.connection)); // SAFETY: written by save
     },
-    accessToken: (name, connection) =>
+    accessToken: (name, connection, call = {}) =>
       lock.run(name, async () => {
         const again = `run agent-serve mcp oauth ${name} to authorize it`;
         const record = await read(name);
         if (!record) throw createError("mcp-oauth", `connection ${name} needs OAuth authorization: ${again}`);
         if (record.serverUrl !== connection.url) throw createError("mcp-oauth", `connection ${name} was authorized for ${record.serverUrl}, and its url is now ${connection.url}: ${again} again`);
-        if (record.expiresAt === undefined || record.expiresAt - REFRESH_MARGIN_MS > now()) return record.accessToken;
-        if (!record.refreshToken) throw createError("mcp-oauth", `the access token of connection ${name} has expired and the server gave no refresh token: ${again} again`);
+        const fresh = record.expiresAt === undefined || record.expiresAt - REFRESH_MARGIN_MS > now();
+        if (fresh && !call.renew) return record.accessToken;
+        if (!record.refreshToken) {
+          const why = fresh ? "was refused by the server" : "has expired";
+          throw createError("mcp-oauth", `the access token of connection ${name} ${why} and the server gave no refresh token: ${again} again`);
+        }
         let answer: TokenAnswer;
         try {
           answer = await refreshGrant(record, options.fetch ?? fetch);
