@@ -7,6 +7,7 @@ import type { HostLogger } from "../base/logging.ts";
 import type { ModelSpec } from "../base/ports/model.ts";
 import type { ProjectDefinition } from "../base/definitions/project.ts";
 import type { ApprovalStore } from "../engine/approvals/approval-store.ts";
+import type { BudgetGate } from "../engine/budgets/gate.ts";
 import { cachedModels } from "../engine/experiments/variant.ts";
 import type { PendingWorkspaceFiles } from "../engine/harness/pending-files.ts";
 import { withHarness } from "../engine/harness/runner.ts";
@@ -39,6 +40,8 @@ export interface AgentTurnParts {
   /** Closes what a crashed process left open in a session whose lease this process just took. */
   recoverOrphan?: (sessionId: string) => Promise<unknown>;
   logger: HostLogger;
+  /** The agent's budgets, when it sets any (docs/guide/budgets.md). */
+  budgets?: BudgetGate;
 }
 
 export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelSpec; notice?: string }; controller: TurnController } {
@@ -55,6 +58,7 @@ export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelS
         models,
         tools,
         maxSteps: MAX_STEPS,
+        ...(parts.budgets ? { budgets: parts.budgets } : {}),
       }),
       { project, tools, models, ...(pendingFiles ? { pendingFiles } : {}) },
     ),

@@ -54,6 +54,14 @@ export const WEBHOOK_FAILURES_PREFIX = "webhooks/failed/";
 export const webhookFailureKey = (endpointId: string, deliveryId: string): string => `${WEBHOOK_FAILURES_PREFIX}${endpointId}/${deliveryId}`;
 /** The channel-delivery id an endpoint's cursor lives under (`channels/<id>/delivered/<sessionId>`). */
 export const webhookDeliveryChannel = (endpointId: string): string => `_webhook-${endpointId}`;
+/**
+ * Budget usage (docs/design/budgets.md "Records"): a session's own scopes live with the session
+ * (removed with it); the per-day scopes under `budgets/`, one record per UTC day (`YYYY-MM-DD`).
+ */
+export const turnBudgetKey = (sessionId: string): string => `sessions/${sessionId}/budget/turn`;
+export const sessionBudgetKey = (sessionId: string): string => `sessions/${sessionId}/budget/session`;
+export const principalBudgetKey = (principalId: string, day: string): string => `budgets/principal/${encodeSegment(principalId)}/${day}`;
+export const agentBudgetKey = (day: string): string => `budgets/agent/${day}`;
 /** The default prefix of `ctx.host.kv` keys. */
 export const KV_STORAGE_PREFIX = "kv";
 
