@@ -16,13 +16,14 @@ import { createLocalRuntime } from "../loader/runtime.ts";
 import { validateAgentConfig } from "../loader/validate-config.ts";
 import type { BudgetsConfig } from "../src/base/definitions/budgets.ts";
 import type { ProjectDefinition } from "../src/base/definitions/project.ts";
-import type { ModelSpec, Usage } from "../src/base/ports/model.ts";
+import type { LanguageModelPort, ModelSpec, ModelStepRequest, Usage } from "../src/base/ports/model.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import { resolveBudgets } from "../src/engine/budgets/config.ts";
 import { estimateInputTokens } from "../src/engine/budgets/turn-meter.ts";
 import { defineTool } from "../src/entries/tools.ts";
 import { createHost } from "../src/host/host.ts";
+import type { SessionCostResponse } from "../src/entries/events.ts";
 import { createScriptedModel } from "../src/testing.ts";
 import { type TestEvent, eventually, postJson, project, quietLogger } from "./_harness.ts";
 import { sharedStore } from "./_shared-store.ts";
@@ -41,11 +42,11 @@ interface ModelTrace {
  * The scripted model with each call's usage fixed by `usage` (the model boundary is the one place
  * tests substitute).
  */
-function fixedUsageModel(id: string, trace: ModelTrace, usage: (request: Parameters<ReturnType<typeof createScriptedModel>["stream"]>[0]) => Usage, delayMs = 0) {
+function fixedUsageModel(id: string, trace: ModelTrace, usage: (request: ModelStepRequest) => Usage, delayMs = 0): LanguageModelPort {
   const inner = createScriptedModel();
   return {
     id,
-    async *stream(request: Parameters<typeof inner.stream>[0]) {
+    async *stream(request: ModelStepRequest) {
       const spent = usage(request);
       trace.calls.push(spent);
       trace.running++;
@@ -91,7 +92,7 @@ afterAll(() => {
 
 async function serve(options: {
   budgets: BudgetsConfig;
-  usage?: (request: Parameters<ReturnType<typeof createScriptedModel>["stream"]>[0]) => Usage;
+  usage?: (request: ModelStepRequest) => Usage;
   model?: ProjectDefinition["agent"]["model"];
   prices?: ProjectDefinition["agent"]["prices"];
   storage?: StorageDriver;
@@ -164,10 +165,10 @@ function settledTurns(served: Served, sessionId: string, count = 1): Promise<Tes
   );
 }
 
-async function cost(served: Served, sessionId: string): Promise<Record<string, any>> {
+async function cost(served: Served, sessionId: string): Promise<SessionCostResponse> {
   const response = await fetch(`${served.url}/v1/session/${sessionId}/cost`);
   expect(response.status).toBe(200);
-  return (await response.json()) as Record<string, any>;
+  return (await response.json()) as SessionCostResponse;
 }
 
 const script = (...lines: string[]): string => lines.join("\n");
@@ -219,7 +220,7 @@ describe("budgets: scopes", () => {
     expect(served.trace.calls).toHaveLength(4);
     const report = await cost(served, sessionId);
     const lastTurn = after.findLast((e) => e.type === "turn.started")!.turnId;
-    expect(report["budgets"]).toEqual({
+    expect(report.budgets).toEqual({
       turn: { limits: { tokens: 250 }, used: { tokens: 100, costUsd: 0, toolCalls: 0, seconds: expect.any(Number) }, inFlight: { tokens: 0, costUsd: 0 }, exceeded: [], turnId: lastTurn },
     });
   });
@@ -252,8 +253,8 @@ describe("budgets: scopes", () => {
     expect((await settledTurns(served, other.sessionId)).some((e) => e.type === "turn.completed")).toBe(true);
 
     const report = await cost(served, sessionId);
-    expect(report["budgets"]["session"]).toMatchObject({ limits: { toolCalls: 2 }, used: { toolCalls: 2, tokens: 200 }, exceeded: ["toolCalls"] });
-    expect(report["totals"]).toMatchObject({ inputTokens: 120, outputTokens: 80 });
+    expect(report.budgets?.session).toMatchObject({ limits: { toolCalls: 2 }, used: { toolCalls: 2, tokens: 200 }, exceeded: ["toolCalls"] });
+    expect(report.totals).toMatchObject({ inputTokens: 120, outputTokens: 80 });
   });
 
   it("principalPerDay costUsd: priced by the agent's prices, refused until the next UTC day, then open again", async () => {
@@ -283,7 +284,7 @@ describe("budgets: scopes", () => {
     expect(retryAfter).toBeGreaterThan(11 * 3600);
     expect(retryAfter).toBeLessThanOrEqual(12 * 3600);
     const report = await cost(served, first.sessionId);
-    expect(report["budgets"]["principalPerDay"]).toMatchObject({
+    expect(report.budgets?.principalPerDay).toMatchObject({
       limits: { costUsd: 0.25 },
       used: { costUsd: 0.3, tokens: 300 },
       exceeded: ["costUsd"],
@@ -297,7 +298,7 @@ describe("budgets: scopes", () => {
     const after = await settledTurns(served, first.sessionId, 2);
     expect(after.at(-2)).toMatchObject({ type: "turn.completed" });
     expect(served.trace.calls).toHaveLength(4);
-    expect((await cost(served, first.sessionId))["budgets"]["principalPerDay"]).toMatchObject({ used: { costUsd: 0.1 }, exceeded: [], window: { day: "2030-01-16" } });
+    expect((await cost(served, first.sessionId)).budgets?.principalPerDay).toMatchObject({ used: { costUsd: 0.1 }, exceeded: [], window: { day: "2030-01-16" } });
   });
 
   it("agentPerDay seconds: a turn's running time counts, and every principal is refused once it is used up", async () => {
@@ -335,7 +336,7 @@ describe("budgets: concurrency", () => {
     const limit = 3000;
     // Each call uses what the gate estimates for its input plus 40 of the 50 output tokens it may
     // produce: holds cover calls, so calls run side by side while they fit.
-    const usage = (request: Parameters<ReturnType<typeof createScriptedModel>["stream"]>[0]): Usage => usageOf(estimateInputTokens(request), 40);
+    const usage = (request: ModelStepRequest): Usage => usageOf(estimateInputTokens(request), 40);
     const options = {
       budgets: { principalPerDay: { tokens: limit } },
       model: { id: "scripted", params: [{ id: "maxOutputTokens", value: "50" }] },
@@ -364,7 +365,7 @@ describe("budgets: concurrency", () => {
     expect(logs.filter((all) => exceededOf(all).length > 0).length).toBeGreaterThan(0);
     // The stored count is exactly what the model reported.
     const report = await cost(sessions[0]!.host, sessions[0]!.sessionId);
-    expect(report["budgets"]["principalPerDay"]).toMatchObject({ used: { tokens: total }, inFlight: { tokens: 0 }, exceeded: ["tokens"] });
+    expect(report.budgets?.principalPerDay).toMatchObject({ used: { tokens: total }, inFlight: { tokens: 0 }, exceeded: ["tokens"] });
   }, 30_000);
 });
 
@@ -414,9 +415,9 @@ describe("budgets: subagents", () => {
     // Parent: 2 calls; subagent: 3 tool steps and its answer.
     expect(served.trace.calls).toHaveLength(6);
     const report = await cost(served, sessionId);
-    expect(report["budgets"]["turn"]["used"]).toMatchObject({ tokens: 600 });
+    expect(report.budgets?.turn?.used).toMatchObject({ tokens: 600 });
     // The parent's task call and the subagent's three ls calls.
-    expect(report["budgets"]["session"]["used"]).toMatchObject({ toolCalls: 4, tokens: 600 });
+    expect(report.budgets?.session?.used).toMatchObject({ toolCalls: 4, tokens: 600 });
   });
 
   it("a subagent crossing the turn's limit stops it and then the turn, which completes", async () => {
