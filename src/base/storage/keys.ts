@@ -55,12 +55,14 @@ export const webhookFailureKey = (endpointId: string, deliveryId: string): strin
 /** The channel-delivery id an endpoint's cursor lives under (`channels/<id>/delivered/<sessionId>`). */
 export const webhookDeliveryChannel = (endpointId: string): string => `_webhook-${endpointId}`;
 /**
- * Budget usage (docs/design/budgets.md "Records"): a session's own scopes live with the session
- * (removed with it); the per-day scopes under `budgets/`, one record per UTC day (`YYYY-MM-DD`).
+ * Budget usage (docs/design/budgets.md "Records"), every scope under `budgets/`, so one commit
+ * can compare-and-set a call's scopes together on every store (on Workers they share the
+ * coordinator, docs/design/cloudflare.md "Storage"): a session's turn and session records (removed
+ * with the session), and one record per UTC day (`YYYY-MM-DD`) per principal and for the agent.
  */
-export const turnBudgetKey = (sessionId: string): string => `sessions/${sessionId}/budget/turn`;
-export const sessionBudgetKey = (sessionId: string): string => `sessions/${sessionId}/budget/session`;
-export const principalBudgetKey = (principalId: string, day: string): string => `budgets/principal/${encodeSegment(principalId)}/${day}`;
+export const turnBudgetKey = (sessionId: string): string => `budgets/sessions/${sessionId}/turn`;
+export const sessionBudgetKey = (sessionId: string): string => `budgets/sessions/${sessionId}/session`;
+export const principalBudgetKey = (principalId: string, day: string): string => `budgets/principals/${encodeSegment(principalId)}/${day}`;
 export const agentBudgetKey = (day: string): string => `budgets/agent/${day}`;
 /** The default prefix of `ctx.host.kv` keys. */
 export const KV_STORAGE_PREFIX = "kv";
