@@ -26,6 +26,7 @@ import { createHost } from "../src/host/host.ts";
 import type { SessionCostResponse } from "../src/entries/events.ts";
 import { createScriptedModel } from "../src/testing.ts";
 import { type TestEvent, eventually, postJson, project, quietLogger } from "./_harness.ts";
+import { run, scratchDir } from "./_cli-io.ts";
 import { sharedStore } from "./_shared-store.ts";
 import { toolLine, writeProject } from "./_workspace.ts";
 
@@ -255,6 +256,14 @@ describe("budgets: scopes", () => {
     const report = await cost(served, sessionId);
     expect(report.budgets?.session).toMatchObject({ limits: { toolCalls: 2 }, used: { toolCalls: 2, tokens: 200 }, exceeded: ["toolCalls"] });
     expect(report.totals).toMatchObject({ inputTokens: 120, outputTokens: 80 });
+
+    // `agent-serve cost` shows the same under the per-turn table.
+    const { dir, env } = scratchDir("budgets-cost");
+    dirs.push(dir);
+    const printed = await run(["cost", sessionId, "--url", served.url], { env });
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(/BUDGET\s+LIMIT\s+USED/);
+    expect(printed.stdout).toMatch(/session\s+toolCalls\s+2 \/ 2\s+used up/);
   });
 
   it("principalPerDay costUsd: priced by the agent's prices, refused until the next UTC day, then open again", async () => {
