@@ -1,11 +1,13 @@
 /**
  * Hard budgets (docs/guide/budgets.md) over real loopback servers, the scripted model behind a
  * wrapper that fixes each call's usage: every scope and limit, the turn ending completed with what
- * it produced, `budget.exceeded`, the 429 on the next send, the per-day window's reset, the cost
- * route, subagents counting toward their turn, and turns of one principal in two hosts on one
+ * it produced, `budget.exceeded` (and its webhook), the 429 on the next send, the per-day window's
+ * reset, the cost route and `agent-serve cost`, subagents counting toward their turn, and turns of one principal in two hosts on one
  * store racing the same daily limit.
  */
 import { rmSync, mkdtempSync } from "node:fs";
+import { type AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
@@ -102,6 +104,7 @@ async function serve(options: {
   loaded?: ProjectDefinition;
   stateRoot?: string;
   delayMs?: number;
+  webhooks?: ProjectDefinition["agent"]["webhooks"];
 }): Promise<Served> {
   const trace = options.trace ?? { calls: [], running: 0, maxRunning: 0 };
   const base = options.loaded ?? project({ tools });
@@ -112,6 +115,7 @@ async function serve(options: {
       budgets: options.budgets,
       ...(options.model ? { model: options.model } : {}),
       ...(options.prices ? { prices: options.prices } : {}),
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     },
   };
   const host = createHost({
@@ -334,6 +338,37 @@ describe("budgets: scopes", () => {
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({ error: "budget_exceeded", scope: "agentPerDay", limit: "tokens", used: 0, max: 0 });
     expect(served.trace.calls).toHaveLength(0);
+  });
+});
+
+describe("budgets: webhooks", () => {
+  it("budget.exceeded can be posted to a lifecycle webhook", async () => {
+    const received: Array<Record<string, unknown>> = [];
+    const receiver = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      request.on("end", () => {
+        received.push(JSON.parse(body) as Record<string, unknown>);
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = receiver.address() as AddressInfo;
+      const secret = `whsec_${Buffer.from("budget-test-secret-key-0123456789").toString("base64")}`;
+      const served = await serve({
+        budgets: { turn: { toolCalls: 1 } },
+        webhooks: [{ url: `http://127.0.0.1:${port}/hooks`, events: ["budget.exceeded"], secret, allowPrivateTarget: true }],
+      });
+      const { sessionId } = await create(served, script(...notes(3), "/reply done"));
+      await settledTurns(served, sessionId);
+      const delivered = await eventually(async () => (received.length > 0 ? received : undefined), 10_000, "the webhook delivery");
+      expect(delivered).toEqual([
+        expect.objectContaining({ type: "budget.exceeded", data: expect.objectContaining({ sessionId, data: { scope: "turn", limit: "toolCalls", used: 1, max: 1 } }) }),
+      ]);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });
 
