@@ -22,7 +22,8 @@ import type { LanguageModelPort, ModelSpec, ModelStepRequest, Usage } from "../s
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import { resolveBudgets } from "../src/engine/budgets/config.ts";
-import { estimateInputTokens } from "../src/engine/budgets/turn-meter.ts";
+import { type ScopeRef, admit, settle } from "../src/engine/budgets/ledger.ts";
+import { HOLD_TTL_MS, estimateInputTokens } from "../src/engine/budgets/turn-meter.ts";
 import { POST, defineChannel } from "../src/entries/channels.ts";
 import { defineTool } from "../src/entries/tools.ts";
 import { createHost } from "../src/host/host.ts";
@@ -357,6 +358,32 @@ describe("budgets: scopes", () => {
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({ error: "budget_exceeded", scope: "agentPerDay", limit: "tokens", used: 0, max: 0 });
     expect(served.trace.calls).toHaveLength(0);
+  });
+});
+
+describe("budgets: holds", () => {
+  it("a call near the limit waits for the holds of calls in flight, and a crashed holder's hold lapses", async () => {
+    const storage = createMemoryStorage();
+    let clock = Date.UTC(2030, 0, 15, 12);
+    const now = (): number => clock;
+    const refs: ScopeRef[] = [{ scope: "agentPerDay", key: "budgets/agent/2030-01-15", limits: { tokens: 1000 }, resetsAt: "2030-01-16T00:00:00.000Z" }];
+    const hold = (tokens: number) => ({ tokens, costUsd: 0, until: clock + HOLD_TTL_MS });
+    expect(await admit(storage, refs, "a", hold(600), 0, now)).toEqual({ status: "admitted" });
+    // 600 held + 600 would pass 1000: wait. A call that fits runs alongside.
+    expect(await admit(storage, refs, "b", hold(600), 0, now)).toEqual({ status: "wait" });
+    expect(await admit(storage, refs, "c", hold(300), 0, now)).toEqual({ status: "admitted" });
+    expect(await settle(storage, refs, "c", { tokens: 250, costUsd: 0, toolCalls: 1, seconds: 0 }, now)).toEqual([]);
+    // "a" never settles (its process crashed): past the hold's lifetime, "b" runs alone.
+    expect(await admit(storage, refs, "b", hold(600), 0, now)).toEqual({ status: "wait" });
+    clock += HOLD_TTL_MS + 1;
+    expect(await admit(storage, refs, "b", { ...hold(600) }, 0, now)).toEqual({ status: "admitted" });
+    expect(await settle(storage, refs, "b", { tokens: 800, costUsd: 0, toolCalls: 0, seconds: 0 }, now)).toEqual([
+      { scope: "agentPerDay", limit: "tokens", used: 1050, max: 1000, resetsAt: "2030-01-16T00:00:00.000Z" },
+    ]);
+    expect(await admit(storage, refs, "d", hold(1), 0, now)).toMatchObject({ status: "exceeded", exceeded: { limit: "tokens", used: 1050 } });
+    const stored = JSON.parse((await storage.get("budgets/agent/2030-01-15"))!) as { used: { tokens: number; toolCalls: number }; holds: Record<string, unknown> };
+    expect(stored.used).toMatchObject({ tokens: 1050, toolCalls: 1 });
+    expect(stored.holds).toEqual({});
   });
 });
 
