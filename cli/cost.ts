@@ -1,9 +1,10 @@
 /**
  * `agent-serve cost <sessionId>`: token usage and estimated cost, in total and per turn, with
- * each turn's subagent runs below it.
+ * each turn's subagent runs below it, and usage against each budget limit when the agent sets
+ * budgets (docs/guide/budgets.md "Usage").
  * @module
  */
-import type { CostReport, CostTurn } from "../src/entries/events.ts";
+import type { BudgetReport, CostTurn, SessionCostResponse } from "../src/entries/events.ts";
 import type { Usage } from "../src/index.ts";
 import { explainSessionError, sessionPath } from "./api-client.ts";
 import { EXIT_OK } from "./io.ts";
@@ -26,9 +27,9 @@ type CostRow = Pick<CostTurn, "turnId" | "model" | "usage" | "estimatedCostUsd">
 export async function costCommand(args: CostArgs, io: CliIo): Promise<number> {
   const progress = createProgress(io, { quiet: args.json });
   return withTarget(args, io, progress, async ({ client }) => {
-    let report: CostReport;
+    let report: SessionCostResponse;
     try {
-      report = await client.getJson<CostReport>(sessionPath(args.sessionId, "/cost"));
+      report = await client.getJson<SessionCostResponse>(sessionPath(args.sessionId, "/cost"));
     } catch (error) {
       throw explainSessionError(error, args.sessionId);
     }
@@ -49,6 +50,7 @@ export async function costCommand(args: CostArgs, io: CliIo): Promise<number> {
     rows.push(["total", "", ...tokens(totals), usd(totals.estimatedCostUsd) + (unpriced > 0 ? ` (+${unpriced} unpriced)` : "")].map(style.bold));
     const header = ["TURN", "MODEL", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "COST"].map(style.bold);
     io.stdout.write(`${[`session ${report.sessionId}`, ...table([header, ...rows])].join("\n")}\n`);
+    if (report.budgets) io.stdout.write(`\n${budgetLines(report.budgets, style.bold).join("\n")}\n`);
     return EXIT_OK;
   });
 }
@@ -57,6 +59,23 @@ export async function costCommand(args: CostArgs, io: CliIo): Promise<number> {
 
 function tokens(usage: Usage): string[] {
   return [usage.inputTokens, usage.outputTokens, usage.cacheReadTokens, usage.cacheWriteTokens].map((n) => String(n ?? 0));
+}
+
+/** One row per limit: the scope, the limit, used of max, and whether it is used up. */
+function budgetLines(budgets: BudgetReport, bold: (text: string) => string): string[] {
+  const rows: string[][] = [];
+  for (const [scope, entry] of Object.entries(budgets)) {
+    for (const [limit, max] of Object.entries(entry.limits)) {
+      const used = entry.used[limit as keyof typeof entry.used];
+      const state = entry.exceeded.includes(limit as keyof typeof entry.limits) ? "used up" : "";
+      rows.push([scope, limit, `${round(used)} / ${max}`, entry.window ? `resets ${entry.window.resetsAt}` : "", state]);
+    }
+  }
+  return table([["BUDGET", "LIMIT", "USED", "WINDOW", ""].map(bold), ...rows]);
+}
+
+function round(value: number): string {
+  return String(Math.round(value * 1e4) / 1e4);
 }
 
 function usd(amount: number): string {

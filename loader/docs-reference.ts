@@ -156,6 +156,7 @@ const EVENT_DOCS: Readonly<Record<EventType, EventDoc>> = {
   "action.client_requested": { phase: "Tools", summary: "The model called a tool the front end runs; the turn waits for its result (AG-UI front-end tools).", data: "callId; toolName; input" },
   "subagent.called": { phase: "Subagents", summary: "The agent delegated to a subagent.", data: "subagent; prompt" },
   "subagent.completed": { phase: "Subagents", summary: "A subagent finished.", data: "subagent; isError; result? or error?; usage?; model?" },
+  "budget.exceeded": { phase: "Budgets", summary: "A budget limit was reached: the turn ends (completed) after it, and sends answer 429 budget_exceeded until the window resets (docs/guide/budgets.md).", data: "scope: turn, session, principalPerDay or agentPerDay; limit: tokens, costUsd, toolCalls or seconds; used; max; resetsAt? (per-day scopes)" },
   "artifact.tagged": { phase: "Artifacts", summary: "An artifact was tagged for the session, by host code or the tag tool.", data: "artifact: {id, kind, key, title, data, source: host or model}" },
 };
 
@@ -175,5 +176,6 @@ const AGENT_CONFIG_DOCS: Readonly<Record<keyof AgentConfig, string>> = {
   experiments: "A/B experiments: each `{id, arms}` assigns sessions to arms stickily; see `/v1/abs`.",
   kv: "`{driver}`: any unstorage driver for `ctx.host.kv` instead of the host's own storage (the default, as durable and shared as the sessions).",
   a2a: "`{skills?, extendedSkills?, allowPrivatePushTargets?}`: the A2A agent card's skills (`{id, name, description, tags?, examples?}`) in place of the derived ones, skills only authenticated callers see through `GetExtendedAgentCard`, and whether push notifications may target loopback and private addresses outside `--dev` (docs/guide/a2a.md).",
+  budgets: "`{turn?, session?, principalPerDay?, agentPerDay?}`, each `{tokens?, costUsd?, toolCalls?, seconds?}`: hard limits checked before every model call (subagents count toward their turn); a reached limit records `budget.exceeded`, ends the turn with what it produced, and sends answer 429 `budget_exceeded` until the window (a UTC day for the per-day scopes) resets (docs/guide/budgets.md).",
   webhooks: "`[{url, events, secret, id?, allowPrivateTarget?}]`: session events posted to each endpoint, signed the Standard Webhooks way with the `whsec_` secret, retried and durable (docs/guide/webhooks.md).",
 };

@@ -4,11 +4,13 @@ import type { AgentConfig, Diagnostic } from "../src/base/definitions/project.ts
 import { unknownKeyDiagnostics } from "../src/engine/project/unknown-keys.ts";
 import { errorMessage } from "../src/base/errors.ts";
 import { resolveEndpoints } from "../src/features/webhooks/endpoints.ts";
+import { resolveBudgets } from "../src/engine/budgets/config.ts";
 
 /** The members of `defineAgent({...})` (docs/guide/agent-projects.md). */
 export const AGENT_CONFIG_KEYS = [
   "model", "name", "description", "instructions", "runtime", "local", "cloud", "hosting", "concurrency",
   "builtinTools", "tools", "prices", "experiments", "kv", "a2a", "webhooks",
+  "budgets",
 ];
 
 /** Agent SDK keys this host reads nowhere, and why that is fine. */
@@ -66,6 +68,11 @@ export function validateAgentConfig(agent: AgentConfig, file: string): Diagnosti
     } catch (problem) {
       error(errorMessage(problem).replace(/^\[agent-serve\] \[webhooks\] /, ""));
     }
+  }
+  try {
+    resolveBudgets(agent.budgets);
+  } catch (problem) {
+    error(errorMessage(problem).replace(/^\[agent-serve\] \[budgets\] /, ""));
   }
   return diagnostics;
 }

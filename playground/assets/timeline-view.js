@@ -2,7 +2,8 @@
 /**
  * The Timeline tab: the selected session's turns, each with its duration, tokens and estimated
  * cost, and inside it the model steps and tool calls with their durations, built from the same
- * events as Chat and Raw (the cost from `GET /v1/session/:id/cost` once a turn ends).
+ * events as Chat and Raw (the cost from `GET /v1/session/:id/cost` once a turn ends), and above
+ * them the session's usage against each budget limit when the agent sets budgets.
  * @module
  */
 import { errorLine, h } from "./dom.js";
@@ -31,8 +32,10 @@ export function createTimelineView({ panel, api, feed }) {
   const problem = errorLine();
   const title = h("code", { attrs: { "data-testid": "timeline-session-id" } });
   const list = h("ol", { className: "timeline", attrs: { "aria-label": "Turns" } });
+  const budgets = h("ul", { className: "budgets", attrs: { "aria-label": "Budgets", "data-testid": "timeline-budgets" } });
+  budgets.hidden = true;
   const empty = h("p", { className: "muted empty", text: "No session selected. Start a chat, or open a session from Runs." });
-  panel.append(h("div", { className: "toolbar" }, h("h2", { text: "Timeline" }), title), problem.element, empty, list);
+  panel.append(h("div", { className: "toolbar" }, h("h2", { text: "Timeline" }), title), problem.element, empty, budgets, list);
 
   /** @type {Map<string, TurnRow>} */
   const turns = new Map();
@@ -47,6 +50,8 @@ export function createTimelineView({ panel, api, feed }) {
       turns.clear();
       costs.clear();
       list.replaceChildren();
+      budgets.replaceChildren();
+      budgets.hidden = true;
       problem.clear();
       title.textContent = id ?? "";
       empty.hidden = id !== null;
@@ -65,6 +70,10 @@ export function createTimelineView({ panel, api, feed }) {
     switch (event.type) {
       case "message.received":
         turn.detail = `“${shorten(String(data["text"] ?? ""), 80)}”`;
+        break;
+      case "budget.exceeded":
+        turn.items.append(h("li", { className: "budget", text: `Budget reached: ${String(data["scope"])} ${String(data["limit"])} ${amount(data["used"])} of ${amount(data["max"])}` }));
+        void loadCost();
         break;
       case "turn.started":
         turn.startedAt = at;
@@ -137,17 +146,49 @@ export function createTimelineView({ panel, api, feed }) {
     const id = sessionId;
     if (!id) return;
     try {
-      /** @type {{turns: Array<{turnId: string | null, estimatedCostUsd: number | null}>}} */
+      /** @type {{turns: Array<{turnId: string | null, estimatedCostUsd: number | null}>, budgets?: Record<string, BudgetScope>}} */
       const report = await api.get(`/v1/session/${encodeURIComponent(id)}/cost`);
       if (id !== sessionId) return;
       for (const entry of report.turns) if (entry.turnId) costs.set(entry.turnId, entry.estimatedCostUsd);
       for (const turn of turns.values()) render(turn);
+      renderBudgets(report.budgets);
     } catch (error) {
       problem.show(error);
     }
   }
 
+  /** @param {Record<string, BudgetScope> | undefined} report */
+  function renderBudgets(report) {
+    const scopes = Object.entries(report ?? {});
+    budgets.hidden = scopes.length === 0;
+    budgets.replaceChildren(
+      ...scopes.map(([scope, entry]) => {
+        const limits = Object.entries(entry.limits).map(([limit, max]) => `${limit} ${amount(entry.used[limit])} / ${amount(max)}${entry.exceeded.includes(limit) ? " (used up)" : ""}`);
+        const window = entry.window ? ` · resets ${entry.window.resetsAt}` : "";
+        return h("li", { className: entry.exceeded.length > 0 ? "budget exceeded" : "budget", text: `${SCOPE_NAMES[scope] ?? scope}: ${limits.join(" · ")}${window}` });
+      }),
+    );
+  }
+
   return {};
+}
+
+/**
+ * One scope of the cost report's `budgets`.
+ * @typedef {object} BudgetScope
+ * @property {Record<string, number>} limits
+ * @property {Record<string, number>} used
+ * @property {string[]} exceeded
+ * @property {{day: string, resetsAt: string}} [window]
+ */
+
+/** @type {Record<string, string>} */
+const SCOPE_NAMES = { turn: "Latest turn", session: "Session", principalPerDay: "You today (UTC)", agentPerDay: "Agent today (UTC)" };
+
+/** @param {unknown} value */
+function amount(value) {
+  const number = Number(value ?? 0);
+  return Number.isInteger(number) ? String(number) : String(Math.round(number * 1e4) / 1e4);
 }
 
 /** @param {number} ms */

@@ -2,7 +2,7 @@
 /**
  * The conversation as the stream tells it: user messages, assistant text growing with each
  * `message.appended` delta, reasoning in a collapsible block, tool cards, and compact notices for
- * queueing, failures, subagents and artifacts. Rebuilt from events alone, so a replayed session
+ * queueing, failures, subagents, artifacts and budgets reached. Rebuilt from events alone, so a replayed session
  * looks the same as a live one.
  * @module
  */
@@ -116,6 +116,9 @@ export class Transcript {
         this.#append(notice("meta", `Artifact tagged: ${str(artifact["kind"])}/${str(artifact["key"])}${title ? ` — ${title}` : ""}`));
         break;
       }
+      case "budget.exceeded":
+        this.#append(notice("info", `Budget reached: ${str(data["scope"])} ${str(data["limit"])} ${str(data["used"])} of ${str(data["max"])}${data["resetsAt"] ? ` (resets ${str(data["resetsAt"])})` : ""}; the turn ends here`));
+        break;
       case "ab.assigned":
         this.#append(notice("meta", `A/B experiment ${str(data["experimentId"])}: arm ${str(data["armId"])}`));
         break;

@@ -8,6 +8,7 @@ export {
   type ActionRequest,
   type ActionResultData,
   type ArtifactEventView,
+  type BudgetExceededData,
   type EventDataMap,
   type EventDraft,
   type EventEnvelope,
@@ -16,6 +17,7 @@ export {
   SETTLING_EVENTS,
   isEvent,
 } from "../base/events/vocabulary.ts";
+export type { BudgetLimitName, BudgetLimits, BudgetReport, BudgetScope, BudgetScopeReport, BudgetUsage, BudgetsConfig } from "../base/definitions/budgets.ts";
 export { type ReplyState, emptyReplyState, foldReply } from "../base/events/reply-fold.ts";
 export { type FollowOptions, type FollowableLog, type LineBatch, followLog } from "../base/events/follow.ts";
 export { eventEnvelopeSchema, parseEventLine } from "../base/events/parse.ts";

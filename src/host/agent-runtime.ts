@@ -17,7 +17,7 @@ import { createSessionEntry } from "../engine/sessions/session-entry.ts";
 import { SessionStore } from "../engine/sessions/session-store.ts";
 import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { ConversationLog } from "../engine/turns/conversation.ts";
-import { a2aPushPrefix, deliveryCursorKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
+import { a2aPushPrefix, deliveryCursorKey, sessionBudgetKey, turnBudgetKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
 import { A2APushDelivery } from "../features/a2a/push-delivery.ts";
 import { resolveEndpoints } from "../features/webhooks/endpoints.ts";
 import { WebhookDelivery } from "../features/webhooks/delivery.ts";
@@ -27,6 +27,8 @@ import type { AgentRuntime } from "../http/agent.ts";
 import { defaultPolicies } from "../http/auth-chain.ts";
 import { createAgentTools } from "./agent-tools.ts";
 import { createMcpOAuthTokens } from "../engine/harness/mcp-oauth-tokens.ts";
+import { gateSends } from "../engine/budgets/send-gate.ts";
+import { createAgentBudgets } from "./agent-budgets.ts";
 import { createAgentTurns } from "./agent-turns.ts";
 import { createCoordination } from "./coordination.ts";
 import { createRecovery, orphanRecovery } from "./recovery.ts";
@@ -102,6 +104,7 @@ export function createAgentRuntime(
   const isIdempotent = (toolName: string): boolean => project.tools?.[toolName]?.idempotent === true;
   const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination, isIdempotent };
   const recoverOrphan = orphanRecovery(recoveryParts);
+  const budgets = createAgentBudgets(project, storage, now);
   const { model, controller } = createAgentTurns({
     slug,
     project,
@@ -116,6 +119,7 @@ export function createAgentRuntime(
     ...(recoverOrphan ? { recoverOrphan } : {}),
     logger,
     oauthTokens: createMcpOAuthTokens({ storage }),
+    ...(budgets ? { budgets } : {}),
   });
   const recovery = createRecovery(recoveryParts, controller);
 
@@ -137,6 +141,8 @@ export function createAgentRuntime(
     featureKeys: async (sessionId) => [
       ...(await storage.list(a2aPushPrefix(sessionId))),
       ...webhookEndpoints.map((endpoint) => deliveryCursorKey(webhookDeliveryChannel(endpoint.id), sessionId)),
+      // Its own budget records go with it; the per-day ones keep counting what it spent.
+      ...(budgets ? [turnBudgetKey(sessionId), sessionBudgetKey(sessionId)] : []),
     ],
   });
   const placing = placeSessions({
@@ -155,7 +161,9 @@ export function createAgentRuntime(
         signal: new AbortController().signal,
       }),
   });
-  const { sessions, inbox } = placing;
+  const { inbox } = placing;
+  // While a budget is used up, sends answer 429 whoever makes them (docs/guide/budgets.md).
+  const sessions = budgets ? gateSends(placing.sessions, budgets) : placing.sessions;
   // A turn beginning here is what requests from other processes can be about: the inbox polls.
   if (inbox) log.onEvent(() => inbox.wake());
   entry.bind(sessions);
@@ -249,6 +257,7 @@ export function createAgentRuntime(
     channels,
     a2aPush,
     webhooks,
+    ...(budgets ? { budgets } : {}),
     answer: placing.answer,
     async recover() {
       inbox?.start();

@@ -7,6 +7,7 @@ import type { HostLogger } from "../base/logging.ts";
 import type { ModelSpec } from "../base/ports/model.ts";
 import type { ProjectDefinition } from "../base/definitions/project.ts";
 import type { ApprovalStore } from "../engine/approvals/approval-store.ts";
+import type { BudgetGate } from "../engine/budgets/gate.ts";
 import { cachedModels } from "../engine/experiments/variant.ts";
 import type { PendingWorkspaceFiles } from "../engine/harness/pending-files.ts";
 import type { McpOAuthTokens } from "../engine/harness/mcp-oauth-tokens.ts";
@@ -42,6 +43,8 @@ export interface AgentTurnParts {
   logger: HostLogger;
   /** The stored tokens of MCP connections that take OAuth (docs/guide/mcp.md). */
   oauthTokens?: McpOAuthTokens;
+  /** The agent's budgets, when it sets any (docs/guide/budgets.md). */
+  budgets?: BudgetGate;
 }
 
 export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelSpec; notice?: string }; controller: TurnController } {
@@ -58,6 +61,7 @@ export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelS
         models,
         tools,
         maxSteps: MAX_STEPS,
+        ...(parts.budgets ? { budgets: parts.budgets } : {}),
       }),
       { project, tools, models, ...(pendingFiles ? { pendingFiles } : {}), ...(parts.oauthTokens ? { oauthTokens: parts.oauthTokens } : {}) },
     ),

@@ -10,6 +10,7 @@ import type { RuntimePort } from "../base/ports/runtime.ts";
 import type { StorageDriver } from "../base/storage/types.ts";
 import type { ApprovalService } from "../engine/approvals/approval-service.ts";
 import type { ApprovalStore } from "../engine/approvals/approval-store.ts";
+import type { BudgetGate } from "../engine/budgets/gate.ts";
 import type { ExperimentService } from "../features/experiments/service.ts";
 import type { EventLog } from "../engine/sessions/event-log.ts";
 import type { SessionService } from "../engine/sessions/session-service.ts";
@@ -52,6 +53,8 @@ export interface AgentRuntime {
   a2aPush: A2APushDelivery;
   /** Signed lifecycle webhooks and their failed deliveries (docs/guide/webhooks.md). */
   webhooks: WebhookDelivery;
+  /** Hard budgets, when the agent sets any (docs/guide/budgets.md). */
+  budgets?: BudgetGate;
   /** Stops the recovery sweep and the process inbox (after turns have drained). */
   closeCoordination(): Promise<void>;
   /** Recovers interrupted turns, then loads timed work and arms the timer port. */

@@ -5,6 +5,8 @@
  * @module
  */
 import type { LogLine } from "../base/logging.ts";
+import type { BudgetReport } from "../base/definitions/budgets.ts";
+import type { CostReport } from "../features/cost/report.ts";
 
 export type { ApprovalView } from "../engine/approvals/approval-store.ts";
 export type { CostReport, CostSubagentRun, CostTurn } from "../features/cost/report.ts";
@@ -15,6 +17,14 @@ export type { SessionSummary } from "../base/definitions/sessions.ts";
 export type { DirectCallOutcome } from "../engine/direct-calls/direct-call.ts";
 export type { LogLine } from "../base/logging.ts";
 export type { FailedWebhookDelivery } from "../base/definitions/webhooks.ts";
+
+/**
+ * `GET /v1/session/:id/cost`: the cost report and, when the agent sets budgets, usage against
+ * each limit of the scopes the session counts toward (docs/guide/budgets.md "Usage").
+ */
+export interface SessionCostResponse extends CostReport {
+  budgets?: BudgetReport;
+}
 
 /** Every failure: `{ok:false, error, message?}`, plus `issues`, `tools` and the like per code. */
 export interface ErrorEnvelope {

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ArtifactsDefinition } from "./artifacts.ts";
+import type { BudgetsConfig } from "./budgets.ts";
 import type { ChannelDefinition } from "./channels.ts";
 import type { EvalConfig, EvalDefinition } from "./evals.ts";
 import type { ExtensionInfo } from "./extensions.ts";
@@ -55,6 +56,11 @@ export interface AgentConfig {
   a2a?: A2AConfig;
   /** Signed lifecycle webhooks: session events posted to each endpoint (docs/guide/webhooks.md). */
   webhooks?: WebhookEndpoint[];
+  /**
+   * Hard limits on tokens, cost, tool calls and seconds per turn, session, principal per UTC day
+   * and agent per UTC day (docs/guide/budgets.md).
+   */
+  budgets?: BudgetsConfig;
 }
 
 /** A skill as an A2A agent card lists it. */

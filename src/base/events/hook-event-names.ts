@@ -32,6 +32,7 @@ const LIST = [
   "subagent.called",
   "subagent.completed",
   "artifact.tagged",
+  "budget.exceeded",
 
   "*",
 ] as const satisfies ReadonlyArray<EventType | "*">;

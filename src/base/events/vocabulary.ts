@@ -28,6 +28,19 @@ export type ActionResultData = {
   idempotent?: boolean;
 };
 
+/**
+ * `budget.exceeded` (docs/guide/budgets.md): which scope's which limit was reached, what was used
+ * and the limit (`max`); per-day scopes say when their window starts again.
+ */
+export type BudgetExceededData = {
+  scope: "turn" | "session" | "principalPerDay" | "agentPerDay";
+  limit: "tokens" | "costUsd" | "toolCalls" | "seconds";
+  used: number;
+  max: number;
+  /** The next UTC midnight; absent for `turn` and `session`, which no time resets. */
+  resetsAt?: string;
+};
+
 /** An artifact as `artifact.tagged` carries it (the record without its bookkeeping). */
 export interface ArtifactEventView {
   id: string;
@@ -73,6 +86,8 @@ export interface EventDataMap {
   /** A run that failed carries `error`; one that answered carries `result`, `usage` and `model`. */
   "subagent.completed": { subagent: string; isError: boolean; result?: string; error?: string; usage?: Usage; model?: string };
   "artifact.tagged": { artifact: ArtifactEventView };
+  /** A budget limit was reached: the turn ends after it, and sends answer 429 until the window resets (docs/guide/budgets.md). */
+  "budget.exceeded": BudgetExceededData;
 }
 
 export type EventType = keyof EventDataMap;

@@ -57,6 +57,16 @@ export const webhookDeliveryChannel = (endpointId: string): string => `_webhook-
 /** The OAuth tokens of an MCP connection (docs/guide/mcp.md "Connections that need OAuth"). */
 export const MCP_OAUTH_PREFIX = "mcp-oauth/";
 export const mcpOAuthKey = (connection: string): string => `${MCP_OAUTH_PREFIX}${connection}`;
+/**
+ * Budget usage (docs/design/budgets.md "Records"), every scope under `budgets/`, so one commit
+ * can compare-and-set a call's scopes together on every store (on Workers they share the
+ * coordinator, docs/design/cloudflare.md "Storage"): a session's turn and session records (removed
+ * with the session), and one record per UTC day (`YYYY-MM-DD`) per principal and for the agent.
+ */
+export const turnBudgetKey = (sessionId: string): string => `budgets/sessions/${sessionId}/turn`;
+export const sessionBudgetKey = (sessionId: string): string => `budgets/sessions/${sessionId}/session`;
+export const principalBudgetKey = (principalId: string, day: string): string => `budgets/principals/${encodeSegment(principalId)}/${day}`;
+export const agentBudgetKey = (day: string): string => `budgets/agent/${day}`;
 /** The default prefix of `ctx.host.kv` keys. */
 export const KV_STORAGE_PREFIX = "kv";
 

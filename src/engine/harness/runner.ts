@@ -90,8 +90,10 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
         if (own.unknown.length > 0) throw new Error(unknownToolsMessage(own.unknown, `subagent ${id} tools`));
         // Omitted model: the parent's, as this turn runs it (A/B arms included).
         const spec = normalizeModelSpec(subagent.model);
-        const model = spec ? options.models(spec) : setup.model;
-        if ("error" in model) throw new Error(model.error);
+        const resolved = spec ? options.models(spec) : setup.model;
+        if ("error" in resolved) throw new Error(resolved.error);
+        // Its calls count toward the turn's budgets (docs/guide/budgets.md), not as the turn's own.
+        const model = setup.meter ? setup.meter(resolved) : resolved;
         const result = await runSubagentLoop({
           model,
           system: withNotes(subagent.instructions, notes, own),

@@ -9,6 +9,7 @@ import { plainMessage } from "../../base/logger.ts";
 import type { ConversationMessage, LanguageModelPort, ToolCallPart, ToolResultPart, Usage } from "../../base/ports/model.ts";
 import type { EventDraft, SessionEvent } from "../../base/events/vocabulary.ts";
 import { StorageUnavailableError } from "../../base/storage/errors.ts";
+import { isBudgetStop } from "../budgets/budget-stop.ts";
 import type { RecordWrite } from "../../base/storage/types.ts";
 import { type AgentLoopInput, type LoopRecorder, runAgentLoop } from "./agent-loop.ts";
 import type { ConversationLog } from "./conversation.ts";
@@ -148,6 +149,11 @@ async function settle(
   } catch (error) {
     if (isTurnSuspended(error)) return { status: "suspended" };
     if (signal.aborted) return { status: "interrupted" };
+    // A budget refused the next model call: the turn ends with what it produced (docs/guide/budgets.md).
+    if (isBudgetStop(error) && !("error" in input.model)) {
+      await input.ready?.catch(() => {});
+      return { status: "completed", usage: error.usage, text: error.text, model: input.model.id };
+    }
     return { status: "failed", message: failureMessage(error) };
   }
 }

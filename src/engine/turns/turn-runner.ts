@@ -1,12 +1,16 @@
 import type { ExperimentDefinition } from "../../base/definitions/experiments.ts";
 import { turnVariant } from "../experiments/variant.ts";
-import type { ModelSpec } from "../../base/ports/model.ts";
+import type { LanguageModelPort, ModelSpec } from "../../base/ports/model.ts";
+import type { BudgetGate } from "../budgets/gate.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { TurnInput } from "./run-turn.ts";
 import { type TurnToolsOptions, createTurnTools, toolSpecs } from "./turn-tools.ts";
 
 /** What an agent contributes to each of its turns: model, instructions, tools. */
-export type TurnSetup = Pick<TurnInput, "system" | "params" | "model" | "tools" | "maxSteps" | "ready">;
+export type TurnSetup = Pick<TurnInput, "system" | "params" | "model" | "tools" | "maxSteps" | "ready"> & {
+  /** With budgets: meters another model the turn calls (a subagent's own) toward the turn's budgets. */
+  meter?: (model: LanguageModelPort) => LanguageModelPort;
+};
 
 /** The turn a setup is prepared for (tools need its id, its event sink and its signal). */
 export interface TurnHandle {
@@ -29,6 +33,8 @@ export interface TurnRunnerOptions {
   models: (spec: ModelSpec) => TurnSetup["model"];
   tools: TurnToolsOptions;
   maxSteps: number;
+  /** The agent's budgets (docs/guide/budgets.md): every model call of a turn is metered. */
+  budgets?: Pick<BudgetGate, "forTurn">;
 }
 
 /**
@@ -41,10 +47,13 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   return {
     prepare(record, turn) {
       const variant = turnVariant(options.base, options.experiments, record.ab);
+      const model = options.models(variant.spec);
+      const meter = options.budgets?.forTurn(record, turn);
       return {
         system: variant.system,
         params: variant.spec.params,
-        model: options.models(variant.spec),
+        model: meter && !("error" in model) ? meter.model(model, true) : model,
+        ...(meter ? { meter: (other: LanguageModelPort) => meter.model(other) } : {}),
         tools: createTurnTools(options.tools, specs, { record, turnId: turn.turnId, emit: turn.emit }),
         maxSteps: options.maxSteps,
       };
