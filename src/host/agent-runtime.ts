@@ -27,6 +27,7 @@ import type { AgentRuntime } from "../http/agent.ts";
 import { defaultPolicies } from "../http/auth-chain.ts";
 import { createAgentTools } from "./agent-tools.ts";
 import { createAgentTurns } from "./agent-turns.ts";
+import { agentVersion } from "./agent-version.ts";
 import { createCoordination } from "./coordination.ts";
 import { createRecovery, orphanRecovery } from "./recovery.ts";
 import { placeSessions } from "./session-placement.ts";
@@ -101,7 +102,13 @@ export function createAgentRuntime(
   const isIdempotent = (toolName: string): boolean => project.tools?.[toolName]?.idempotent === true;
   const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination, isIdempotent };
   const recoverOrphan = orphanRecovery(recoveryParts);
+  // Hashed once per host: a reload or deploy builds a new host, and so a new version.
+  const version = agentVersion(project).catch((error: unknown) => {
+    logger.error("could not compute the agent's version; turns record none", error);
+    return undefined;
+  });
   const { model, controller } = createAgentTurns({
+    agentVersion: version,
     slug,
     project,
     options,

@@ -39,6 +39,8 @@ export interface AgentTurnParts {
   /** Closes what a crashed process left open in a session whose lease this process just took. */
   recoverOrphan?: (sessionId: string) => Promise<unknown>;
   logger: HostLogger;
+  /** The agent definition's version (./agent-version.ts), recorded in every `turn.started`. */
+  agentVersion?: Promise<string | undefined>;
 }
 
 export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelSpec; notice?: string }; controller: TurnController } {
@@ -70,6 +72,7 @@ export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelS
     logger: parts.logger,
     leases: coordination.leases,
     approvals: parts.approvals,
+    ...(parts.agentVersion ? { agentVersion: parts.agentVersion } : {}),
     // A follow-up's own takeover of a parked turn (`takeOverParked`) has run before: close the rest.
     ...(parts.recoverOrphan ? { recoverOrphan: parts.recoverOrphan } : {}),
   });

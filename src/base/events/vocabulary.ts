@@ -53,7 +53,11 @@ export interface EventDataMap {
   "agent.bound": Record<string, unknown>;
   "message.received": { text: string };
   "turn.queued": { position: number };
-  "turn.started": Record<string, never>;
+  /**
+   * `agentVersion`: the version of the agent definition the turn started on (a content hash,
+   * docs/design/deploy-safe-sessions.md); absent from records written before it was tracked.
+   */
+  "turn.started": { agentVersion?: string };
   /** `usage` and `model` are absent from records written before usage tracking (unpriced). */
   "turn.completed": { usage?: Usage; model?: string };
   "turn.failed": { message: string };
