@@ -39,6 +39,13 @@ export interface ArtifactEventView {
 }
 
 /**
+ * The event format's version (docs/design/event-format.md): the envelope and payloads below. It
+ * changes only additively (new types, new optional fields), so a reader of version 1 reads every
+ * line any host of version 1 wrote or will write; a change that is not additive would be 2.
+ */
+export const EVENT_FORMAT_VERSION = 1;
+
+/**
  * The `data` payload of every event type (docs/guide/http-api.md "Events"). Members marked optional
  * may be absent from records a host wrote before it tracked them.
  */
