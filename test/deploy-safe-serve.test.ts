@@ -49,6 +49,8 @@ test("the version holds across a restart and changes with a rewritten tool; park
   const chat = (await (await fetch(`${first.url}/v1/session`, post({ message: "/reply one" }))).json()) as { sessionId: string; continuationToken: string };
   const [v1] = versions(await until(first.url, chat.sessionId, waiting(1), "the first turn"));
   expect(v1).toMatch(/^av_[0-9a-f]{16}$/);
+  const serving = async (url: string): Promise<unknown> => ((await (await fetch(`${url}/v1/info`)).json()) as { agentVersion: unknown }).agentVersion;
+  expect(await serving(first.url)).toBe(v1);
   const park = async (line: string): Promise<{ sessionId: string; callId: string; parked: TestEvent[] }> => {
     const { sessionId } = (await (await fetch(`${first.url}/v1/session`, post({ message: `${line}\n/reply carried on` }))).json()) as { sessionId: string };
     const parked = await until(first.url, sessionId, (all) => all.some((e) => e.type === "action.approval_requested"), "a parked call");
@@ -100,6 +102,7 @@ test("the version holds across a restart and changes with a rewritten tool; park
   const [, , v3] = versions(await until(third.url, chat.sessionId, waiting(3), "the third turn"));
   expect(v3).toMatch(/^av_[0-9a-f]{16}$/);
   expect(v3).not.toBe(v1);
+  expect(await serving(third.url)).toBe(v3);
   third.child.kill("SIGTERM");
   expect((await finished(third)).code).toBe(0);
 }, 90_000);

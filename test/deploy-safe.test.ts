@@ -159,6 +159,8 @@ describe("the agent version in turn.started", () => {
     const events = await one.settled(sessionId, 2);
     const expected = await agentVersion(project({ tools: { danger: dangerV1() } }));
     expect(versions(events)).toEqual([expected, expected]);
+    // The serving version is in /v1/info, to check what a deploy is running.
+    expect(((await (await hosts.at(-1)!.request(`${base}/v1/info`)).json()) as { agentVersion: string }).agentVersion).toBe(expected);
     await hosts.pop()!.close();
 
     // Same store, the tool redeployed: the session continues, its next turn on the new version.

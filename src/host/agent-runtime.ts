@@ -248,6 +248,7 @@ export function createAgentRuntime(
     // An authored `bot/channels/http.ts` chain wins over the start-up flags (docs/guide/channels.md "Auth").
     policies: project.channels?.[HTTP_CHANNEL]?.auth ?? defaultPolicies(options.auth),
     model,
+    agentVersion: version,
     timed,
     experiments,
     evals,

@@ -21,8 +21,12 @@ export function infoRoute(routes: () => readonly RouteDefinition[]): RouteDefini
     method: "GET",
     path: "/v1/info",
     auth: "agent",
-    summary: "Project info: model, tools with schemas, channels and routes, hooks, artifacts, diagnostics",
-    handler: ({ agent }) => json(projectInfo(agent, routes())),
+    summary: "Project info: model, tools with schemas, channels and routes, hooks, artifacts, diagnostics, agent version",
+    async handler({ agent }) {
+      const info = projectInfo(agent, routes());
+      const agentVersion = await agent.agentVersion;
+      return json(agentVersion === undefined ? info : { ...info, agentVersion });
+    },
   });
 }
 
