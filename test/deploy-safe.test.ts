@@ -141,6 +141,10 @@ describe("the agent version in turn.started", () => {
       await of({ danger: dangerV1() }, "Other instructions."),
     ];
     expect(new Set([first, ...changed]).size).toBe(changed.length + 1);
+    // Where kv keeps its data is not the agent's behaviour (and a driver is a live object).
+    const withKv = (calls: number) => agentVersion(project({ tools: { danger: dangerV1() }, agent: { kv: { driver: { name: "live", calls } as never } } }));
+    expect(await withKv(1)).toBe(first);
+    expect(await withKv(2)).toBe(first);
     // A schema that cannot describe itself is known by its validator's source.
     const custom = (check: string) => ({
       description: "Custom",

@@ -8,7 +8,7 @@
  * Functions count by their source text, schemas by the JSON Schema they describe (or, when they
  * cannot describe themselves, by their validator's source), everything else by its JSON. Left
  * out: what differs between two checkouts of the same files (absolute paths, diagnostics), and
- * what does not shape a turn (channels, schedules, evals).
+ * what does not shape a turn (channels, schedules, evals, the kv driver).
  * @module
  */
 import type { ProjectDefinition } from "../base/definitions/project.ts";
@@ -31,7 +31,8 @@ export function describeProject(project: ProjectDefinition): unknown {
   return {
     name: project.name,
     instructions: project.instructions,
-    agent: project.agent,
+    // Where `ctx.host.kv` keeps its data is not behaviour, and a driver is a live client object.
+    agent: { ...project.agent, kv: undefined },
     tools: Object.fromEntries(Object.entries(project.tools ?? {}).map(([name, tool]) => [name, describeTool(tool)])),
     hooks: project.hooks ?? {},
     skills: Object.fromEntries(Object.entries(project.skills ?? {}).map(([name, { dir: _dir, source: _source, ...skill }]) => [name, skill])),
@@ -79,7 +80,14 @@ function canonical(value: unknown): string {
     else if (item instanceof RegExp) out = String(item);
     else {
       const record: Record<string, unknown> = {};
-      for (const key of Object.keys(item).sort()) record[key] = walk((item as Record<string, unknown>)[key]);
+      for (const key of Object.keys(item).sort()) {
+        try {
+          record[key] = walk((item as Record<string, unknown>)[key]);
+        } catch {
+          // A getter that throws reads the same way every time.
+          record[key] = "[unreadable]";
+        }
+      }
       out = record;
     }
     seen.delete(item);
