@@ -229,6 +229,19 @@ describe("a call parked before a deploy that changed its tool", () => {
     expect(runs).toEqual([]);
   });
 
+  it("whose tool now runs as an agent tool (which takes no approval) does not run either", async () => {
+    const storage = createMemoryStorage();
+    const { sessionId, callId, parked } = await parkOnV1(storage);
+    const v2 = client(start(storage, { danger: { description: "Deletes things in the workspace", execution: "agent", script: "echo deleted" } }));
+    const result = (await v2.settled(sessionId)).slice(parked.length).find((e) => e.type === "action.result")!;
+    expect(result.data).toEqual({
+      toolCallId: callId,
+      toolName: "danger",
+      isError: true,
+      output: "not run: the agent's definition changed while this call waited for approval, and danger now runs as an agent tool, which takes no approval",
+    });
+  });
+
   it("approved before the restart: the approval is recorded, the stale call still does not run; a denial reads as denied", async () => {
     for (const decision of ["approve", "deny"] as const) {
       runs = [];

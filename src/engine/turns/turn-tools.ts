@@ -72,11 +72,14 @@ export function createTurnTools(
       }
     },
     async execute(call: PreparedCall, signal: AbortSignal): Promise<ToolOutcome> {
+      const def = options.tools[call.toolName];
       // A call parked before a reload or deploy meets the tools of now (docs/design/deploy-safe-sessions.md).
       const parked = call.resumed ? await parkedHere(call.toolCallId) : undefined;
-      if (parked && call.error !== undefined) return notRunStale(parked, call.error);
+      if (parked) {
+        const stale = staleReason(call, def);
+        if (stale !== undefined) return notRunStale(parked, stale);
+      }
       if (call.error !== undefined) return { output: call.error, isError: true };
-      const def = options.tools[call.toolName];
       if (!def && clientNames.has(call.toolName)) return runClientCall(options.approvals, turn, call, signal, options.now);
       if (!def) {
         const builtin = options.builtins.find((tool) => tool.spec.name === call.toolName);
@@ -154,14 +157,14 @@ export function createTurnTools(
    * run. A decision already made is recorded as made (a denial still reads as denied); an
    * undecided call is closed, so a late decision is told 409.
    */
-  async function notRunStale(record: ApprovalRecord, reason: string): Promise<ToolOutcome> {
+  async function notRunStale(record: ApprovalRecord, why: string): Promise<ToolOutcome> {
     if (record.status === "decided") {
       await resolved(record);
       if (record.decision !== "approve") return { output: "denied", isError: true };
     } else {
       await options.approvals.close(sessionId, [record]);
     }
-    return { output: staleCallMessage(record.toolName, reason), isError: true };
+    return { output: `${STALE_CALL} ${why}`, isError: true };
   }
 
   function resolved(record: ApprovalRecord): Promise<unknown> {
@@ -173,12 +176,21 @@ export function createTurnTools(
 }
 
 /**
- * The result of a parked call that no longer fits the agent's definition: the model reads why,
- * and may call the tool again as it is now.
+ * How the result of a parked call that no longer fits the agent's definition begins; the model
+ * reads why after it, and may call the tool again as it is now.
  */
-export function staleCallMessage(toolName: string, reason: string): string {
-  const why = reason === `unknown tool: ${toolName}` ? `the tool ${toolName} no longer exists` : `its input no longer validates against the new schema of ${toolName} (${reason})`;
-  return `not run: the agent's definition changed while this call waited for approval, and ${why}`;
+export const STALE_CALL = "not run: the agent's definition changed while this call waited for approval, and";
+
+/**
+ * Why a parked call may not run on the tools of now, or undefined when it still fits: its server
+ * tool is gone (a built-in or front-end tool of the same name is not the tool that was approved),
+ * its input fails the new schema, or the tool now runs as an agent tool, which takes no approval.
+ */
+function staleReason(call: PreparedCall, def: ToolDefinition | undefined): string | undefined {
+  if (!def) return `the tool ${call.toolName} no longer exists`;
+  if (call.error !== undefined) return `its input no longer validates against the new schema of ${call.toolName} (${call.error})`;
+  if (def.execution === "agent") return `${call.toolName} now runs as an agent tool, which takes no approval`;
+  return undefined;
 }
 
 async function needsApproval(def: ToolDefinition, input: unknown): Promise<boolean> {
