@@ -95,7 +95,7 @@ describeHost("discovery routes", options, (target) => {
   it("GET /v1/meta gives the bootstrap data", async () => {
     const response = await target().fetch("/hello/v1/meta");
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ name: "Hello", slug: "hello", dev: false, basePath: "/hello", version: pkg.version });
+    expect(await response.json()).toEqual({ name: "Hello", slug: "hello", dev: false, basePath: "/hello", version: pkg.version, eventFormat: 1 });
   });
 
   it("GET /v1/logs returns recent lines and only newer ones after the cursor", async () => {

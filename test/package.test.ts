@@ -37,7 +37,7 @@ const expected: Record<string, string[]> = {
   "./artifacts": ["defineArtifacts"],
   "./schedules": ["defineSchedule"],
   "./evals": ["defineEval", "defineEvalConfig", "includes", "matches", "satisfies"],
-  "./events": ["SETTLING_EVENTS", "emptyReplyState", "eventEnvelopeSchema", "followLog", "foldReply", "isEvent", "parseEventLine"],
+  "./events": ["EVENT_FORMAT_VERSION", "SETTLING_EVENTS", "emptyReplyState", "eventEnvelopeSchema", "followLog", "foldReply", "isEvent", "parseEventLine"],
   "./inspect": [
     "HARNESS_TOOL_NAMES",
     "SCRIPTED_FALLBACK_CODE",

@@ -7,6 +7,7 @@
  */
 import { createA2aView } from "./a2a-view.js";
 import { createAgentView } from "./agent-view.js";
+import { createBranchesView, createForkNotice } from "./branches-view.js";
 import { Api, readBasePath } from "./api.js";
 import { createTokenPrompt } from "./auth-dialog.js";
 import { createChatView } from "./chat-view.js";
@@ -20,7 +21,7 @@ import { createTimelineView } from "./timeline-view.js";
 import { SessionFeed } from "./session-feed.js";
 import { SessionTokens } from "./session-tokens.js";
 
-/** @typedef {"chat" | "timeline" | "runs" | "artifacts" | "a2a" | "evals" | "agent" | "raw" | "logs"} TabName */
+/** @typedef {"chat" | "timeline" | "runs" | "artifacts" | "a2a" | "evals" | "agent" | "raw" | "branches" | "logs"} TabName */
 /** @typedef {{show?(): void, hide?(): void}} View */
 
 /** @type {Array<[TabName, string]>} */
@@ -33,6 +34,7 @@ const TABS = [
   ["evals", "Evals"],
   ["agent", "Agent"],
   ["raw", "Raw"],
+  ["branches", "Branches"],
   ["logs", "Logs"],
 ];
 
@@ -81,7 +83,7 @@ const openSession = (sessionId, tab) => {
   showTab(tab);
 };
 
-const chatView = createChatView({ panel: panelOf("chat"), api, feed, tokens });
+const chatView = createChatView({ panel: panelOf("chat"), api, feed, tokens, toolbarExtra: createForkNotice({ feed, compare: () => showTab("branches") }) });
 const evalsView = createEvalsView({ panel: panelOf("evals"), api, openSession });
 /** @type {Record<TabName, View>} */
 const views = {
@@ -102,6 +104,7 @@ const views = {
   evals: evalsView,
   agent: createAgentView({ panel: panelOf("agent"), api }),
   raw: createRawView({ panel: panelOf("raw"), api, tokens, feed, openSession }),
+  branches: createBranchesView({ panel: panelOf("branches"), api, feed, openSession }),
   logs: createLogsView({ panel: panelOf("logs"), api }),
 };
 

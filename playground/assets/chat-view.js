@@ -23,8 +23,9 @@ const IDLE = new Set(["session.waiting", "session.completed", "session.failed"])
  * @param {import("./api.js").Api} deps.api
  * @param {import("./session-feed.js").SessionFeed} deps.feed
  * @param {import("./session-tokens.js").SessionTokens} deps.tokens
+ * @param {HTMLElement} [deps.toolbarExtra] shown after the session id (the fork notice)
  */
-export function createChatView({ panel, api, feed, tokens }) {
+export function createChatView({ panel, api, feed, tokens, toolbarExtra }) {
   const problem = errorLine();
   const hint = createChatHint();
   const transcript = new Transcript(async (callId, decision) => {
@@ -45,7 +46,7 @@ export function createChatView({ panel, api, feed, tokens }) {
   const slash = createSlashCommands({ api, openSession: (sessionId) => feed.open(sessionId) });
 
   panel.append(
-    h("div", { className: "toolbar" }, h("span", { className: "muted", text: "Session" }), sessionLabel, streamState, h("span", { className: "spacer" }), newChat),
+    h("div", { className: "toolbar" }, h("span", { className: "muted", text: "Session" }), sessionLabel, streamState, toolbarExtra, h("span", { className: "spacer" }), newChat),
     hint.element,
     transcript.element,
     problem.element,

@@ -5,6 +5,7 @@
  * @module
  */
 export {
+  EVENT_FORMAT_VERSION,
   type ActionRequest,
   type ActionResultData,
   type ArtifactEventView,

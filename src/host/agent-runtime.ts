@@ -30,6 +30,7 @@ import { createMcpOAuthTokens } from "../engine/harness/mcp-oauth-tokens.ts";
 import { gateSends } from "../engine/budgets/send-gate.ts";
 import { createAgentBudgets } from "./agent-budgets.ts";
 import { createAgentTurns } from "./agent-turns.ts";
+import { agentVersion } from "./agent-version.ts";
 import { createCoordination } from "./coordination.ts";
 import { createRecovery, orphanRecovery } from "./recovery.ts";
 import { placeSessions } from "./session-placement.ts";
@@ -105,7 +106,13 @@ export function createAgentRuntime(
   const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination, isIdempotent };
   const recoverOrphan = orphanRecovery(recoveryParts);
   const budgets = createAgentBudgets(project, storage, now);
+  // Hashed once per host: a reload or deploy builds a new host, and so a new version.
+  const version = agentVersion(project).catch((error: unknown) => {
+    logger.error("could not compute the agent's version; turns record none", error);
+    return undefined;
+  });
   const { model, controller } = createAgentTurns({
+    agentVersion: version,
     slug,
     project,
     options,
@@ -251,6 +258,7 @@ export function createAgentRuntime(
     // An authored `bot/channels/http.ts` chain wins over the start-up flags (docs/guide/channels.md "Auth").
     policies: project.channels?.[HTTP_CHANNEL]?.auth ?? defaultPolicies(options.auth),
     model,
+    agentVersion: version,
     timed,
     experiments,
     evals,

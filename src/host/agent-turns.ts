@@ -45,6 +45,8 @@ export interface AgentTurnParts {
   oauthTokens?: McpOAuthTokens;
   /** The agent's budgets, when it sets any (docs/guide/budgets.md). */
   budgets?: BudgetGate;
+  /** The agent definition's version (./agent-version.ts), recorded in every `turn.started`. */
+  agentVersion?: Promise<string | undefined>;
 }
 
 export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelSpec; notice?: string }; controller: TurnController } {
@@ -77,6 +79,7 @@ export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelS
     logger: parts.logger,
     leases: coordination.leases,
     approvals: parts.approvals,
+    ...(parts.agentVersion ? { agentVersion: parts.agentVersion } : {}),
     // A follow-up's own takeover of a parked turn (`takeOverParked`) has run before: close the rest.
     ...(parts.recoverOrphan ? { recoverOrphan: parts.recoverOrphan } : {}),
   });

@@ -41,6 +41,8 @@ export interface AgentRuntime {
   toolServices: ToolContextServices;
   policies: AuthPolicy[];
   model: { spec: ModelSpec; notice?: string };
+  /** The agent definition's version (docs/design/deploy-safe-sessions.md), once hashed. */
+  agentVersion?: Promise<string | undefined>;
   /** Schedules and reminders. */
   timed: TimedWork;
   /** A/B experiments: sticky arm assignment and live totals. */

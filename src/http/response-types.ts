@@ -71,6 +71,8 @@ export interface AgentMeta {
   dev: boolean;
   basePath: string;
   version: string;
+  /** The event format's version (docs/design/event-format.md). */
+  eventFormat: number;
 }
 
 /** `GET /v1/logs?after=N`. */

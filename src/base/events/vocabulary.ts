@@ -52,6 +52,13 @@ export interface ArtifactEventView {
 }
 
 /**
+ * The event format's version (docs/design/event-format.md): the envelope and payloads below. It
+ * changes only additively (new types, new optional fields), so a reader of version 1 reads every
+ * line any host of version 1 wrote or will write; a change that is not additive would be 2.
+ */
+export const EVENT_FORMAT_VERSION = 1;
+
+/**
  * The `data` payload of every event type (docs/guide/http-api.md "Events"). Members marked optional
  * may be absent from records a host wrote before it tracked them.
  */
@@ -66,7 +73,11 @@ export interface EventDataMap {
   "agent.bound": Record<string, unknown>;
   "message.received": { text: string };
   "turn.queued": { position: number };
-  "turn.started": Record<string, never>;
+  /**
+   * `agentVersion`: the version of the agent definition the turn started on (a content hash,
+   * docs/design/deploy-safe-sessions.md); absent from records written before it was tracked.
+   */
+  "turn.started": { agentVersion?: string };
   /** `usage` and `model` are absent from records written before usage tracking (unpriced). */
   "turn.completed": { usage?: Usage; model?: string };
   "turn.failed": { message: string };

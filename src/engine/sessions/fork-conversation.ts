@@ -17,6 +17,28 @@ import type { ConversationMessage } from "../../base/ports/model.ts";
  * undefined when the two logs do not line up (the caller refuses the fork rather than guess).
  */
 export function conversationAt(events: readonly SessionEvent[], stored: readonly ConversationMessage[]): ConversationMessage[] | undefined {
+  const at = walk(events, stored);
+  return at && stored.slice(0, at.whole);
+}
+
+/**
+ * The messages of `stored` through the step whose call `callId` waits for approval at the end of
+ * `events` (a fork at a parked approval keeps it parked, docs/guide/forking.md "At a parked
+ * approval"): the conversation ends with that assistant step, as a parked turn's stored
+ * conversation does. Undefined when the cut is not inside that step's tool round.
+ */
+export function parkedConversationAt(events: readonly SessionEvent[], stored: readonly ConversationMessage[], callId: string): ConversationMessage[] | undefined {
+  const at = walk(events, stored);
+  if (!at || at.next === at.whole) return undefined;
+  const step = stored[at.next - 1];
+  if (step?.role !== "assistant" || !step.content.some((part) => part.type === "tool-call" && part.toolCallId === callId)) return undefined;
+  return stored.slice(0, at.next);
+}
+
+// --- internals ---
+
+/** How far the events reach into `stored`: `next` messages taken, the first `whole` of them whole. */
+function walk(events: readonly SessionEvent[], stored: readonly ConversationMessage[]): { next: number; whole: number } | undefined {
   let next = 0;
   let whole = 0;
   const answered = new Set<string>();
@@ -56,5 +78,5 @@ export function conversationAt(events: readonly SessionEvent[], stored: readonly
         break;
     }
   }
-  return stored.slice(0, whole);
+  return { next, whole };
 }

@@ -21,7 +21,7 @@ import { SessionReads } from "./session-reads.ts";
 import type { SessionStore } from "./session-store.ts";
 import type { TurnController } from "./turn-controller.ts";
 import type { ConversationLog } from "../turns/conversation.ts";
-import { forkSession } from "./session-fork.ts";
+import { type ForkDeps, forkSession } from "./session-fork.ts";
 
 /**
  * Draws the sticky A/B arms of a session being created (none for eval traffic); runs before the
@@ -44,7 +44,7 @@ export interface LocalSessionDeps {
   /** Deletes the session's own workspace directory, where the runtime has one. */
   removeWorkspace?: (sessionId: string) => Promise<void>;
   /** The session's parked-call records and decisions log, removed with it. */
-  approvals?: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> };
+  approvals?: { removal(sessionId: string): Promise<{ keys: string[]; logs: string[] }> } & Partial<ForkDeps["approvals"]>;
   /** Continues here a turn parked by a process that stopped; true when it now runs here. */
   takeOverParked?: (sessionId: string) => Promise<boolean>;
   /** The model conversations a fork copies a prefix of. */
@@ -120,7 +120,8 @@ export class LocalSessions implements Sessions {
     const { store, log, controller, conversation, now } = this.#deps;
     if (!conversation) throw new Error("[agent-serve] [sessions] forking needs the conversation log");
     const source = await this.owned(sourceSessionId, input.auth);
-    return forkSession({ store, log, conversation, writer: controller.writer, now }, source, sessionId, input.atIndex, input.auth);
+    const approvals = this.#deps.approvals?.parkWrite ? { parkWrite: this.#deps.approvals.parkWrite.bind(this.#deps.approvals) } : undefined;
+    return forkSession({ store, log, conversation, writer: controller.writer, now, ...(approvals ? { approvals } : {}) }, source, sessionId, input.atIndex, input.auth);
   }
 
   send(channel: string, message: string, options?: SendOptions): Promise<SendResult> {

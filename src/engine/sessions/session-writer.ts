@@ -48,6 +48,8 @@ export interface SessionWriterDeps {
   leases?: TurnLeases;
   /** The controller's live view: a session it holds keeps its marker and lease. */
   isBusy: (sessionId: string) => boolean;
+  /** The agent definition's version, recorded in every `turn.started` (docs/design/deploy-safe-sessions.md). */
+  agentVersion?: Promise<string | undefined>;
 }
 
 type Status = SessionRecord["status"];
@@ -66,7 +68,7 @@ export class SessionWriter {
    */
   async admit(sessionId: string, acceptance: Acceptance, marker?: RecordWrite, start?: StartNow): Promise<void> {
     const { store, log } = this.#deps;
-    const drafts = start ? [...acceptance.events, started(start.turnId)] : acceptance.events;
+    const drafts = start ? [...acceptance.events, await this.#started(start.turnId)] : acceptance.events;
     const commit = (writes: RecordWrite[]) =>
       log.append(sessionId, drafts, {
         records: [...writes, ...(acceptance.records ?? []), ...(marker ? [marker] : [])],
@@ -101,8 +103,8 @@ export class SessionWriter {
   }
 
   /** `turn.started` of a turn that waited for its slot, its status and the user's message. */
-  start(sessionId: string, turn: StartNow): Promise<unknown> {
-    return this.#withStatus(sessionId, [started(turn.turnId)], "running", [this.#userMessage(sessionId, turn.text)]);
+  async start(sessionId: string, turn: StartNow): Promise<unknown> {
+    return this.#withStatus(sessionId, [await this.#started(turn.turnId)], "running", [this.#userMessage(sessionId, turn.text)]);
   }
 
   /** `turn.queued` and the queued status: listings never lag the stream. */
@@ -212,12 +214,15 @@ export class SessionWriter {
     );
   }
 
+  async #started(turnId: string): Promise<EventDraft> {
+    const agentVersion = await this.#deps.agentVersion;
+    return { type: "turn.started", turnId, data: agentVersion === undefined ? {} : { agentVersion } };
+  }
+
   #userMessage(sessionId: string, text: string): LogAppend {
     return this.#deps.conversation.appendWrite(sessionId, [{ role: "user", content: text }]);
   }
 }
-
-const started = (turnId: string): EventDraft => ({ type: "turn.started", turnId, data: {} });
 
 const countTurn = (record: SessionRecord): void => {
   record.turnCount += 1;

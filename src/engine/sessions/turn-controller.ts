@@ -44,6 +44,8 @@ export interface ControllerDeps {
   recoverOrphan?: (sessionId: string) => Promise<unknown>;
   /** Parked calls: closed when a damaged session's turn is closed (./recovery.ts). */
   approvals?: RecoveryDeps["approvals"];
+  /** The agent definition's version, for `turn.started` (./session-writer.ts). */
+  agentVersion?: Promise<string | undefined>;
 }
 
 /**

@@ -171,7 +171,12 @@ async function runStep(input: AgentLoopInput, messages: ConversationMessage[], s
 /** Runs the step's calls one after another; `recorded` (a resumed round) skips what already ran. */
 async function runTools(input: AgentLoopInput, calls: ToolCallPart[], recorded?: ReadonlyMap<string, ToolResultPart>): Promise<ConversationMessage> {
   const { signal, recorder } = input;
-  const prepared = await Promise.all(calls.map(({ toolCallId, toolName, input: args }) => input.tools.prepare({ toolCallId, toolName, input: args })));
+  const prepared = await Promise.all(
+    calls.map(async ({ toolCallId, toolName, input: args }) => {
+      const call = await input.tools.prepare({ toolCallId, toolName, input: args });
+      return recorded ? { ...call, resumed: true } : call;
+    }),
+  );
   if (!recorded) await recorder.actionsRequested(prepared.map(({ toolCallId, toolName, input: args }) => ({ toolCallId, toolName, input: args })));
   const content: ToolResultPart[] = [];
   const results: ConversationMessage = { role: "tool", content };

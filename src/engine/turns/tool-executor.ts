@@ -14,6 +14,11 @@ export interface ToolCall {
  */
 export interface PreparedCall extends ToolCall {
   error?: string;
+  /**
+   * A call of a round a resumed turn continues (one parked for approval, maybe by a host on
+   * another version of the agent): prepared against the tools of now, not of when it was made.
+   */
+  resumed?: boolean;
 }
 
 /** The tools one turn may call. Later capabilities (server tools, harness tools) plug in here. */

@@ -72,8 +72,14 @@ export function createTurnTools(
       }
     },
     async execute(call: PreparedCall, signal: AbortSignal): Promise<ToolOutcome> {
-      if (call.error !== undefined) return { output: call.error, isError: true };
       const def = options.tools[call.toolName];
+      // A call parked before a reload or deploy meets the tools of now (docs/design/deploy-safe-sessions.md).
+      const parked = call.resumed ? await parkedHere(call.toolCallId) : undefined;
+      if (parked) {
+        const stale = staleReason(call, def);
+        if (stale !== undefined) return notRunStale(parked, stale);
+      }
+      if (call.error !== undefined) return { output: call.error, isError: true };
       if (!def && clientNames.has(call.toolName)) return runClientCall(options.approvals, turn, call, signal, options.now);
       if (!def) {
         const builtin = options.builtins.find((tool) => tool.spec.name === call.toolName);
@@ -87,7 +93,9 @@ export function createTurnTools(
         const outcome = await runAgentTool(def, input, options.runtime, { cwd, signal, timeoutMs: options.scriptTimeoutMs });
         return { output: outcome.result, isError: outcome.isError };
       }
-      if (await needsApproval(def, input)) {
+      // A parked call keeps waiting for its decision even if the tool no longer asks for one:
+      // a human was asked, and running it before their answer would surprise them.
+      if (parked || (await needsApproval(def, input))) {
         const decision = await park(call, input, signal);
         if (decision === "deny") return { output: "denied", isError: true };
         // A stop that lands right after the approval wins: the tool does not run.
@@ -138,12 +146,51 @@ export function createTurnTools(
     return decided.decision ?? "deny";
   }
 
+  /** This turn's call parked for approval (pending, or decided and not yet recorded), if `callId` is one. */
+  async function parkedHere(callId: string): Promise<ApprovalRecord | undefined> {
+    const record = await options.approvals.get(sessionId, callId);
+    return record && record.status !== "closed" && record.kind === undefined && record.turnId === turn.turnId ? record : undefined;
+  }
+
+  /**
+   * A parked call whose tool is gone or whose input the tool's new schema refuses: it does not
+   * run. A decision already made is recorded as made (a denial still reads as denied); an
+   * undecided call is closed, so a late decision is told 409.
+   */
+  async function notRunStale(record: ApprovalRecord, why: string): Promise<ToolOutcome> {
+    if (record.status === "decided") {
+      await resolved(record);
+      if (record.decision !== "approve") return { output: "denied", isError: true };
+    } else {
+      await options.approvals.close(sessionId, [record]);
+    }
+    return { output: `${STALE_CALL} ${why}`, isError: true };
+  }
+
   function resolved(record: ApprovalRecord): Promise<unknown> {
     return turn.emit(
       { type: "action.approval_resolved", turnId: turn.turnId, data: { callId: record.callId, decision: record.decision ?? "deny" } },
       { records: [options.approvals.closeWrite(sessionId, record)] },
     );
   }
+}
+
+/**
+ * How the result of a parked call that no longer fits the agent's definition begins; the model
+ * reads why after it, and may call the tool again as it is now.
+ */
+export const STALE_CALL = "not run: the agent's definition changed while this call waited for approval, and";
+
+/**
+ * Why a parked call may not run on the tools of now, or undefined when it still fits: its server
+ * tool is gone (a built-in or front-end tool of the same name is not the tool that was approved),
+ * its input fails the new schema, or the tool now runs as an agent tool, which takes no approval.
+ */
+function staleReason(call: PreparedCall, def: ToolDefinition | undefined): string | undefined {
+  if (!def) return `the tool ${call.toolName} no longer exists`;
+  if (call.error !== undefined) return `its input no longer validates against the new schema of ${call.toolName} (${call.error})`;
+  if (def.execution === "agent") return `${call.toolName} now runs as an agent tool, which takes no approval`;
+  return undefined;
 }
 
 async function needsApproval(def: ToolDefinition, input: unknown): Promise<boolean> {

@@ -47,6 +47,11 @@ export interface ToolInfo {
 export interface ProjectInfo {
   name: string;
   slug: string;
+  /**
+   * The version of the agent definition this host serves, as every `turn.started` records it
+   * (docs/design/deploy-safe-sessions.md); only a serving host has one.
+   */
+  agentVersion?: string;
   description: string | null;
   model: { id: string; params: Record<string, string>; notice?: string };
   tools: ToolInfo[];

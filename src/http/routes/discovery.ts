@@ -7,6 +7,7 @@
 import type { AgentMeta, LogsPage } from "../response-types.ts";
 import { projectInfo } from "../../features/discovery/project-info.ts";
 import { badRequest } from "../../base/errors.ts";
+import { EVENT_FORMAT_VERSION } from "../../base/events/vocabulary.ts";
 import { json } from "../../base/responses.ts";
 import { assertLogReader } from "../log-reader.ts";
 import { type RouteDefinition, defineRoute } from "../route.ts";
@@ -20,8 +21,12 @@ export function infoRoute(routes: () => readonly RouteDefinition[]): RouteDefini
     method: "GET",
     path: "/v1/info",
     auth: "agent",
-    summary: "Project info: model, tools with schemas, channels and routes, hooks, artifacts, diagnostics",
-    handler: ({ agent }) => json(projectInfo(agent, routes())),
+    summary: "Project info: model, tools with schemas, channels and routes, hooks, artifacts, diagnostics, agent version",
+    async handler({ agent }) {
+      const info = projectInfo(agent, routes());
+      const agentVersion = await agent.agentVersion;
+      return json(agentVersion === undefined ? info : { ...info, agentVersion });
+    },
   });
 }
 
@@ -29,9 +34,9 @@ export const meta = defineRoute({
   method: "GET",
   path: "/v1/meta",
   auth: "none",
-  summary: "Bootstrap data: agent name, slug, dev flag, base path, version",
+  summary: "Bootstrap data: agent name, slug, dev flag, base path, version, event format version",
   handler: ({ agent, host }) =>
-    json({ name: agent.project.name, slug: agent.slug, dev: host.dev, basePath: agent.basePath, version: host.version } satisfies AgentMeta),
+    json({ name: agent.project.name, slug: agent.slug, dev: host.dev, basePath: agent.basePath, version: host.version, eventFormat: EVENT_FORMAT_VERSION } satisfies AgentMeta),
 });
 
 export const logs = defineRoute({
