@@ -54,7 +54,7 @@ const expected: Record<string, string[]> = {
     "routeModelId",
   ],
   "./skills": ["defineSkill"],
-  "./connections": ["defineConnection"],
+  "./connections": ["defineConnection", "createMcpOAuthTokens", "withTokens", "REFRESH_MARGIN_MS"],
   "./channels": ["DELETE", "GET", "PATCH", "POST", "PUT", "allowAll", "bearerAuth", "defineChannel", "isLoopbackAddress", "localDev", "localDevStrict", "loopbackOnly"],
   "./channels/slack": ["SLACK_EVENTS_PATH", "SLACK_SIGNATURE_WINDOW_SECONDS", "classifySlackEvent", "signSlackRequest", "slackChannel", "verifySlackSignature"],
   "./channels/github": [
