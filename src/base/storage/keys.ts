@@ -49,6 +49,9 @@ export const deliveryClaimKey = (scope: string, id: string): string => `channels
 /** A2A push notification configs of a session's tasks (docs/guide/a2a.md "Push notifications"). */
 export const a2aPushPrefix = (sessionId: string, turnId?: string): string => `a2a/push/${sessionId}/${turnId === undefined ? "" : `${turnId}/`}`;
 export const a2aPushKey = (sessionId: string, turnId: string, configId: string): string => `${a2aPushPrefix(sessionId, turnId)}${configId}`;
+/** An MCP tool call run as a task, and the lease its runner holds (docs/design/mcp-tool-tasks.md). */
+export const mcpToolTaskKey = (taskId: string): string => `mcp/tasks/${taskId}`;
+export const mcpToolTaskLeaseKey = (taskId: string): string => `mcp/task-runners/${taskId}`;
 /** Webhook deliveries that failed after their last retry, per endpoint (docs/guide/webhooks.md). */
 export const WEBHOOK_FAILURES_PREFIX = "webhooks/failed/";
 export const webhookFailureKey = (endpointId: string, deliveryId: string): string => `${WEBHOOK_FAILURES_PREFIX}${endpointId}/${deliveryId}`;
