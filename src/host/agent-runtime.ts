@@ -17,7 +17,7 @@ import { createSessionEntry } from "../engine/sessions/session-entry.ts";
 import { SessionStore } from "../engine/sessions/session-store.ts";
 import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { ConversationLog } from "../engine/turns/conversation.ts";
-import { a2aPushPrefix, deliveryCursorKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
+import { a2aPushFailedPrefix, a2aPushOutboxPrefix, a2aPushPrefix, deliveryCursorKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
 import { A2APushDelivery } from "../features/a2a/push-delivery.ts";
 import { resolveEndpoints } from "../features/webhooks/endpoints.ts";
 import { WebhookDelivery } from "../features/webhooks/delivery.ts";
@@ -131,9 +131,11 @@ export function createAgentRuntime(
     approvals: approvalStore,
     takeOverParked: (sessionId) => recovery.takeOverParked(sessionId),
     conversation,
-    // A removed session takes its A2A push configs and its webhook cursors with it.
+    // A removed session takes its A2A push configs (and their pending posts) and its webhook cursors with it.
     featureKeys: async (sessionId) => [
       ...(await storage.list(a2aPushPrefix(sessionId))),
+      ...(await storage.list(a2aPushOutboxPrefix(sessionId))),
+      ...(await storage.list(a2aPushFailedPrefix(sessionId))),
       ...webhookEndpoints.map((endpoint) => deliveryCursorKey(webhookDeliveryChannel(endpoint.id), sessionId)),
     ],
   });
@@ -212,7 +214,8 @@ export function createAgentRuntime(
     store,
     delivers: (sessionId) => sessions.isHere(sessionId),
     logger,
-    ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs } : {}),
+    // The channels' schedule, when a host sets one, paces the posts' retries too.
+    ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs, pushRetryDelaysMs: options.channels.retryDelaysMs } : {}),
   });
   // Lifecycle webhooks ride it too, one cursor per endpoint (docs/guide/webhooks.md).
   const webhooks = new WebhookDelivery({

@@ -10,6 +10,7 @@ import { HTTPError } from "../../base/errors.ts";
 import type { EventLogView } from "../../base/events/log-view.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import { taskNotFound } from "./errors.ts";
+import type { PushConfig } from "./push-configs.ts";
 
 /**
  * The channel A2A sessions are opened on: a context is one of its sessions. It starts with `_`,
@@ -30,6 +31,8 @@ export interface A2AAgent {
    * `bot/agent.ts` allows it (`a2a.allowPrivatePushTargets`).
    */
   allowPrivatePush: boolean;
+  /** Writes the updates a task made before its inline push config was stored (./push-delivery.ts). */
+  catchUpPush?(config: PushConfig): Promise<void>;
   /** The extended agent card, when `bot/agent.ts` declares one (`a2a.extendedSkills`). */
   extendedCard(): Record<string, unknown> | undefined;
 }

@@ -32,7 +32,7 @@ export type RpcMethod =
 export async function sendMessageOp(call: OperationCall, params: unknown): Promise<{ task: Task }> {
   const { message, returnImmediately, historyLength, push } = readSendParams(params, call.agent.allowPrivatePush);
   const sent = await sendMessage(call.agent, message, call.auth);
-  if (push) await createPushConfig(call.agent, call.auth, { ...push, taskId: sent.taskId });
+  if (push) await registerInline(call, push, sent.taskId);
   if (!returnImmediately) {
     for await (const _ of followTask(call.agent, sent.sessionId, sent.taskId, { snapshotAt: sent.snapshotAt, signal: call.signal })) {
       // Drained: the stream ends once the task settles.
@@ -46,7 +46,7 @@ export async function sendMessageOp(call: OperationCall, params: unknown): Promi
 export async function sendStreamingOp(call: OperationCall, params: unknown): Promise<AsyncIterable<StreamResponse>> {
   const { message, historyLength, push } = readSendParams(params, call.agent.allowPrivatePush);
   const sent = await sendMessage(call.agent, message, call.auth);
-  if (push) await createPushConfig(call.agent, call.auth, { ...push, taskId: sent.taskId });
+  if (push) await registerInline(call, push, sent.taskId);
   return followTask(call.agent, sent.sessionId, sent.taskId, {
     snapshotAt: sent.snapshotAt,
     signal: call.signal,
@@ -88,6 +88,15 @@ export async function extendedCardOp(call: OperationCall): Promise<Record<string
 }
 
 // --- internals ---
+
+/**
+ * An inline config is stored once the message made its task, which may have run already: the
+ * updates made before are caught up, so the receiver gets the task's first update too.
+ */
+async function registerInline(call: OperationCall, push: Record<string, unknown>, taskId: string): Promise<void> {
+  const config = await createPushConfig(call.agent, call.auth, { ...push, taskId });
+  await call.agent.catchUpPush?.(config);
+}
 
 interface SendParams {
   message: ReturnType<typeof readIncoming>;
