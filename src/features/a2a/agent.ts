@@ -11,6 +11,7 @@ import type { EventLogView } from "../../base/events/log-view.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import { taskNotFound } from "./errors.ts";
 import type { PushConfig } from "./push-configs.ts";
+import type { ResolveHost } from "./push-target.ts";
 
 /**
  * The channel A2A sessions are opened on: a context is one of its sessions. It starts with `_`,
@@ -31,6 +32,8 @@ export interface A2AAgent {
    * `bot/agent.ts` allows it (`a2a.allowPrivatePushTargets`).
    */
   allowPrivatePush: boolean;
+  /** The runtime's resolver: push targets named by a host name are judged by their addresses. */
+  resolveHost?: ResolveHost;
   /** Writes the updates a task made before its inline push config was stored (./push-delivery.ts). */
   catchUpPush?(config: PushConfig): Promise<void>;
   /** The extended agent card, when `bot/agent.ts` declares one (`a2a.extendedSkills`). */
