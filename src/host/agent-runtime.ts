@@ -17,7 +17,7 @@ import { createSessionEntry } from "../engine/sessions/session-entry.ts";
 import { SessionStore } from "../engine/sessions/session-store.ts";
 import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { ConversationLog } from "../engine/turns/conversation.ts";
-import { a2aPushFailedPrefix, a2aPushOutboxPrefix, a2aPushPrefix, deliveryCursorKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
+import { a2aPushFailedPrefix, a2aPushOutboxPrefix, a2aPushPrefix, a2aTaskIndexKey, deliveryCursorKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
 import { A2APushDelivery } from "../features/a2a/push-delivery.ts";
 import { resolveEndpoints } from "../features/webhooks/endpoints.ts";
 import { WebhookDelivery } from "../features/webhooks/delivery.ts";
@@ -136,6 +136,7 @@ export function createAgentRuntime(
       ...(await storage.list(a2aPushPrefix(sessionId))),
       ...(await storage.list(a2aPushOutboxPrefix(sessionId))),
       ...(await storage.list(a2aPushFailedPrefix(sessionId))),
+      a2aTaskIndexKey(sessionId),
       ...webhookEndpoints.map((endpoint) => deliveryCursorKey(webhookDeliveryChannel(endpoint.id), sessionId)),
     ],
   });

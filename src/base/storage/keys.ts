@@ -66,6 +66,8 @@ export const a2aPushSenderLeaseKey = (sessionId: string, turnId: string, configI
 /** An MCP tool call run as a task, and the lease its runner holds (docs/design/mcp-tool-tasks.md). */
 export const mcpToolTaskKey = (taskId: string): string => `mcp/tasks/${taskId}`;
 export const mcpToolTaskLeaseKey = (taskId: string): string => `mcp/task-runners/${taskId}`;
+/** A2A's task index of a session: each task's state, and how far the log was folded (docs/design/a2a-tasks.md). */
+export const a2aTaskIndexKey = (sessionId: string): string => `a2a/task-index/${sessionId}`;
 /** Webhook deliveries that failed after their last retry, per endpoint (docs/guide/webhooks.md). */
 export const WEBHOOK_FAILURES_PREFIX = "webhooks/failed/";
 export const webhookFailureKey = (endpointId: string, deliveryId: string): string => `${WEBHOOK_FAILURES_PREFIX}${endpointId}/${deliveryId}`;
