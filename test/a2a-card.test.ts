@@ -173,7 +173,9 @@ describe("bad requests", () => {
       expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, parts: [] } } })).toBe(-32602);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, messageId: undefined } } })).toBe(-32602);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, role: "ROLE_AGENT" } } })).toBe(-32602);
-      expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, parts: [{ url: "https://example.com/a.png" }] } } })).toBe(-32005);
+      // File parts are taken (test/a2a-files.test.ts); a malformed one is invalid params.
+      expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, parts: [{ url: "ftp://example.com/a.png" }] } } })).toBe(-32602);
+      expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, parts: [{ raw: "not base64!" }] } } })).toBe(-32602);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, contextId: "ses_AAAAAAAAAAAAAAAAAAAA" } } })).toBe(-32001);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: { pageSize: 0 } })).toBe(-32602);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: { pageToken: "garbage" } })).toBe(-32602);

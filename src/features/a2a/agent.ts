@@ -6,6 +6,7 @@
 import type { AuthContext } from "../../base/auth.ts";
 import type { Sessions } from "../../base/definitions/session-face.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
+import type { TagInput } from "../../base/definitions/artifacts.ts";
 import { HTTPError } from "../../base/errors.ts";
 import type { EventLogView } from "../../base/events/log-view.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
@@ -36,6 +37,11 @@ export interface A2AAgent {
   resolveHost?: ResolveHost;
   /** Writes the updates a task made before its inline push config was stored (./push-delivery.ts). */
   catchUpPush?(config: PushConfig): Promise<void>;
+  /**
+   * Where file parts are kept (the agent's artifact store, kind `attachment`); absent when the
+   * agent declares artifact kinds without `attachment`, and file parts are then refused.
+   */
+  attachments?: { tag(input: TagInput): Promise<unknown> };
   /** The extended agent card, when `bot/agent.ts` declares one (`a2a.extendedSkills`). */
   extendedCard(): Record<string, unknown> | undefined;
 }
