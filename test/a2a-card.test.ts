@@ -15,6 +15,7 @@ interface CardBody {
   supportedInterfaces: Array<{ url: string }>;
   securitySchemes?: unknown;
   securityRequirements?: unknown;
+  security?: unknown;
   skills?: unknown;
 }
 
@@ -60,8 +61,11 @@ describe("agent card", () => {
       const { status, body } = await card(`${served.url}/.well-known/agent-card.json`);
       expect(status).toBe(200);
       expect(body.supportedInterfaces[0]!.url).toBe(`${served.url}/v1/a2a`);
-      expect(body.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description: "The server's bearer token (--bearer-token)" } } });
+      const description = "The server's bearer token (--bearer-token, or an access token of --oauth-issuer)";
+      // 1.0's oneof member and 0.3's OpenAPI-style fields, side by side.
+      expect(body.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description }, type: "http", scheme: "bearer", description } });
       expect(body.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
+      expect(body.security).toEqual([{ bearer: [] }]);
       // Without the token the agent's chain refuses before any JSON-RPC is read.
       const refused = await fetch(`${served.url}/v1/a2a`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
       expect(refused.status).toBe(401);
