@@ -21,6 +21,7 @@ import type { Diagnostic } from "../src/base/definitions/project.ts";
 import type { AgentHost, AgentMount, ClosingSignal } from "../src/host/types.ts";
 import type { HostLogger, LogLevel } from "../src/base/logging.ts";
 import { serveWith } from "./_serve.ts";
+import { createJwtVerifier } from "../src/features/mcp/jwt-verifier.ts";
 import { readPlaygroundSite, renderDocsSite } from "./_sites.ts";
 import { type StorageChoice, type StoragePool, openStorage } from "./_storage.ts";
 import type { RunningServer, ServeOptions, SrvxServe } from "./_serve.ts";
@@ -76,6 +77,12 @@ export interface ProjectHostOptions {
   env?: Record<string, string | undefined>;
   bearerToken?: string;
   allowAnonymous?: boolean;
+  /**
+   * Bearer tokens that are JWTs from an OAuth authorization server (`serve --oauth-issuer`): each
+   * is verified against the issuer's keys, and the MCP endpoints publish protected-resource
+   * metadata naming it (docs/guide/mcp.md "Authorization").
+   */
+  oauth?: OAuthServeOptions;
   /** Recover turns a crash interrupted. @default true */
   recover?: boolean;
   /** The playground SPA and the `/` index. @default true */
@@ -174,7 +181,7 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
     agents,
     mode,
     dev: options.dev ?? false,
-    auth: { bearerToken: options.bearerToken, allowAnonymous: options.allowAnonymous },
+    auth: { bearerToken: options.bearerToken, allowAnonymous: options.allowAnonymous, ...(options.oauth ? { oauth: oauthAuth(options.oauth) } : {}) },
     models: { credentials, openaiCompatibleBaseURL: env.AGENT_SERVE_OPENAI_BASE_URL || undefined },
     logger,
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
@@ -258,4 +265,20 @@ function leaseTtl(option: number | undefined, fromEnv: string | undefined): { le
   if (value === undefined) return {};
   if (!Number.isInteger(value) || value < 100) throw createError("project", `the turn lease ttl must be a whole number of milliseconds, at least 100 (got ${String(option ?? fromEnv)})`);
   return { leaseTtlMs: value };
+}
+
+/** What `serve`'s `--oauth-*` flags say (docs/design/mcp-oauth-flags.md). */
+export interface OAuthServeOptions {
+  issuer: string;
+  audience: string;
+  jwksUrl?: string;
+  scopes?: string[];
+}
+
+function oauthAuth(options: OAuthServeOptions): NonNullable<NonNullable<Parameters<typeof createHost>[0]["auth"]>["oauth"]> {
+  return {
+    verifier: createJwtVerifier({ issuer: options.issuer, audience: options.audience, ...(options.jwksUrl ? { jwksUrl: options.jwksUrl } : {}) }),
+    authorizationServers: [options.issuer],
+    ...(options.scopes?.length ? { scopesSupported: options.scopes } : {}),
+  };
 }

@@ -45,6 +45,10 @@ export async function main(options: MainOptions): Promise<number> {
       .option("--dev", "Development mode: dev routes, no automatic schedules")
       .option("--bearer-token <secret>", "Require Authorization: Bearer <secret> instead of loopback-only access")
       .option("--allow-anonymous", "Admit every caller as an anonymous principal")
+      .option("--oauth-issuer <url>", "Admit bearer tokens that are JWTs from this OAuth authorization server; the MCP endpoints publish protected-resource metadata naming it (needs --oauth-audience)")
+      .option("--oauth-audience <uri>", "With --oauth-issuer: the audience a token must name (this server's resource, e.g. its MCP endpoint URL)")
+      .option("--oauth-jwks-url <url>", "With --oauth-issuer: the signing keys' URL (default: the issuer metadata's jwks_uri)")
+      .option("--oauth-scopes <scopes>", "With --oauth-issuer: scopes the metadata lists, comma- or space-separated")
       .option("--accept-unsandboxed-shell", "Serve agents whose shell runs without local.sandbox beyond loopback (--host, --allow-anonymous)")
       .option("--no-playground", "Remove the playground and the / and /v1/agents index routes")
       .option("--no-docs", "Remove the /docs documentation site")
@@ -379,7 +383,9 @@ function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): 
     throw new UsageError("--bearer-token and --allow-anonymous are mutually exclusive: pass one of them");
   }
   if (flags.bearerToken !== undefined && !bearerToken) throw new UsageError("--bearer-token needs a value");
+  const oauth = oauthFlags(argv, allowAnonymous);
   return {
+    ...(oauth ? { oauth } : {}),
     ...hostOptions(dir, argv),
     ...logOptions(argv),
     ...(flags.strict === true ? { strict: true } : {}),
@@ -394,4 +400,30 @@ function toServeArgs(dir: unknown, flags: Flags, argv: string[], dev: boolean): 
     schedules: flags.schedules !== false,
     controlPlane: flags.controlPlane !== false,
   };
+}
+
+/** `--oauth-*` (docs/design/mcp-oauth-flags.md): all or nothing, absolute URLs, never with --allow-anonymous. */
+function oauthFlags(argv: string[], allowAnonymous: boolean): ServeArgs["oauth"] {
+  const issuer = rawOption(argv, "oauth-issuer");
+  const audience = rawOption(argv, "oauth-audience");
+  const jwksUrl = rawOption(argv, "oauth-jwks-url");
+  const scopes = rawOption(argv, "oauth-scopes");
+  if (issuer === undefined) {
+    if (audience !== undefined || jwksUrl !== undefined || scopes !== undefined) throw new UsageError("--oauth-audience, --oauth-jwks-url and --oauth-scopes go with --oauth-issuer");
+    return undefined;
+  }
+  if (allowAnonymous) throw new UsageError("--oauth-issuer and --allow-anonymous are mutually exclusive: tokens would be checked for nothing");
+  if (!audience) throw new UsageError("--oauth-issuer needs --oauth-audience: the audience a token must name, so a token issued for another server is refused");
+  for (const [flag, value] of [["--oauth-issuer", issuer], ["--oauth-jwks-url", jwksUrl]] as const) {
+    if (value === undefined) continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) throw new UsageError(`${flag} needs an absolute http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  const scopeList = scopes?.split(/[\s,]+/).filter((scope) => scope !== "");
+  return { issuer, audience, ...(jwksUrl ? { jwksUrl } : {}), ...(scopeList?.length ? { scopes: scopeList } : {}) };
 }

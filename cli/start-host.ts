@@ -36,6 +36,8 @@ export interface StartHostOptions {
   storage?: string;
   bearerToken?: string;
   allowAnonymous?: boolean;
+  /** `--oauth-issuer` and its companions: JWT bearer tokens from an authorization server. */
+  oauth?: ProjectHostOptions["oauth"];
   /**
    * Recover crashed turns on start. Only long-running servers do: a short-lived command host may
    * share the state root with a live `serve`, whose running turns are not crashed. @default true

@@ -4,6 +4,7 @@
  * scripts run with `sh -c`, workspace preparation, the harness tools and MCP client connections.
  * @module
  */
+import { lookup } from "node:dns/promises";
 import { appendFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -70,6 +71,9 @@ export function createLocalRuntime(options: LocalRuntimeOptions): RuntimePort {
     async appendFile(path, text) {
       await mkdir(dirname(path), { recursive: true });
       await appendFile(path, text);
+    },
+    async resolveHost(hostname) {
+      return (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
     },
   };
 }

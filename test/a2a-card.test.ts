@@ -15,6 +15,7 @@ interface CardBody {
   supportedInterfaces: Array<{ url: string }>;
   securitySchemes?: unknown;
   securityRequirements?: unknown;
+  security?: unknown;
   skills?: unknown;
 }
 
@@ -60,8 +61,11 @@ describe("agent card", () => {
       const { status, body } = await card(`${served.url}/.well-known/agent-card.json`);
       expect(status).toBe(200);
       expect(body.supportedInterfaces[0]!.url).toBe(`${served.url}/v1/a2a`);
-      expect(body.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description: "The server's bearer token (--bearer-token)" } } });
+      const description = "The server's bearer token (--bearer-token, or an access token of --oauth-issuer)";
+      // 1.0's oneof member and 0.3's OpenAPI-style fields, side by side.
+      expect(body.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description }, type: "http", scheme: "bearer", description } });
       expect(body.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
+      expect(body.security).toEqual([{ bearer: [] }]);
       // Without the token the agent's chain refuses before any JSON-RPC is read.
       const refused = await fetch(`${served.url}/v1/a2a`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
       expect(refused.status).toBe(401);
@@ -173,7 +177,9 @@ describe("bad requests", () => {
       expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, parts: [] } } })).toBe(-32602);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, messageId: undefined } } })).toBe(-32602);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, role: "ROLE_AGENT" } } })).toBe(-32602);
-      expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, parts: [{ url: "https://example.com/a.png" }] } } })).toBe(-32005);
+      // File parts are taken (test/a2a-files.test.ts); a malformed one is invalid params.
+      expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, parts: [{ url: "ftp://example.com/a.png" }] } } })).toBe(-32602);
+      expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, parts: [{ raw: "not base64!" }] } } })).toBe(-32602);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { ...message, contextId: "ses_AAAAAAAAAAAAAAAAAAAA" } } })).toBe(-32001);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: { pageSize: 0 } })).toBe(-32602);
       expect(await code({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: { pageToken: "garbage" } })).toBe(-32602);

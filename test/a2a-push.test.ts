@@ -168,8 +168,8 @@ describe("push notifications", () => {
   it("a receiver down during the task gets every update from the next server on the same store", async () => {
     const hook = await receiver();
     const path = join(dir, "state.db");
-    // Retries far apart: the server goes away while the first retry waits, its cursor unmoved.
-    let served = await serve(options(createSqliteStorage({ path }), true, [60_000]));
+    // The first retry is due in 2 s: the server goes away before, the post still in its outbox.
+    let served = await serve(options(createSqliteStorage({ path }), true, [2000]));
     let taskId: string;
     try {
       hook.setDown(true);
@@ -207,8 +207,9 @@ describe("push notifications", () => {
     const hook = await receiver();
     const inner = createMemoryStorage();
     const crashing = severable(inner);
-    // The first server never drains: it is cut off from the store, as a killed process is.
-    const first = await serve(options(crashing.driver, true, [60_000]));
+    // The first server never drains: it is cut off from the store, as a killed process is. Its
+    // failed post is due again in 2 s, from the outbox the next server reads.
+    const first = await serve(options(crashing.driver, true, [2000]));
     let taskId: string;
     try {
       hook.setDown(true);

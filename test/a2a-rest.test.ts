@@ -76,7 +76,7 @@ describe("HTTP+JSON", () => {
     const post = (body: string): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body });
     expect(await bad("/message:send", post("{oops"))).toEqual([400, "INVALID_PARAMS"]);
     expect(await bad("/message:send", post("{}"))).toEqual([400, "INVALID_PARAMS"]);
-    expect(await bad("/message:send", post(JSON.stringify({ message: { messageId: "m", role: "ROLE_USER", parts: [{ raw: "aGk=" }] } })))).toEqual([400, "CONTENT_TYPE_NOT_SUPPORTED"]);
+    expect(await bad("/message:send", post(JSON.stringify({ message: { messageId: "m", role: "ROLE_USER", parts: [{ raw: "aGk=", mediaType: "not a type" }] } })))).toEqual([400, "INVALID_PARAMS"]);
     expect(await bad("/message:fly", post("{}"))).toEqual([404, "INVALID_PARAMS"]);
     expect(await bad("/tasks?pageSize=1000")).toEqual([400, "INVALID_PARAMS"]);
     expect(await bad("/tasks?historyLength=x")).toEqual([400, "INVALID_PARAMS"]);

@@ -17,7 +17,7 @@ import { createSessionEntry } from "../engine/sessions/session-entry.ts";
 import { SessionStore } from "../engine/sessions/session-store.ts";
 import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { ConversationLog } from "../engine/turns/conversation.ts";
-import { a2aPushPrefix, deliveryCursorKey, sessionBudgetKey, turnBudgetKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
+import { a2aPushFailedPrefix, a2aPushOutboxPrefix, a2aPushPrefix, a2aTaskIndexKey, deliveryCursorKey, sessionBudgetKey, turnBudgetKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
 import { A2APushDelivery } from "../features/a2a/push-delivery.ts";
 import { resolveEndpoints } from "../features/webhooks/endpoints.ts";
 import { WebhookDelivery } from "../features/webhooks/delivery.ts";
@@ -144,9 +144,12 @@ export function createAgentRuntime(
     approvals: approvalStore,
     takeOverParked: (sessionId) => recovery.takeOverParked(sessionId),
     conversation,
-    // A removed session takes its A2A push configs and its webhook cursors with it.
+    // A removed session takes its A2A push configs (and their pending posts) and its webhook cursors with it.
     featureKeys: async (sessionId) => [
       ...(await storage.list(a2aPushPrefix(sessionId))),
+      ...(await storage.list(a2aPushOutboxPrefix(sessionId))),
+      ...(await storage.list(a2aPushFailedPrefix(sessionId))),
+      a2aTaskIndexKey(sessionId),
       ...webhookEndpoints.map((endpoint) => deliveryCursorKey(webhookDeliveryChannel(endpoint.id), sessionId)),
       // Its own budget records go with it; the per-day ones keep counting what it spent.
       ...(budgets ? [turnBudgetKey(sessionId), sessionBudgetKey(sessionId)] : []),
@@ -229,7 +232,8 @@ export function createAgentRuntime(
     store,
     delivers: (sessionId) => sessions.isHere(sessionId),
     logger,
-    ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs } : {}),
+    // The channels' schedule, when a host sets one, paces the posts' retries too.
+    ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs, pushRetryDelaysMs: options.channels.retryDelaysMs } : {}),
   });
   // Lifecycle webhooks ride it too, one cursor per endpoint (docs/guide/webhooks.md).
   const webhooks = new WebhookDelivery({

@@ -55,7 +55,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
     logger,
     hostPolicies: defaultPolicies(options.auth),
     ...(options.auth?.oauth ? { oauth: protectedResource(options.auth.oauth) } : {}),
-    authMode: options.auth?.policies ? "custom" : options.auth?.bearerToken ? "bearer" : options.auth?.allowAnonymous ? "anonymous" : "loopback",
+    authMode: options.auth?.policies ? "custom" : options.auth?.bearerToken || options.auth?.oauth ? "bearer" : options.auth?.allowAnonymous ? "anonymous" : "loopback",
   };
   const handle = createHostHandler(agents, services, {
     mode: config.mode,

@@ -28,7 +28,7 @@ export interface AgUiRun {
   follow?: { from: number; continues: string[] };
   /** How the run ends when it follows nothing (a reconnect to an idle thread). */
   end?: RunEnd;
-  /** The channel state the opening snapshot showed, for the closing `STATE_DELTA`. */
+  /** The channel state the opening snapshot showed, the base of the first `STATE_DELTA`. */
   stateBefore: Record<string, unknown>;
   closing: { subscribe(listener: () => void): () => void };
 }
@@ -54,7 +54,7 @@ export function agUiRunResponse(run: AgUiRun): Response {
       await events.return(undefined);
     },
   });
-  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, "x-agent-serve-session-id": run.sessionId } });
+  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, "x-agent-serve-session-id": run.sessionId, "x-agent-serve-run-id": run.runId } });
 }
 
 /** Parked calls as AG-UI interrupts; the interrupt id is the call id the approvals route takes. */
@@ -84,14 +84,15 @@ async function nothingWaits(run: AgUiRun, end: RunEnd): Promise<boolean> {
 async function* runEvents(run: AgUiRun, signal: AbortSignal): AsyncGenerator<AgUiEvent[]> {
   const { threadId, runId } = run;
   yield [{ type: "RUN_STARTED", threadId, runId }, ...run.opening];
+  const state = { shown: run.stateBefore };
   let end = run.end;
   if (run.follow) {
-    const state = newRunTranslation(run.follow.continues);
+    const translation = newRunTranslation(run.follow.continues);
     follow: for await (const batch of followLog(run.agent.log, run.sessionId, { from: run.follow.from, live: true, signal })) {
       const out: AgUiEvent[] = [];
       for (const line of batch.lines) {
         // SAFETY: the log holds only events the engine wrote (../base/events/vocabulary.ts).
-        const translated = toAgUiEvents(JSON.parse(line) as SessionEvent, state);
+        const translated = toAgUiEvents(JSON.parse(line) as SessionEvent, translation);
         out.push(...translated.events);
         // A call settled before we looked (another client answered) ends nothing.
         if (translated.end && (await nothingWaits(run, translated.end))) continue;
@@ -101,18 +102,29 @@ async function* runEvents(run: AgUiRun, signal: AbortSignal): AsyncGenerator<AgU
           break follow;
         }
       }
+      // The state as it stands after the batch, so a front end sees it change while the run goes.
+      out.push(...(await stateChange(run, state)));
       if (out.length > 0) yield out;
     }
   }
   if (!end) return; // the host is closing: no last event, so no client reads the run as finished
-  yield await closingEvents(run, end);
+  yield await closingEvents(run, end, state);
 }
 
-async function closingEvents(run: AgUiRun, end: RunEnd): Promise<AgUiEvent[]> {
-  const out: AgUiEvent[] = [];
-  const after = (await run.agent.sessions.owned(run.sessionId, run.auth)).state ?? {};
-  const delta = stateDelta(run.stateBefore, after);
-  if (delta.length > 0) out.push({ type: "STATE_DELTA", delta });
+/**
+ * The `STATE_DELTA` from the state the client was last shown to the stored one, if they differ
+ * (docs/design/ag-ui-runs.md "State deltas"): channel state lives on the session record, so it is
+ * read after each batch of events and once more as the run ends.
+ */
+async function stateChange(run: AgUiRun, state: { shown: Record<string, unknown> }): Promise<AgUiEvent[]> {
+  const now = (await run.agent.sessions.owned(run.sessionId, run.auth)).state ?? {};
+  const delta = stateDelta(state.shown, now);
+  state.shown = now;
+  return delta.length > 0 ? [{ type: "STATE_DELTA", delta }] : [];
+}
+
+async function closingEvents(run: AgUiRun, end: RunEnd, state: { shown: Record<string, unknown> }): Promise<AgUiEvent[]> {
+  const out: AgUiEvent[] = await stateChange(run, state);
   const { threadId, runId } = run;
   switch (end.kind) {
     case "error":

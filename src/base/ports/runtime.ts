@@ -149,4 +149,10 @@ export interface RuntimePort {
    * journal writes `memory/journal.jsonl` in the project through it). Absent without a filesystem.
    */
   appendFile?(path: string, text: string): Promise<void>;
+  /**
+   * The addresses a host name resolves to (the system resolver), so a server-side post can be
+   * refused when its target is a private network (docs/design/a2a-push.md "Targets"). Absent
+   * where the runtime has no resolver (Workers): names are then judged as written.
+   */
+  resolveHost?(hostname: string): Promise<string[]>;
 }

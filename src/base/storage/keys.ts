@@ -49,6 +49,25 @@ export const deliveryClaimKey = (scope: string, id: string): string => `channels
 /** A2A push notification configs of a session's tasks (docs/guide/a2a.md "Push notifications"). */
 export const a2aPushPrefix = (sessionId: string, turnId?: string): string => `a2a/push/${sessionId}/${turnId === undefined ? "" : `${turnId}/`}`;
 export const a2aPushKey = (sessionId: string, turnId: string, configId: string): string => `${a2aPushPrefix(sessionId, turnId)}${configId}`;
+/**
+ * A2A push notifications waiting to be posted, per config, in log order (docs/design/a2a-push.md):
+ * `<sessionId>/<turnId>/<configId>/<log index, 12 digits>.<position>`.
+ */
+export const A2A_PUSH_OUTBOX = "a2a/push-outbox/";
+export const a2aPushOutboxPrefix = (sessionId: string, turnId?: string, configId?: string): string =>
+  `${A2A_PUSH_OUTBOX}${sessionId}/${turnId === undefined ? "" : `${turnId}/${configId === undefined ? "" : `${configId}/`}`}`;
+export const a2aPushOutboxKey = (sessionId: string, turnId: string, configId: string, index: number, position: number): string =>
+  `${a2aPushOutboxPrefix(sessionId, turnId, configId)}${String(index).padStart(12, "0")}.${position}`;
+/** A config whose receiver never answered within the retry schedule: what was dropped, and why. */
+export const a2aPushFailedPrefix = (sessionId: string): string => `a2a/push-failed/${sessionId}/`;
+export const a2aPushFailedKey = (sessionId: string, turnId: string, configId: string): string => `${a2aPushFailedPrefix(sessionId)}${turnId}/${configId}`;
+/** The lease of the one process posting a config's outbox at a time. */
+export const a2aPushSenderLeaseKey = (sessionId: string, turnId: string, configId: string): string => `a2a/push-senders/${sessionId}/${turnId}/${configId}`;
+/** An MCP tool call run as a task, and the lease its runner holds (docs/design/mcp-tool-tasks.md). */
+export const mcpToolTaskKey = (taskId: string): string => `mcp/tasks/${taskId}`;
+export const mcpToolTaskLeaseKey = (taskId: string): string => `mcp/task-runners/${taskId}`;
+/** A2A's task index of a session: each task's state, and how far the log was folded (docs/design/a2a-tasks.md). */
+export const a2aTaskIndexKey = (sessionId: string): string => `a2a/task-index/${sessionId}`;
 /** Webhook deliveries that failed after their last retry, per endpoint (docs/guide/webhooks.md). */
 export const WEBHOOK_FAILURES_PREFIX = "webhooks/failed/";
 export const webhookFailureKey = (endpointId: string, deliveryId: string): string => `${WEBHOOK_FAILURES_PREFIX}${endpointId}/${deliveryId}`;

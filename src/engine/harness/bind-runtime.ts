@@ -40,8 +40,9 @@ export function bindRuntime(
     },
     scratchWorkspace: () => runtime.scratchWorkspace(),
   };
-  const { runScript, prepareWorkspace, harness, mcp, appendFile, removeSessionWorkspace } = runtime;
+  const { runScript, prepareWorkspace, harness, mcp, appendFile, removeSessionWorkspace, resolveHost } = runtime;
   if (appendFile) bound.appendFile = appendFile.bind(runtime);
+  if (resolveHost) bound.resolveHost = resolveHost.bind(runtime);
   if (removeSessionWorkspace) {
     bound.removeSessionWorkspace = async (sessionId, placement) =>
       removeSessionWorkspace.call(runtime, sessionId, placement ?? workspacePlacement(project, await perSendDir(sessionId)));

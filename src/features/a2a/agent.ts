@@ -6,10 +6,13 @@
 import type { AuthContext } from "../../base/auth.ts";
 import type { Sessions } from "../../base/definitions/session-face.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
+import type { TagInput } from "../../base/definitions/artifacts.ts";
 import { HTTPError } from "../../base/errors.ts";
 import type { EventLogView } from "../../base/events/log-view.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import { taskNotFound } from "./errors.ts";
+import type { PushConfig } from "./push-configs.ts";
+import type { ResolveHost } from "./push-target.ts";
 
 /**
  * The channel A2A sessions are opened on: a context is one of its sessions. It starts with `_`,
@@ -30,6 +33,15 @@ export interface A2AAgent {
    * `bot/agent.ts` allows it (`a2a.allowPrivatePushTargets`).
    */
   allowPrivatePush: boolean;
+  /** The runtime's resolver: push targets named by a host name are judged by their addresses. */
+  resolveHost?: ResolveHost;
+  /** Writes the updates a task made before its inline push config was stored (./push-delivery.ts). */
+  catchUpPush?(config: PushConfig): Promise<void>;
+  /**
+   * Where file parts are kept (the agent's artifact store, kind `attachment`); absent when the
+   * agent declares artifact kinds without `attachment`, and file parts are then refused.
+   */
+  attachments?: { tag(input: TagInput): Promise<unknown> };
   /** The extended agent card, when `bot/agent.ts` declares one (`a2a.extendedSkills`). */
   extendedCard(): Record<string, unknown> | undefined;
 }

@@ -58,6 +58,11 @@ export function buildAgentCard(input: CardInput, extended = false): Record<strin
     // (docs/guide/a2a.md "0.3 clients"); a 1.0 client reads `supportedInterfaces` and ignores these.
     url: `${input.agentUrl}${JSONRPC_PATH}`,
     preferredTransport: "JSONRPC",
+    // The 0.3 HTTP+JSON binding: a 0.3 client appends `/v1/message:send` and the rest to this URL.
+    additionalInterfaces: [
+      { url: `${input.agentUrl}${JSONRPC_PATH}`, transport: "JSONRPC" },
+      { url: `${input.agentUrl}${JSONRPC_PATH}`, transport: "HTTP+JSON" },
+    ],
     protocolVersion: "0.3.0",
     supportsAuthenticatedExtendedCard: hasExtendedCard(project),
   };
@@ -94,8 +99,13 @@ function toSkill(skill: A2ASkillDeclaration): AgentSkill {
  */
 function security(auth: CardAuth): Record<string, unknown> {
   if (auth !== "bearer") return {};
+  const description = "The server's bearer token (--bearer-token, or an access token of --oauth-issuer)";
   return {
-    securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description: "The server's bearer token (--bearer-token)" } } },
+    // One scheme in both forms: 1.0's oneof member, and 0.3's OpenAPI-style `type` and `scheme`
+    // beside it; each reader takes its own and ignores the other's.
+    securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description }, type: "http", scheme: "bearer", description } },
     securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+    // 0.3's requirement list.
+    security: [{ bearer: [] }],
   };
 }

@@ -103,11 +103,18 @@ function fromLegacyMessage(message: Record<string, unknown>): Record<string, unk
         if (!isObject(part)) return part;
         if (part["kind"] === "text") return { text: part["text"] };
         if (part["kind"] === "data") return { data: part["data"] };
-        if (part["kind"] === "file") return { raw: "" };
+        if (part["kind"] === "file") return fromLegacyFile(part["file"]);
         return part;
       })
     : message["parts"];
   return { ...message, role: message["role"] === "user" ? "ROLE_USER" : message["role"], parts };
+}
+
+/** 0.3's `{kind: "file", file: {bytes | uri, name?, mimeType?}}` as 1.0's `{raw | url, filename?, mediaType?}`. */
+function fromLegacyFile(file: unknown): Record<string, unknown> {
+  if (!isObject(file)) return { raw: null };
+  const { bytes, uri, name, mimeType } = file;
+  return { ...(bytes === undefined ? { url: uri } : { raw: bytes }), ...(name === undefined ? {} : { filename: name }), ...(mimeType === undefined ? {} : { mediaType: mimeType }) };
 }
 
 async function* legacyStream(results: AsyncIterable<StreamResponse>): AsyncGenerator<unknown> {

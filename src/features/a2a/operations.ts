@@ -9,6 +9,7 @@ import type { A2AAgent } from "./agent.ts";
 import { A2AError, invalidParams, taskNotFound, unsupported } from "./errors.ts";
 import { isObject, readIncoming } from "./incoming.ts";
 import { createPushConfig, readConfig } from "./push-configs.ts";
+import { checkResolvedTarget } from "./push-target.ts";
 import { cancelTask } from "./task-cancel.ts";
 import { toTask } from "./task-fold.ts";
 import { type ListTasksResult, listTasks, readHistoryLength, readListQuery } from "./task-list.ts";
@@ -30,9 +31,9 @@ export type RpcMethod =
 
 /** `SendMessage`: blocking by default (until the task settles), or `returnImmediately`. */
 export async function sendMessageOp(call: OperationCall, params: unknown): Promise<{ task: Task }> {
-  const { message, returnImmediately, historyLength, push } = readSendParams(params, call.agent.allowPrivatePush);
+  const { message, returnImmediately, historyLength, push } = await readSendParams(params, call.agent);
   const sent = await sendMessage(call.agent, message, call.auth);
-  if (push) await createPushConfig(call.agent, call.auth, { ...push, taskId: sent.taskId });
+  if (push) await registerInline(call, push, sent.taskId);
   if (!returnImmediately) {
     for await (const _ of followTask(call.agent, sent.sessionId, sent.taskId, { snapshotAt: sent.snapshotAt, signal: call.signal })) {
       // Drained: the stream ends once the task settles.
@@ -44,9 +45,9 @@ export async function sendMessageOp(call: OperationCall, params: unknown): Promi
 
 /** `SendStreamingMessage`: the message is admitted before the stream opens, so errors come as errors. */
 export async function sendStreamingOp(call: OperationCall, params: unknown): Promise<AsyncIterable<StreamResponse>> {
-  const { message, historyLength, push } = readSendParams(params, call.agent.allowPrivatePush);
+  const { message, historyLength, push } = await readSendParams(params, call.agent);
   const sent = await sendMessage(call.agent, message, call.auth);
-  if (push) await createPushConfig(call.agent, call.auth, { ...push, taskId: sent.taskId });
+  if (push) await registerInline(call, push, sent.taskId);
   return followTask(call.agent, sent.sessionId, sent.taskId, {
     snapshotAt: sent.snapshotAt,
     signal: call.signal,
@@ -89,6 +90,15 @@ export async function extendedCardOp(call: OperationCall): Promise<Record<string
 
 // --- internals ---
 
+/**
+ * An inline config is stored once the message made its task, which may have run already: the
+ * updates made before are caught up, so the receiver gets the task's first update too.
+ */
+async function registerInline(call: OperationCall, push: Record<string, unknown>, taskId: string): Promise<void> {
+  const config = await createPushConfig(call.agent, call.auth, { ...push, taskId });
+  await call.agent.catchUpPush?.(config);
+}
+
 interface SendParams {
   message: ReturnType<typeof readIncoming>;
   returnImmediately: boolean;
@@ -97,14 +107,15 @@ interface SendParams {
   push?: Record<string, unknown>;
 }
 
-function readSendParams(params: unknown, allowPrivate: boolean): SendParams {
+async function readSendParams(params: unknown, agent: A2AAgent): Promise<SendParams> {
   if (!isObject(params)) throw invalidParams("params must be an object with a message");
   const configuration = params["configuration"] ?? {};
   if (!isObject(configuration)) throw invalidParams("params.configuration must be an object");
   const { returnImmediately, historyLength, taskPushNotificationConfig: push } = configuration;
   if (returnImmediately !== undefined && typeof returnImmediately !== "boolean") throw invalidParams("params.configuration.returnImmediately must be a boolean");
   if (push !== undefined && !isObject(push)) throw invalidParams("params.configuration.taskPushNotificationConfig must be an object");
-  if (push) readConfig(push, "", allowPrivate);
+  // The target is checked (its name resolved) before anything is sent.
+  if (push) await checkResolvedTarget(readConfig(push, "", agent.allowPrivatePush).url, agent.allowPrivatePush, agent.resolveHost);
   return {
     message: readIncoming(params["message"]),
     returnImmediately: returnImmediately === true,

@@ -9,7 +9,7 @@ import { a2aPushKey, a2aPushPrefix } from "../../base/storage/keys.ts";
 import type { A2AAgent } from "./agent.ts";
 import { A2AError, invalidParams } from "./errors.ts";
 import { isObject } from "./incoming.ts";
-import { checkPushTarget } from "./push-target.ts";
+import { checkPushTarget, checkResolvedTarget } from "./push-target.ts";
 import { parseTaskId } from "./task-fold.ts";
 import { readTask } from "./task-read.ts";
 
@@ -31,6 +31,7 @@ export async function createPushConfig(agent: A2AAgent, auth: AuthContext, param
   if (!isObject(params)) throw invalidParams("params must be a TaskPushNotificationConfig");
   const task = await readTask(agent, stringParam(params, "taskId"), auth);
   const config = readConfig(params, task.id, agent.allowPrivatePush);
+  await checkResolvedTarget(config.url, agent.allowPrivatePush, agent.resolveHost);
   const { sessionId, turnId } = parseTaskId(task.id)!;
   const existing = await agent.storage.list(a2aPushPrefix(sessionId, turnId));
   if (existing.length >= MAX_CONFIGS_PER_TASK && !existing.some((key) => key.endsWith(`/${config.id}`))) {

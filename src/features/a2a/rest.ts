@@ -73,7 +73,7 @@ export function intParam(url: URL, name: string): number | undefined {
   return Number(raw);
 }
 
-const SSE_HEADERS: Record<string, string> = {
+export const SSE_HEADERS: Record<string, string> = {
   "content-type": "text/event-stream; charset=utf-8",
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
@@ -99,6 +99,14 @@ const REST: Record<A2AErrorKind, [number, string, string]> = {
 };
 
 function statusOf(error: unknown, logger: HostLogger): { status: number; body: unknown } {
+  const { kind, message, status } = classifyError(error, logger);
+  const [, name, reason] = REST[kind];
+  const info = { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "a2a-protocol.org" };
+  return { status, body: { error: { code: status, status: status === 503 ? "UNAVAILABLE" : name, message, details: [info] } } };
+}
+
+/** What any thrown value is as an A2A error, with the HTTP status the binding answers it with. */
+export function classifyError(error: unknown, logger: HostLogger): { kind: A2AErrorKind; message: string; status: number } {
   let kind: A2AErrorKind;
   let message: string;
   let status: number | undefined;
@@ -109,7 +117,5 @@ function statusOf(error: unknown, logger: HostLogger): { status: number; body: u
     logger.error("[a2a] request failed", error);
     [kind, message] = ["internalError", "internal error"];
   }
-  const [code, name, reason] = REST[kind];
-  const info = { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "a2a-protocol.org" };
-  return { status: status ?? code, body: { error: { code: status ?? code, status: status === 503 ? "UNAVAILABLE" : name, message, details: [info] } } };
+  return { kind, message, status: status ?? REST[kind][0] };
 }

@@ -2,13 +2,15 @@
  * `ListTasks` (docs/guide/a2a.md "Listing"): the caller's A2A tasks, newest first, filtered by
  * context and state, in pages. The cursor names the last task of the page by its creation time
  * and id, both fixed, so a page never repeats or skips a task that existed when the first was read.
+ * The filtering and paging read each context's task index (./task-index.ts), not its whole log.
  * @module
  */
 import type { AuthContext } from "../../base/auth.ts";
 import { type A2AAgent, A2A_CHANNEL } from "./agent.ts";
 import { invalidParams } from "./errors.ts";
 import { isObject } from "./incoming.ts";
-import type { TaskView } from "./task-fold.ts";
+import type { TaskFold, TaskView } from "./task-fold.ts";
+import { type IndexedTask, indexedTasks } from "./task-index.ts";
 import { readContext } from "./task-read.ts";
 import { TASK_STATES, type Task, type TaskState } from "./wire.ts";
 
@@ -72,9 +74,10 @@ export async function listTasks(agent: A2AAgent, auth: AuthContext, query: ListT
   const sessions = (await agent.sessions.list({ auth, wide: false })).filter(
     (session) => session.channel === A2A_CHANNEL && (query.contextId === undefined || session.sessionId === query.contextId),
   );
-  const all: TaskView[] = [];
+  // Filtered, sorted and paged on the index; only the page's contexts are folded whole.
+  const all: IndexedTask[] = [];
   for (const session of sessions) {
-    for (const task of (await readContext(agent, session.sessionId)).tasks.values()) {
+    for (const task of await indexedTasks(agent, session.sessionId)) {
       if (query.status !== undefined && task.state !== query.status) continue;
       if (query.statusTimestampAfter !== undefined && task.timestamp < query.statusTimestampAfter) continue;
       all.push(task);
@@ -86,8 +89,15 @@ export async function listTasks(agent: A2AAgent, auth: AuthContext, query: ListT
   const page = start < 0 ? [] : all.slice(start, start + query.pageSize);
   const last = page.at(-1);
   const more = start >= 0 && start + query.pageSize < all.length;
+  const folds = new Map<string, Promise<TaskFold>>();
+  const tasks: Task[] = [];
+  for (const entry of page) {
+    if (!folds.has(entry.contextId)) folds.set(entry.contextId, readContext(agent, entry.contextId));
+    const full = (await folds.get(entry.contextId)!).tasks.get(entry.id);
+    if (full) tasks.push(toWire(full));
+  }
   return {
-    tasks: page.map(toWire),
+    tasks,
     nextPageToken: more && last ? encodeCursor({ at: last.createdAt, id: last.id }) : "",
     pageSize: query.pageSize,
     totalSize: all.length,

@@ -8,7 +8,7 @@ import type { AuthContext } from "../../base/auth.ts";
 import { isSessionId } from "../../base/ids.ts";
 import { type A2AAgent, A2A_CHANNEL, ownedContext } from "./agent.ts";
 import { A2AError, invalidParams, unsupported } from "./errors.ts";
-import { type IncomingMessage, readDecision } from "./incoming.ts";
+import { type IncomingMessage, attachmentKey, attachmentPath, readDecision, textOf } from "./incoming.ts";
 import { readTask } from "./task-read.ts";
 import { taskIdOf } from "./task-fold.ts";
 import { TERMINAL_STATES } from "./wire.ts";
@@ -22,8 +22,13 @@ export interface SentTask {
 
 export async function sendMessage(agent: A2AAgent, message: IncomingMessage, auth: AuthContext): Promise<SentTask> {
   if (message.taskId !== undefined) return answerTask(agent, message, auth);
+  if (message.files.length > 0 && !agent.attachments) {
+    throw new A2AError("contentTypeNotSupported", 'file parts need the artifact kind "attachment": this agent declares artifact kinds without it');
+  }
+  const workspaceFiles = textFiles(message);
   if (message.contextId === undefined) {
-    const record = await agent.sessions.create({ message: message.text, auth, channel: A2A_CHANNEL });
+    const record = await agent.sessions.create({ message: message.text, auth, channel: A2A_CHANNEL, ...(workspaceFiles ? { workspaceFiles } : {}) });
+    await keepFiles(agent, record.sessionId, message);
     return located(agent, record.sessionId, 0, message.text);
   }
   const sessionId = message.contextId;
@@ -33,11 +38,37 @@ export async function sendMessage(agent: A2AAgent, message: IncomingMessage, aut
   });
   const from = await agent.log.length(sessionId);
   // The token never rotates on this channel, so the stored one is always current.
-  await agent.sessions.followUp(sessionId, { message: message.text, auth, continuationToken: record.continuationToken, rotate: false });
+  // A follow-up's files are kept before its turn starts.
+  await keepFiles(agent, sessionId, message);
+  await agent.sessions.followUp(sessionId, { message: message.text, auth, continuationToken: record.continuationToken, rotate: false, ...(workspaceFiles ? { workspaceFiles } : {}) });
   return located(agent, sessionId, from, message.text);
 }
 
 // --- internals ---
+
+/** Text files, written into the session's workspace before the turn (docs/design/a2a-files.md). */
+function textFiles(message: IncomingMessage): Record<string, string> | undefined {
+  const files: Record<string, string> = {};
+  for (const file of message.files) {
+    const text = textOf(file);
+    if (text !== undefined) files[attachmentPath(file)] = text;
+  }
+  return Object.keys(files).length > 0 ? files : undefined;
+}
+
+/** Each file as an artifact of the session, kind `attachment`: the bytes, or the URL as data. */
+async function keepFiles(agent: A2AAgent, sessionId: string, message: IncomingMessage): Promise<void> {
+  for (const file of message.files) {
+    await agent.attachments!.tag({
+      kind: "attachment",
+      key: attachmentKey(message.messageId, file),
+      title: file.name,
+      sessionId,
+      data: { mediaType: file.mediaType, ...(file.url === undefined ? { size: file.bytes!.length } : { url: file.url }) },
+      ...(file.bytes ? { contents: file.bytes, contentType: file.mediaType } : {}),
+    });
+  }
+}
 
 /** A message naming a task: only an input-required task takes one, as its approval decision. */
 async function answerTask(agent: A2AAgent, message: IncomingMessage, auth: AuthContext): Promise<SentTask> {

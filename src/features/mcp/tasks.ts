@@ -4,7 +4,8 @@
  * index its message starts at, so `tasks/get` folds the answer from the event log in any process
  * sharing the store, or after a restart. A call parked for approval is `input_required`, one
  * elicitation per call; `tasks/update` decides them through the approvals route's path; and
- * `tasks/cancel` stops the turn.
+ * `tasks/cancel` stops the turn. The endpoint's other tools run as tasks too, as stored records
+ * (./tool-tasks.ts).
  * @module
  */
 import { badRequest, notFound } from "../../base/errors.ts";
@@ -15,6 +16,7 @@ import { jsonToolResult } from "./results.ts";
 import { askArgs } from "./schemas.ts";
 import { type SessionReport, watchSession } from "./session-watch.ts";
 import type { McpTasks } from "./stateless-2026.ts";
+import { isToolTaskId } from "./tool-tasks.ts";
 
 export interface TasksContext extends AgentToolsContext {
   /** Decides a parked call as the approvals route does: by the owner, exactly once. */
@@ -24,7 +26,11 @@ export interface TasksContext extends AgentToolsContext {
 /** How often a client should poll a working task. */
 const POLL_INTERVAL_MS = 1000;
 
-export function agentMcpTasks(context: TasksContext): McpTasks {
+/**
+ * `ask` as a task from the session's log; any other tool of the endpoint as a task of `others`
+ * (./tool-tasks.ts), told apart by the task id.
+ */
+export function agentMcpTasks(context: TasksContext, others?: McpTasks): McpTasks {
   const { agent, auth, wide, closing } = context;
 
   async function view(taskId: string, signal: AbortSignal): Promise<Record<string, unknown>> {
@@ -40,13 +46,14 @@ export function agentMcpTasks(context: TasksContext): McpTasks {
 
   return {
     async start(name, args) {
-      if (name !== "ask") return undefined;
+      if (name !== "ask") return others?.start(name, args);
       const { sessionId, from } = await startAsk(context, await validate(args, askArgs, "ask arguments"));
       const now = new Date().toISOString();
       return { taskId: `${sessionId}.${from}`, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: null, pollIntervalMs: POLL_INTERVAL_MS };
     },
-    get: view,
+    get: (taskId, signal) => (others && isToolTaskId(taskId) ? others.get(taskId, signal) : view(taskId, signal)),
     async update(taskId, responses) {
+      if (others && isToolTaskId(taskId)) return others.update(taskId, responses);
       const { sessionId } = parseTaskId(taskId);
       for (const [callId, response] of Object.entries(responses)) {
         const action = (response as { action?: unknown } | null)?.action;
@@ -55,6 +62,7 @@ export function agentMcpTasks(context: TasksContext): McpTasks {
       }
     },
     async cancel(taskId) {
+      if (others && isToolTaskId(taskId)) return others.cancel(taskId);
       const { sessionId } = parseTaskId(taskId);
       await agent.sessions.stop(sessionId, auth);
     },

@@ -9,6 +9,7 @@ import { AGENT_CARD_PATH, type CardInput, JSONRPC_PATH, buildAgentCard, hasExten
 import { handleJsonRpc } from "../../features/a2a/jsonrpc.ts";
 import type { AuthContext } from "../../base/auth.ts";
 import type { HostLogger } from "../../base/logging.ts";
+import type { TagInput } from "../../base/definitions/artifacts.ts";
 import type { A2AAgent } from "../../features/a2a/agent.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
 
@@ -66,6 +67,9 @@ export function a2aCall({ request, url, agent, auth, host }: Pick<RouteContext, 
       approvals: agent.approvals,
       storage: agent.storage,
       allowPrivatePush: host.dev || agent.project.agent.a2a?.allowPrivatePushTargets === true,
+      catchUpPush: (config) => agent.a2aPush.catchUp(config),
+      ...(acceptsAttachments(agent) ? { attachments: { tag: (input: TagInput) => agent.artifacts.tag(input, { source: "host" }) } } : {}),
+      ...(agent.runtime?.resolveHost ? { resolveHost: (hostname: string) => agent.runtime!.resolveHost!(hostname) } : {}),
       extendedCard: () => (hasExtendedCard(agent.project) ? buildAgentCard(cardInput({ url, agent, host }), true) : undefined),
     },
     auth,
@@ -87,6 +91,12 @@ export function requireJson(request: Request): void {
 }
 
 // --- internals ---
+
+/** File parts are kept as artifacts of kind `attachment`: a project declaring kinds must declare it. */
+function acceptsAttachments(agent: RouteContext["agent"]): boolean {
+  const kinds = agent.project.artifacts?.kinds;
+  return !kinds || Object.keys(kinds).length === 0 || Object.hasOwn(kinds, "attachment");
+}
 
 function cardInput({ url, agent, host }: Pick<RouteContext, "url" | "agent" | "host">): CardInput {
   return { project: agent.project, agentUrl: `${url.origin}${agent.basePath}`, version: host.version, auth: cardAuth(agent.project.channels?.["http"]?.auth, host.authMode) };

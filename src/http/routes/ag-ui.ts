@@ -16,6 +16,7 @@
 import type { AuthContext } from "../../base/auth.ts";
 import { readJsonBody } from "../../base/body.ts";
 import { badRequest, conflict } from "../../base/errors.ts";
+import { randomId } from "../../base/ids.ts";
 import type { SessionEvent } from "../../base/events/vocabulary.ts";
 import { foldReply, emptyReplyState } from "../../base/events/reply-fold.ts";
 import { validate } from "../../base/validate.ts";
@@ -42,7 +43,8 @@ export const agUiRun = defineRoute({
     const key = `${auth.principalId}:${body.threadId}`;
     const existing = await agent.sessions.lookup(AG_UI_CHANNEL, key);
     const events = existing === undefined ? [] : await agent.log.readEvents(existing);
-    const common = { agent, auth, threadId: body.threadId, runId: body.runId, closing: host.closing };
+    // The run id is the client's; one that sent none gets one minted (docs/design/ag-ui-runs.md).
+    const common = { agent, auth, threadId: body.threadId, runId: body.runId ?? `run_${randomId(16)}`, closing: host.closing };
 
     const answers = await answersIn(agent, existing, body);
     if (answers.decisions.length > 0 || answers.results.length > 0) {

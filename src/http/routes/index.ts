@@ -14,6 +14,7 @@ import {
   a2aRestPushConfigs,
   a2aRestTaskAction,
 } from "./a2a-rest.ts";
+import { A2A_LEGACY_REST_ROUTES } from "./a2a-rest-v03.ts";
 import { infoRoute, logs, meta } from "./discovery.ts";
 import { cancelEvalRun, getEvalRun, listEvalRuns, listEvals, startEvalRun } from "./evals.ts";
 import { mcpEndpoint, mcpToolsEndpoint } from "./mcp.ts";
@@ -76,4 +77,5 @@ export const agentRoutes: readonly RouteDefinition[] = [
   a2aRestListPushConfigs,
   a2aRestGetPushConfig,
   a2aRestDeletePushConfig,
+  ...A2A_LEGACY_REST_ROUTES,
 ];

@@ -21,19 +21,23 @@ export const mcpEndpoint = defineRoute({
   auth: "agent",
   summary: "MCP over streamable HTTP (stateless): tools ask, check and call_tool",
   async handler({ request, agent, auth, wide, host }) {
-    const [{ handleMcpRequest }, { agentMcpTools }, { agentMcpTasks }] = await Promise.all([
+    const [{ handleMcpRequest }, { agentMcpTools }, { agentMcpTasks }, { toolTasks }] = await Promise.all([
       import("../../features/mcp/stateless.ts"),
       import("../../features/mcp/agent-tools.ts"),
       import("../../features/mcp/tasks.ts"),
+      import("../../features/mcp/tool-tasks.ts"),
     ]);
     const context = { agent, auth, wide, closing: host.closing };
+    const tools = agentMcpTools(context);
+    // `ask` runs as a task from its session's log; the other tools as stored tool tasks.
+    const others = toolTasks({ storage: agent.storage, auth, closing: host.closing, logger: host.logger }, tools.filter((tool) => tool.name !== "ask"));
     return handleMcpRequest(request, {
       name: agent.project.name,
       version: host.version,
       ...(agent.project.description ? { instructions: agent.project.description } : {}),
-      tools: agentMcpTools(context),
+      tools,
       // A task's parked calls are decided as the approvals route decides them.
-      tasks: agentMcpTasks({ ...context, decide: (sessionId, callId, decision) => decideApproval(agent, auth, sessionId, callId, decision) }),
+      tasks: agentMcpTasks({ ...context, decide: (sessionId, callId, decision) => decideApproval(agent, auth, sessionId, callId, decision) }, others),
       maxBodyBytes: host.maxBodyBytes,
       logger: host.logger,
     });
@@ -50,11 +54,17 @@ export const mcpToolsEndpoint = defineRoute({
   async handler({ request, agent, ip, host, url }) {
     const challenge = host.oauth ? resourceChallenge(url, host.oauth) : undefined;
     const auth = await authenticate(host.hostPolicies, request, ip === undefined ? {} : { ip }, challenge);
-    const [{ handleMcpRequest }, { serverToolsAsMcp }] = await Promise.all([import("../../features/mcp/stateless.ts"), import("../../features/mcp/server-tools.ts")]);
+    const [{ handleMcpRequest }, { serverToolsAsMcp }, { toolTasks }] = await Promise.all([
+      import("../../features/mcp/stateless.ts"),
+      import("../../features/mcp/server-tools.ts"),
+      import("../../features/mcp/tool-tasks.ts"),
+    ]);
+    const tools = serverToolsAsMcp(agent, auth);
     return handleMcpRequest(request, {
       name: `${agent.project.name} tools`,
       version: host.version,
-      tools: serverToolsAsMcp(agent, auth),
+      tools,
+      tasks: toolTasks({ storage: agent.storage, auth, closing: host.closing, logger: host.logger }, tools),
       maxBodyBytes: host.maxBodyBytes,
       logger: host.logger,
     });

@@ -22,7 +22,8 @@ const resumeEntry = v.looseObject({
 
 export const agUiRunBody = v.looseObject({
   threadId: id("threadId"),
-  runId: id("runId"),
+  /** Optional: a run without one gets a server-minted id (docs/design/ag-ui-runs.md). */
+  runId: v.optional(id("runId")),
   messages: v.array(message, "messages must be an array of AG-UI messages"),
   tools: v.optional(
     v.array(
