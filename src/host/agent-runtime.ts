@@ -101,8 +101,9 @@ export function createAgentRuntime(
   const isIdempotent = (toolName: string): boolean => project.tools?.[toolName]?.idempotent === true;
   const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination, isIdempotent };
   const recoverOrphan = orphanRecovery(recoveryParts);
-  const { model, controller } = createAgentTurns({
+  const { model, controller, cloudTools } = createAgentTurns({
     slug,
+    basePath,
     project,
     options,
     store,
@@ -238,6 +239,7 @@ export function createAgentRuntime(
     approvalStore,
     artifacts,
     toolServices,
+    cloudTools,
     // An authored `bot/channels/http.ts` chain wins over the start-up flags (docs/guide/channels.md "Auth").
     policies: project.channels?.[HTTP_CHANNEL]?.auth ?? defaultPolicies(options.auth),
     model,

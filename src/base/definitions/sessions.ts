@@ -120,6 +120,11 @@ export interface SessionRecord {
   ab?: AbAssignment[];
   /** A workspace directory a send chose for this session (host code); wins over the local options. */
   workspaceDir?: string;
+  /**
+   * A per-send cloud attachment (docs/guide/cloud-runtime.md "Hybrid agents"): the session's turns
+   * run on a cloud runner, with this block over the agent's `cloud`. Security: may hold env values.
+   */
+  cloud?: Record<string, unknown>;
   /** The front end's tools its latest message offered (docs/guide/ag-ui.md "Front-end tools"). */
   clientTools?: ClientToolSpec[];
 }

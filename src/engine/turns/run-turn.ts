@@ -32,7 +32,22 @@ export interface TurnInput {
    * start, but completes only once it is done, and fails if it failed.
    */
   ready?: Promise<void>;
+  /**
+   * Runs the loop somewhere else (a cloud runner, docs/design/cloud-runtime.md): it gets what the
+   * local loop would and reports through the same recorder, so its events reach the same writer.
+   */
+  remote?: RemoteLoop;
 }
+
+/**
+ * A loop run elsewhere: the stored conversation in, the answer out; what the loop records arrives
+ * as the drafts `turnRecorder` would hand `emit` (with a step's message), in the order made.
+ */
+export type RemoteLoop = (input: Pick<AgentLoopInput, "messages" | "resume" | "system" | "params" | "maxSteps" | "signal"> & { emit: TurnEmit }) => Promise<{
+  text: string;
+  usage: Usage;
+  model: string;
+}>;
 
 /**
  * Appends an event (or several, in order, in one commit), with conversation messages and records
@@ -129,6 +144,12 @@ async function settle(
   const { signal } = input;
   try {
     const from = await start();
+    if (input.remote) {
+      const { remote, system, params, maxSteps } = input;
+      const done = await remote({ ...from, system, params, maxSteps, signal, emit: input.emit });
+      await input.ready;
+      return { status: "completed", ...done };
+    }
     if ("error" in input.model) throw new Error(input.model.error);
     const model = input.model;
     const { text, usage } = await runAgentLoop({

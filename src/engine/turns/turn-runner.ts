@@ -6,7 +6,7 @@ import type { TurnInput } from "./run-turn.ts";
 import { type TurnToolsOptions, createTurnTools, toolSpecs } from "./turn-tools.ts";
 
 /** What an agent contributes to each of its turns: model, instructions, tools. */
-export type TurnSetup = Pick<TurnInput, "system" | "params" | "model" | "tools" | "maxSteps" | "ready">;
+export type TurnSetup = Pick<TurnInput, "system" | "params" | "model" | "tools" | "maxSteps" | "ready" | "remote">;
 
 /** The turn a setup is prepared for (tools need its id, its event sink and its signal). */
 export interface TurnHandle {

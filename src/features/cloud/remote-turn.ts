@@ -1,0 +1,166 @@
+/**
+ * The host's side of a cloud turn (docs/design/cloud-runtime.md): the turn request POSTed to a
+ * runner, and the runner's NDJSON lines handed to the turn's writer in the order they came, with
+ * `agent.bound` first. A runner that refuses the connection is skipped for the next; one that goes
+ * quiet for `leaseMs` or drops the connection mid-turn fails the turn.
+ * @module
+ */
+import { errorMessage } from "../../base/errors.ts";
+import type { EventDraft, EventType } from "../../base/events/vocabulary.ts";
+import type { ConversationMessage } from "../../base/ports/model.ts";
+import type { RemoteLoop } from "../../engine/turns/run-turn.ts";
+import type { RunnerPool } from "./runner-pool.ts";
+import { RUNNER_TURNS_PATH, type RunnerLine, type TurnRequest } from "./protocol.ts";
+import { signRunnerRequest } from "./signing.ts";
+
+/** The events a runner may record: what the agent loop and the harness tools record locally. */
+const RUNNER_EVENTS = new Set<EventType>([
+  "step.started",
+  "step.completed",
+  "message.appended",
+  "message.completed",
+  "reasoning.appended",
+  "reasoning.completed",
+  "actions.requested",
+  "action.result",
+]);
+
+export interface RemoteTurnOptions {
+  pool: RunnerPool;
+  secret: string;
+  /** No line from the runner for this long fails the turn. */
+  leaseMs: number;
+  /** The request, less what the loop input supplies. */
+  request: Omit<TurnRequest, "messages" | "maxSteps" | "model">;
+  model: { id: string; params: Record<string, string> };
+  /** Called with each line's sequence number once its events are written. */
+  onWritten?: (seq: number) => void;
+}
+
+/** The remote loop of one turn. */
+export function remoteLoop(options: RemoteTurnOptions): RemoteLoop {
+  return async (input) => {
+    if (input.resume) throw new Error("a cloud turn parked before a host restart cannot be resumed: send the message again");
+    const request: TurnRequest = { ...options.request, model: { ...options.model, params: input.params }, messages: [...input.messages], maxSteps: input.maxSteps };
+    const body = JSON.stringify(request);
+    const { response, runner, abort } = await dispatch(options, body, input.signal);
+    const lost = (why: string): Error => new Error(`cloud runner ${runner} lost: ${why}`);
+    const turnId = request.turnId;
+    let writes: Promise<unknown> = Promise.resolve();
+    let failure: unknown;
+    let watchdog: ReturnType<typeof setTimeout> | undefined;
+    let quiet = false;
+    const arm = (): void => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => {
+        quiet = true;
+        abort.abort();
+      }, options.leaseMs);
+    };
+    const write = (drafts: EventDraft[], conversation?: ConversationMessage[], seq?: number): void => {
+      writes = writes
+        .then(() => input.emit(drafts, conversation ? { conversation } : undefined))
+        .then(() => {
+          if (seq !== undefined) options.onWritten?.(seq);
+        })
+        .catch((error: unknown) => {
+          failure ??= error;
+        });
+    };
+    try {
+      arm();
+      for await (const line of ndjsonLines(response.body!)) {
+        arm();
+        if (failure) throw failure;
+        switch (line.kind) {
+          case "bound":
+            write([{ type: "agent.bound", turnId, data: { agentId: line.agentId, url: line.url, runner } }]);
+            break;
+          case "emit": {
+            const drafts = line.events.filter((draft) => RUNNER_EVENTS.has(draft.type)).map((draft) => ({ ...draft, turnId }) as EventDraft);
+            write(drafts, line.conversation, line.seq);
+            break;
+          }
+          case "end":
+            await writes;
+            if (failure) throw failure;
+            if (line.outcome.status === "failed") throw new Error(line.outcome.message);
+            return { text: line.outcome.text, usage: line.outcome.usage, model: line.outcome.model };
+        }
+      }
+      throw lost("the connection ended before the turn did");
+    } catch (error) {
+      await writes;
+      if (input.signal.aborted) throw error;
+      if (quiet) throw lost(`no word for ${options.leaseMs} ms`);
+      if (failure) throw failure;
+      if (error instanceof Error && error.message.startsWith("cloud runner ")) throw error;
+      // The model's or a tool's failure on the runner is the turn's, word for word.
+      if (error instanceof Error && !isNetworkError(error)) throw error;
+      throw lost(errorMessage(error));
+    } finally {
+      clearTimeout(watchdog);
+      abort.abort();
+    }
+  };
+}
+
+// --- internals ---
+
+/** The first runner that takes the turn; the ones that refuse are marked down. */
+async function dispatch(options: RemoteTurnOptions, body: string, signal: AbortSignal): Promise<{ response: Response; runner: string; abort: AbortController }> {
+  const order = options.pool.order();
+  if (order.length === 0) throw new Error("no cloud runner configured: start one with agent-serve runner and pass its URL with --runner");
+  const problems: string[] = [];
+  for (const runner of order) {
+    const abort = new AbortController();
+    const onAbort = (): void => abort.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const response = await fetch(`${runner}${RUNNER_TURNS_PATH}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: await signRunnerRequest(options.secret, "POST", RUNNER_TURNS_PATH, body) },
+        body,
+        signal: abort.signal,
+      });
+      if (response.ok && response.body) return { response, runner, abort };
+      const text = await response.text().catch(() => "");
+      problems.push(`${runner}: HTTP ${response.status} ${refusal(text)}`);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      problems.push(`${runner}: ${errorMessage(error)}`);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+    options.pool.markDown(runner);
+  }
+  throw new Error(`no cloud runner took the turn (${problems.join("; ")})`);
+}
+
+function refusal(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: string } };
+    if (parsed.error?.message) return parsed.error.message;
+  } catch {
+    // Not the runner's envelope.
+  }
+  return text.slice(0, 200);
+}
+
+function isNetworkError(error: Error): boolean {
+  return error.name === "TypeError" || error.name === "AbortError" || /terminated|socket|ECONNRESET|other side closed/i.test(error.message);
+}
+
+async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<RunnerLine> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const text = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (text) yield JSON.parse(text) as RunnerLine;
+    }
+  }
+}

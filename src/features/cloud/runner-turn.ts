@@ -1,0 +1,148 @@
+/**
+ * One turn on the runner (docs/design/cloud-runtime.md "The turn protocol"): the session
+ * workspace prepared, the harness tools, the agent's own agent-execution tools and the host's
+ * server tools offered, the agent loop run with the turn's model, and everything it records
+ * written back as NDJSON lines for the host's writer.
+ * @module
+ */
+import { errorMessage } from "../../base/errors.ts";
+import type { ProjectDefinition } from "../../base/definitions/project.ts";
+import type { BuiltinTool, ToolDefinition, ToolOutcome } from "../../base/definitions/tools.ts";
+import type { EventDraft } from "../../base/events/vocabulary.ts";
+import { plainMessage } from "../../base/logger.ts";
+import type { ConversationMessage, LanguageModelPort, ModelSpec, ModelToolSpec } from "../../base/ports/model.ts";
+import type { RuntimePort } from "../../base/ports/runtime.ts";
+import { HARNESS_TOOL_NAMES } from "../../engine/harness/allowlist.ts";
+import { harnessTools } from "../../engine/harness/harness-tools.ts";
+import { planWorkspace } from "../../engine/harness/workspace-plan.ts";
+import { runAgentTool } from "../../engine/tools/run-tool.ts";
+import { toolInputJsonSchema, validateToolInput } from "../../engine/tools/schema.ts";
+import { runAgentLoop } from "../../engine/turns/agent-loop.ts";
+import { turnRecorder } from "../../engine/turns/run-turn.ts";
+import type { PreparedCall, ToolExecutor } from "../../engine/turns/tool-executor.ts";
+import { callHostTool } from "./host-tools-client.ts";
+import type { RunnerLine, TurnRequest } from "./protocol.ts";
+import { sessionEnv, withSessionEnv } from "./session-env.ts";
+
+export interface RunnerTurnDeps {
+  project: ProjectDefinition;
+  runtime: RuntimePort;
+  models: (spec: ModelSpec) => LanguageModelPort | { error: string };
+  /** The session's workspace on this runner, created (and its repositories checked out) on first use. */
+  sessionWorkspace(request: TurnRequest, env: Record<string, string>, signal: AbortSignal): Promise<string>;
+  /** The runner's own environment (`envVars` given as names). */
+  ownEnv: Record<string, string | undefined>;
+  /** Longest an agent-tool script may run. @default 120 s */
+  scriptTimeoutMs?: number;
+}
+
+/** Runs the turn, handing each line to `write` in order; never throws (a failure is the `end` line). */
+export async function runRunnerTurn(deps: RunnerTurnDeps, request: TurnRequest, signal: AbortSignal, write: (line: RunnerLine) => Promise<void>): Promise<void> {
+  let seq = 0;
+  const emit = async (draft: EventDraft | EventDraft[], also?: { conversation?: ConversationMessage[] }): Promise<void> => {
+    seq += 1;
+    await write({ kind: "emit", seq, events: Array.isArray(draft) ? draft : [draft], ...(also?.conversation ? { conversation: also.conversation } : {}) });
+  };
+  try {
+    const { env, problems } = sessionEnv(request.cloud, deps.ownEnv);
+    if (problems.length > 0) throw new Error(`the cloud block's environment is not usable: ${problems.join("; ")}`);
+    const model = deps.models(request.model);
+    if ("error" in model) throw new Error(model.error);
+    const runtime = withSessionEnv(deps.runtime, env);
+    const cwd = await deps.sessionWorkspace(request, env, signal);
+    const planned = planWorkspace(deps.project);
+    await runtime.prepareWorkspace?.(cwd, planned.plan, request.files ?? {});
+    const tools = runnerTools(deps, request, runtime, cwd, emit, () => seq);
+    const result = await runAgentLoop({
+      model,
+      system: planned.systemNotes,
+      params: request.model.params,
+      messages: withFirstPrompt(request),
+      tools,
+      signal,
+      maxSteps: request.maxSteps,
+      subject: "turn",
+      recorder: turnRecorder({ turnId: request.turnId, emit }),
+    });
+    await write({ kind: "end", outcome: { status: "completed", text: result.text, usage: result.usage, model: model.id } });
+  } catch (error) {
+    if (signal.aborted) return;
+    await write({ kind: "end", outcome: { status: "failed", message: plainMessage(errorMessage(error)) } }).catch(() => {});
+  }
+}
+
+// --- internals ---
+
+/**
+ * Instructions and the agent-tool catalog go before the first prompt (docs/guide/agent-projects.md
+ * "Agent configuration", cloud runtime), in the copy the loop reads, not in the stored conversation.
+ */
+function withFirstPrompt(request: TurnRequest): ConversationMessage[] {
+  const messages = [...request.messages];
+  const users = messages.filter((message) => message.role === "user");
+  const head = [request.prompt.instructions.trim(), request.prompt.agentTools.trim()].filter(Boolean).join("\n\n");
+  const first = messages.findIndex((message) => message.role === "user");
+  const message = messages[first];
+  if (users.length !== 1 || !head || message?.role !== "user") return messages;
+  messages[first] = { ...message, content: `${head}\n\n${message.content}` };
+  return messages;
+}
+
+function runnerTools(
+  deps: RunnerTurnDeps,
+  request: TurnRequest,
+  runtime: RuntimePort,
+  cwd: string,
+  emit: (draft: EventDraft) => Promise<void>,
+  seq: () => number,
+): ToolExecutor {
+  const agentTools = Object.entries(deps.project.tools ?? {}).filter(([, def]) => def.execution === "agent");
+  const byName = new Map<string, ToolDefinition>(agentTools);
+  const builtins: BuiltinTool[] = harnessTools({
+    runtime,
+    cwd,
+    sandbox: deps.project.agent.local?.sandbox === true,
+    // A cloud agent has no allowlist (it fails at start-up); subagents (`task`) stay on the host's side.
+    allowed: new Set(HARNESS_TOOL_NAMES.filter((name) => name !== "task")),
+    connections: deps.project.connections ?? {},
+    projectRoot: deps.project.root,
+    turnId: request.turnId,
+    emit,
+  });
+  const hostSpecs = request.tools?.specs ?? [];
+  const specs: ModelToolSpec[] = [
+    ...agentTools.map(([name, def]) => ({ name, description: def.description, inputSchema: toolInputJsonSchema(def) })),
+    ...hostSpecs.filter((spec) => !byName.has(spec.name)),
+  ];
+  const names = new Set(specs.map((spec) => spec.name));
+  specs.push(...builtins.map((tool) => tool.spec).filter((spec) => !names.has(spec.name)));
+  const hostNames = new Set(hostSpecs.map((spec) => spec.name));
+  return {
+    specs,
+    async prepare(call): Promise<PreparedCall> {
+      const def = byName.get(call.toolName);
+      if (!def) return hostNames.has(call.toolName) || builtins.some((tool) => tool.spec.name === call.toolName) ? call : { ...call, error: `unknown tool: ${call.toolName}` };
+      try {
+        return { ...call, input: await validateToolInput(def, call.input) };
+      } catch (error) {
+        return { ...call, error: errorMessage(error) };
+      }
+    },
+    async execute(call, signal): Promise<ToolOutcome> {
+      if (call.error !== undefined) return { output: call.error, isError: true };
+      const def = byName.get(call.toolName);
+      if (def) {
+        const outcome = await runAgentTool(def, call.input, runtime, { cwd, signal, timeoutMs: deps.scriptTimeoutMs ?? 120_000 });
+        return { output: outcome.result, isError: outcome.isError };
+      }
+      // The host's tool: validated, gated and run there, on the turn's own executor.
+      if (hostNames.has(call.toolName) && request.tools) {
+        const { url, credential } = request.tools;
+        return callHostTool({ url, credential, toolName: call.toolName, toolCallId: call.toolCallId, input: call.input, seq: seq(), signal });
+      }
+      const builtin = builtins.find((tool) => tool.spec.name === call.toolName);
+      if (builtin) return builtin.execute(call.input, { sessionId: request.sessionId, turnId: request.turnId, signal });
+      return { output: `unknown tool: ${call.toolName}`, isError: true };
+    },
+  };
+}
