@@ -20,7 +20,7 @@ import type { ConversationLog } from "../engine/turns/conversation.ts";
 import { createTurnRunner } from "../engine/turns/turn-runner.ts";
 import type { TurnToolsOptions } from "../engine/turns/turn-tools.ts";
 import type { Coordination } from "./coordination.ts";
-import { withCloudTurns } from "./cloud-turns.ts";
+import { cloudStartupWarnings, withCloudTurns } from "./cloud-turns.ts";
 import { type CloudToolsGate, createCloudTurnRegistry } from "../features/cloud/cloud-tools.ts";
 import { createRunnerPool } from "../features/cloud/runner-pool.ts";
 import type { AgentHostOptions } from "./types.ts";
@@ -70,6 +70,7 @@ export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelS
     model: normalizeModelSpec(project.agent.model) ?? model.spec,
     ...(pendingFiles ? { pendingFiles } : {}),
   });
+  for (const warning of cloudStartupWarnings(parts.slug, project, options.cloud)) parts.logger.warn(warning);
   // Every turn traced (a no-op until an OpenTelemetry SDK is registered).
   const tracing = traceTurns(cloud, { slug: parts.slug });
   log.onEvent(tracing.onEvent);

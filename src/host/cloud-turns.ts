@@ -122,3 +122,19 @@ export function cloudBlock(project: ProjectDefinition, record: Pick<SessionRecor
     ...(envVars === undefined ? {} : { envVars }),
   };
 }
+
+/**
+ * What `serve` says at start-up about a cloud agent it cannot serve fully: no runner to run its
+ * turns, or server tools its turns cannot reach (docs/guide/agent-projects.md "Agent
+ * configuration": omitted with a start-up warning).
+ */
+export function cloudStartupWarnings(slug: string, project: ProjectDefinition, cloud: CloudRuntimeOptions | undefined): string[] {
+  if (project.agent.runtime !== "cloud") return [];
+  const warnings: string[] = [];
+  if (!cloud || cloud.runners.length === 0) warnings.push(`${slug}: runtime "cloud" and no cloud runner: its turns fail until the host is served with --runner <url> and --runner-secret`);
+  const serverTools = Object.entries(project.tools ?? {}).filter(([, def]) => def.execution !== "agent").map(([name]) => name).sort();
+  if (serverTools.length > 0 && !cloud?.publicUrl && !cloud?.toolsUrl) {
+    warnings.push(`${slug}: server tools (${serverTools.join(", ")}) are omitted from its cloud turns: pass --public-url or --cloud-tools-url so runners can reach them`);
+  }
+  return warnings;
+}

@@ -11,7 +11,9 @@ import { RUNNER_HEALTH_PATH, RUNNER_PROTOCOL, RUNNER_TURNS_PATH, type RunnerLine
 import { type RunnerTurnDeps, runRunnerTurn } from "./runner-turn.ts";
 import { checkRunnerSignature } from "./signing.ts";
 
-export interface RunnerServiceOptions extends RunnerTurnDeps {
+export interface RunnerServiceOptions {
+  /** The agents this runner runs turns for, by the host's slug. */
+  agents: Record<string, RunnerTurnDeps>;
   secret: string;
   /** This runner's id (in `agent.bound`). */
   runnerId: string;
@@ -54,8 +56,10 @@ export function createRunnerService(options: RunnerServiceOptions): RunnerServic
     } catch (error) {
       return problem(400, "invalid_request", errorMessage(error));
     }
-    if (turnRequest.project.name !== options.project.name) {
-      return problem(409, "wrong_project", `this runner serves project ${JSON.stringify(options.project.name)}, not ${JSON.stringify(turnRequest.project.name)}`);
+    const deps = Object.hasOwn(options.agents, turnRequest.agent) ? options.agents[turnRequest.agent] : undefined;
+    if (!deps || turnRequest.project.name !== deps.project.name) {
+      const served = Object.entries(options.agents).map(([slug, agent]) => `${slug} (${agent.project.name})`).join(", ");
+      return problem(409, "wrong_project", `this runner has no agent ${turnRequest.agent} of project ${JSON.stringify(turnRequest.project.name)}; it serves ${served || "none"}`);
     }
     const { sessionId } = turnRequest;
     // A new turn of a session replaces one still running here (the host preempted it).
@@ -94,7 +98,7 @@ export function createRunnerService(options: RunnerServiceOptions): RunnerServic
       },
     });
     send({ kind: "bound", agentId: `${options.runnerId}:${sessionId}`, url: `${options.baseUrl()}/v1/runner/sessions/${sessionId}` });
-    void runRunnerTurn(options, turnRequest, abort.signal, async (line) => send(line)).finally(() => {
+    void runRunnerTurn(deps, turnRequest, abort.signal, async (line) => send(line)).finally(() => {
       clearInterval(beat);
       if (running.get(sessionId) === abort) running.delete(sessionId);
       log(`turn ${turnRequest.turnId} of ${sessionId} ${abort.signal.aborted ? "stopped" : "ended"}`);
@@ -120,7 +124,7 @@ export function createRunnerService(options: RunnerServiceOptions): RunnerServic
     async fetch(request) {
       const { pathname } = new URL(request.url);
       if (pathname === RUNNER_TURNS_PATH) return request.method === "POST" ? turn(request) : problem(405, "method_not_allowed", "POST only");
-      if (pathname === RUNNER_HEALTH_PATH) return Response.json({ ok: true, runnerId: options.runnerId, project: options.project.name, running: running.size });
+      if (pathname === RUNNER_HEALTH_PATH) return Response.json({ ok: true, runnerId: options.runnerId, agents: Object.keys(options.agents), running: running.size });
       const match = /^\/v1\/runner\/sessions\/([^/]+)$/.exec(pathname);
       if (match && request.method === "GET") return transcript(request, decodeURIComponent(match[1]!));
       return problem(404, "not_found", "no such runner route");
