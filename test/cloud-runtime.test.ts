@@ -3,17 +3,19 @@
  * (`agent-serve serve --runner …`) and two `agent-serve runner` processes over the same project.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test, vi } from "vitest";
 import { cliEnv, finished, killAfterEach, spawnCli, startServe, waitForOutput } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
 import { eventually, fetchEvents } from "./_harness.ts";
 import type { TestEvent } from "./_harness.ts";
 import { tempProjects } from "./_temp-projects.ts";
 
+// Every test starts several processes on a shared machine.
+vi.setConfig({ testTimeout: 120_000 });
 const scratch = mkdtempSync(join(tmpdir(), "agent-serve-cloud-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const SECRET = "a-shared-runner-secret-of-some-length";
@@ -74,10 +76,17 @@ async function startHost(runners: string[], extra: string[] = []): Promise<CliPr
 
 const post = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
+const tokens = new Map<string, string>();
+
+/** Starts a session, or follows one up with its current continuation token. */
 async function send(base: string, message: string, sessionId?: string): Promise<string> {
-  const response = await fetch(`${base}/v1/session${sessionId ? `/${sessionId}` : ""}`, post({ message }));
+  const body = sessionId ? { message, continuationToken: tokens.get(sessionId) } : { message };
+  const response = await fetch(`${base}/v1/session${sessionId ? `/${sessionId}` : ""}`, post(body));
   expect(response.status).toBe(200);
-  return ((await response.json()) as { sessionId: string }).sessionId;
+  const reply = (await response.json()) as { sessionId?: string; continuationToken: string };
+  const id = reply.sessionId ?? sessionId!;
+  tokens.set(id, reply.continuationToken);
+  return id;
 }
 
 async function until(base: string, sessionId: string, done: (events: TestEvent[]) => boolean, what: string, timeoutMs = 30_000): Promise<TestEvent[]> {
@@ -118,7 +127,7 @@ describe("cloud runtime", () => {
     expect(JSON.stringify(results[0]!.output)).toContain(`len=${ENV_VALUE.length}`);
     expect(results[1]).toEqual({ toolCallId: expect.any(String), toolName: "approve_it", isError: false, output: { approved: true, input: { what: "ship" } } });
     // The approval sits between the call's request and its result, as in a local turn.
-    const order = events.map((e) => e.type).filter((t) => /^action/.test(t));
+    const order = events.map((e) => e.type).filter((t) => t.startsWith("action"));
     expect(order).toEqual(["actions.requested", "action.result", "actions.requested", "action.approval_requested", "action.approval_resolved", "action.result"]);
     expect(events.filter((e) => e.type === "message.completed").at(-1)!.data).toMatchObject({ text: "done" });
 
@@ -128,4 +137,146 @@ describe("cloud runtime", () => {
       expect(text).not.toContain(ENV_VALUE);
     }
   });
+
+  test("a runner SIGKILLed mid-turn fails the turn at once; the next turn goes to the live runner", async () => {
+    const [r1, r2] = await Promise.all([startRunner("c"), startRunner("d")]);
+    const host = await startHost([r1.url, r2.url]);
+    const sessionId = await send(host.base, "/sleep 60000");
+    const bound = await until(host.base, sessionId, (events) => events.some((e) => e.type === "step.started"), "the turn running on a runner");
+    const runnerUrl = (bound.find((e) => e.type === "agent.bound")!.data as { runner: string }).runner;
+    const victim = runnerUrl === r1.url ? r1 : r2;
+    const survivor = victim === r1 ? r2 : r1;
+    const killedAt = Date.now();
+    victim.child.kill("SIGKILL");
+    expect((await finished(victim)).signal).toBe("SIGKILL");
+    const failed = await until(host.base, sessionId, (events) => events.some((e) => e.type === "turn.failed"), "turn.failed", 15_000);
+    // Well within the runner lease (10 s): the broken connection says it at once.
+    expect(Date.now() - killedAt).toBeLessThan(10_000);
+    expect((failed.find((e) => e.type === "turn.failed")!.data as { message: string }).message).toMatch(new RegExp(`^cloud runner ${runnerUrl} lost`));
+
+    // Both the follow-up and a new session run on the survivor, whichever runner the rotation names first.
+    const again = await send(host.base, "/reply after the crash", sessionId);
+    expect(again).toBe(sessionId);
+    const fresh = await send(host.base, "/reply fresh");
+    for (const id of [sessionId, fresh]) {
+      const events = await until(host.base, id, (all) => all.filter((e) => e.type === "turn.completed").length === 1, "a completed turn");
+      expect((events.findLast((e) => e.type === "agent.bound")!.data as { runner: string }).runner).toBe(survivor.url);
+    }
+  });
+
+  test("stop mid-turn interrupts the runner's turn as a local one", async () => {
+    const runner = await startRunner("e");
+    const host = await startHost([runner.url]);
+    const sessionId = await send(host.base, `/tool shell {"command":"sleep 30; echo never"}`);
+    await until(host.base, sessionId, (events) => events.some((e) => e.type === "actions.requested"), "shell running");
+    const stopped = await fetch(`${host.base}/v1/session/${sessionId}/stop`, { method: "POST" });
+    expect(stopped.status).toBe(200);
+    const events = await until(host.base, sessionId, (all) => all.some((e) => e.type === "turn.failed"), "turn.failed");
+    expect(events.find((e) => e.type === "turn.failed")!.data).toEqual({ message: "turn interrupted" });
+    await waitForOutput(runner, new RegExp(`of ${sessionId} stopped`));
+  });
 });
+
+describe("runner authentication and isolation", () => {
+  test("the runner accepts only signed requests; the tools endpoint refuses a forged turn credential", async () => {
+    const runner = await startRunner("f");
+    const unsigned = await fetch(`${runner.url}/v1/runner/turns`, post({ protocol: 1 }));
+    expect(unsigned.status).toBe(401);
+    const forged = await fetch(`${runner.url}/v1/runner/turns`, {
+      ...post({ protocol: 1 }),
+      headers: { "content-type": "application/json", authorization: `AgentServe-Runner ts=${Date.now()},sig=${"0".repeat(64)}` },
+    });
+    expect(forged.status).toBe(401);
+    const transcript = await fetch(`${runner.url}/v1/runner/sessions/ses_abc`);
+    expect(transcript.status).toBe(401);
+
+    const host = await startHost([runner.url]);
+    const bogus = await fetch(`${host.base}/v1/mcp/tools`, {
+      ...post({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: "Bearer cst.eyJ9.00" },
+    });
+    expect(bogus.status).toBe(401);
+  });
+
+  test("sessions get separate workspaces on the runner", async () => {
+    const runner = await startRunner("g");
+    const host = await startHost([runner.url]);
+    const a = await send(host.base, `/tool edit {"path":"mine.txt","newText":"a's"}\n/reply ok`);
+    await until(host.base, a, (events) => events.some((e) => e.type === "turn.completed"), "a done");
+    const b = await send(host.base, `/tool read {"path":"mine.txt"}\n/reply ok`);
+    const events = await until(host.base, b, (all) => all.some((e) => e.type === "turn.completed"), "b done");
+    expect(events.find((e) => e.type === "action.result")!.data).toMatchObject({ toolName: "read", isError: true });
+    const escape = await send(host.base, `/tool read {"path":"../${a}/mine.txt"}\n/reply ok`);
+    const escaped = await until(host.base, escape, (all) => all.some((e) => e.type === "turn.completed"), "escape done");
+    expect(escaped.find((e) => e.type === "action.result")!.data).toMatchObject({ toolName: "read", isError: true });
+  });
+});
+
+describe("start-up warnings and refusals", () => {
+  test("without runners and without --public-url: warnings at start-up, and turns fail saying what to pass", async () => {
+    const port = await freePort();
+    const host = await startServe([projectDir, "--port", String(port), "--state-root", join(scratch, "state-bare"), "--no-docs", "--no-playground"], env);
+    running.push(host);
+    expect(host.stderr()).toMatch(/runtime "cloud" and no cloud runner/);
+    expect(host.stderr()).toMatch(/server tools \(approve_it\) are omitted from its cloud turns: pass --public-url or --cloud-tools-url/);
+    const base = `${host.url}/${slug}`;
+    const sessionId = await send(base, "/reply hi");
+    const events = await until(base, sessionId, (all) => all.some((e) => e.type === "turn.failed"), "turn.failed");
+    expect((events.find((e) => e.type === "turn.failed")!.data as { message: string }).message).toMatch(/no cloud runner.*--runner/);
+  });
+
+  test("a cloud agent with a tools allowlist does not start; --runner without the secret is a usage error", async () => {
+    const dir = write({ "bot/agent.ts": `export default { runtime: "cloud", tools: ["shell"], cloud: {} };\n` });
+    const refused = spawnCli(["serve", dir, "--port", "0", "--state-root", join(scratch, "state-allow")], env);
+    running.push(refused);
+    const result = await finished(refused);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/cloud_tools_allowlist/);
+    const noSecret = spawnCli(["serve", projectDir, "--port", "0", "--runner", "http://127.0.0.1:9"], cliEnv(join(scratch, "config")));
+    running.push(noSecret);
+    const usage = await finished(noSecret);
+    expect(usage.code).not.toBe(0);
+    expect(usage.stderr).toMatch(/--runner needs the secret/);
+  });
+
+  test("hybrid: a local agent's channel sends a session to the cloud; with an allowlist the send is refused", async () => {
+    const channel = `import { defineChannel, POST } from "agent-serve/channels";
+import * as v from "valibot";
+export default defineChannel({
+  routes: [
+    POST("/go", { bodySchema: v.object({ message: v.string() }), async handler(_request, { body, send }) {
+      const sent = await send(body.message, { cloud: { env: { HYBRID: "${ENV_VALUE}" } } });
+      return { sessionId: sent.sessionId };
+    } }),
+  ],
+});
+`;
+    const hybrid = write({ "bot/channels/hybrid.ts": channel });
+    const allowlisted = write({ "bot/agent.ts": `export default { tools: ["read"] };\n`, "bot/channels/hybrid.ts": channel });
+    const runner = spawnCli(["runner", hybrid, "--port", "0", "--workdir", join(scratch, "work-h")], env);
+    running.push(runner);
+    const runnerUrl = (await waitForOutput(runner, /runner listening on (http:\/\/\S+)/))[1]!;
+    const host = await startServe([hybrid, "--port", "0", "--state-root", join(scratch, "state-h"), "--runner", runnerUrl, "--no-docs", "--no-playground"], env);
+    running.push(host);
+    const base = `${host.url}/${hybrid.split("/").pop()}`;
+    const local = await send(base, "/reply local");
+    const localEvents = await until(base, local, (all) => all.some((e) => e.type === "turn.completed"), "local turn");
+    expect(localEvents.some((e) => e.type === "agent.bound")).toBe(false);
+    const go = await fetch(`${base}/v1/channels/hybrid/go`, post({ message: `/tool shell {"command":"echo len=\${#HYBRID}"}\n/reply sent` }));
+    expect(go.status, `${await go.clone().text()}\n${host.stderr()}`).toBe(200);
+    const { sessionId } = (await go.json()) as { sessionId: string };
+    const events = await until(base, sessionId, (all) => all.some((e) => e.type === "turn.completed"), "cloud turn");
+    expect(events.some((e) => e.type === "agent.bound")).toBe(true);
+    expect(JSON.stringify(events.find((e) => e.type === "action.result")!.data)).toContain(`len=${ENV_VALUE.length}`);
+    expect(JSON.stringify(events)).not.toContain(ENV_VALUE);
+    const session = await (await fetch(`${base}/v1/session/${sessionId}`)).text();
+    expect(session).not.toContain(ENV_VALUE);
+
+    const other = await startServe([allowlisted, "--port", "0", "--state-root", join(scratch, "state-h2"), "--runner", runnerUrl, "--no-docs", "--no-playground"], env);
+    running.push(other);
+    const refused = await fetch(`${other.url}/${allowlisted.split("/").pop()}/v1/channels/hybrid/go`, post({ message: "/reply no" }));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ ok: false, error: "cloud_send_refused", message: expect.stringMatching(/local runtime.*remove tools/) });
+  });
+});
+

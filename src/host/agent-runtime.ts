@@ -27,6 +27,7 @@ import type { AgentRuntime } from "../http/agent.ts";
 import { defaultPolicies } from "../http/auth-chain.ts";
 import { createAgentTools } from "./agent-tools.ts";
 import { createAgentTurns } from "./agent-turns.ts";
+import { CLOUD_ALLOWLIST_REFUSAL } from "./cloud-turns.ts";
 import { createCoordination } from "./coordination.ts";
 import { createRecovery, orphanRecovery } from "./recovery.ts";
 import { placeSessions } from "./session-placement.ts";
@@ -195,6 +196,7 @@ export function createAgentRuntime(
     storage,
     logger,
     ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs } : {}),
+    ...(project.agent.tools === undefined ? {} : { cloudRefusal: CLOUD_ALLOWLIST_REFUSAL }),
     async callTool(name, input, sessionId) {
       const tool = findServerTool({ project }, name);
       const owner = sessionId === undefined ? undefined : (await store.get(sessionId))?.owner;

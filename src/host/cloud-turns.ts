@@ -23,6 +23,10 @@ import type { CloudRuntimeOptions } from "./types.ts";
 export const NO_RUNNERS =
   "this session runs on the cloud runtime, and this host has no cloud runner: start agent-serve runner and serve with --runner <url> and --runner-secret (docs/guide/cloud-runtime.md)";
 
+/** Why a hybrid agent with a `tools` allowlist may not send a session to the cloud. */
+export const CLOUD_ALLOWLIST_REFUSAL =
+  "this agent sets tools (a harness allowlist), which works only with the local runtime: drop cloud from this send, or remove tools from the agent to send sessions to the cloud";
+
 export interface CloudTurnsParts {
   slug: string;
   project: ProjectDefinition;
@@ -55,6 +59,7 @@ export function withCloudTurns(local: TurnRunner, base: TurnRunner, parts: Cloud
     async prepare(record, turn) {
       if (!isCloudSession(project, record)) return local.prepare(record, turn);
       const setup = await base.prepare(record, turn);
+      if (project.agent.tools !== undefined) return { ...setup, model: { error: CLOUD_ALLOWLIST_REFUSAL } };
       if (!cloud || !pool || pool.size === 0) return { ...setup, model: { error: NO_RUNNERS } };
       const files = (await parts.pendingFiles?.take(record.sessionId)) ?? {};
       const spec = turnVariant({ spec: parts.model, system: project.instructions }, project.agent.experiments ?? [], record.ab).spec;

@@ -43,7 +43,7 @@ export function remoteLoop(options: RemoteTurnOptions): RemoteLoop {
     if (input.resume) throw new Error("a cloud turn parked before a host restart cannot be resumed: send the message again");
     const request: TurnRequest = { ...options.request, model: { ...options.model, params: input.params }, messages: [...input.messages], maxSteps: input.maxSteps };
     const body = JSON.stringify(request);
-    const { response, runner, abort } = await dispatch(options, body, input.signal);
+    const { response, runner, abort, release } = await dispatch(options, body, input.signal);
     const lost = (why: string): Error => new Error(`cloud runner ${runner} lost: ${why}`);
     const turnId = request.turnId;
     let writes: Promise<unknown> = Promise.resolve();
@@ -100,6 +100,7 @@ export function remoteLoop(options: RemoteTurnOptions): RemoteLoop {
       throw lost(errorMessage(error));
     } finally {
       clearTimeout(watchdog);
+      release();
       abort.abort();
     }
   };
@@ -108,7 +109,7 @@ export function remoteLoop(options: RemoteTurnOptions): RemoteLoop {
 // --- internals ---
 
 /** The first runner that takes the turn; the ones that refuse are marked down. */
-async function dispatch(options: RemoteTurnOptions, body: string, signal: AbortSignal): Promise<{ response: Response; runner: string; abort: AbortController }> {
+async function dispatch(options: RemoteTurnOptions, body: string, signal: AbortSignal): Promise<{ response: Response; runner: string; abort: AbortController; release(): void }> {
   const order = options.pool.order();
   if (order.length === 0) throw new Error("no cloud runner configured: start one with agent-serve runner and pass its URL with --runner");
   const problems: string[] = [];
@@ -116,6 +117,7 @@ async function dispatch(options: RemoteTurnOptions, body: string, signal: AbortS
     const abort = new AbortController();
     const onAbort = (): void => abort.abort();
     signal.addEventListener("abort", onAbort, { once: true });
+    const release = (): void => signal.removeEventListener("abort", onAbort);
     try {
       const response = await fetch(`${runner}${RUNNER_TURNS_PATH}`, {
         method: "POST",
@@ -123,14 +125,15 @@ async function dispatch(options: RemoteTurnOptions, body: string, signal: AbortS
         body,
         signal: abort.signal,
       });
-      if (response.ok && response.body) return { response, runner, abort };
+      // The turn's signal (stop, preempt) keeps aborting the request while its body is read.
+      if (response.ok && response.body) return { response, runner, abort, release };
+      release();
       const text = await response.text().catch(() => "");
       problems.push(`${runner}: HTTP ${response.status} ${refusal(text)}`);
     } catch (error) {
+      release();
       if (signal.aborted) throw error;
       problems.push(`${runner}: ${errorMessage(error)}`);
-    } finally {
-      signal.removeEventListener("abort", onAbort);
     }
     options.pool.markDown(runner);
   }
