@@ -45,6 +45,7 @@ const repo = fixtureRepo();
 const projectDir = write({
   "bot/agent.ts": `export default { runtime: "cloud", cloud: { repos: [{ url: "file://${repo}", startingRef: "v1" }], env: { CLOUD_SECRET: "${ENV_VALUE}" } } };\n`,
   "bot/tools/approve_it.ts": `export default { description: "Needs a human", needsApproval: true, async execute(input) { return { approved: true, input }; } };\n`,
+  "bot/tools/where_am_i.ts": `export default { description: "Runs in the workspace", execution: "agent", script: "pwd; ls repos" };\n`,
 });
 // The mount's slug is the project's directory name.
 const slug = projectDir.split("/").pop()!;
@@ -104,6 +105,7 @@ describe("cloud runtime", () => {
       // The value's length, so the message itself does not hold the value.
       `/tool shell {"command":"cat repos/fixture/file.txt; echo len=\${#CLOUD_SECRET}"}`,
       `/tool approve_it {"what":"ship"}`,
+      `/tool where_am_i {}`,
       "/reply done",
     ].join("\n");
     const sessionId = await send(host.base, message);
@@ -126,9 +128,12 @@ describe("cloud runtime", () => {
     expect(JSON.stringify(results[0]!.output)).toContain("one");
     expect(JSON.stringify(results[0]!.output)).toContain(`len=${ENV_VALUE.length}`);
     expect(results[1]).toEqual({ toolCallId: expect.any(String), toolName: "approve_it", isError: false, output: { approved: true, input: { what: "ship" } } });
+    // The agent-execution tool ran its script in the session's workspace on the runner.
+    expect(results[2]).toMatchObject({ toolName: "where_am_i", isError: false });
+    expect(JSON.stringify(results[2]!.output)).toMatch(new RegExp(`work-[ab]/${slug}/workspaces/${sessionId}.*fixture`));
     // The approval sits between the call's request and its result, as in a local turn.
     const order = events.map((e) => e.type).filter((t) => t.startsWith("action"));
-    expect(order).toEqual(["actions.requested", "action.result", "actions.requested", "action.approval_requested", "action.approval_resolved", "action.result"]);
+    expect(order).toEqual(["actions.requested", "action.result", "actions.requested", "action.approval_requested", "action.approval_resolved", "action.result", "actions.requested", "action.result"]);
     expect(events.filter((e) => e.type === "message.completed").at(-1)!.data).toMatchObject({ text: "done" });
 
     // The env value reaches the workspace's processes only.
@@ -162,6 +167,27 @@ describe("cloud runtime", () => {
       const events = await until(host.base, id, (all) => all.filter((e) => e.type === "turn.completed").length === 1, "a completed turn");
       expect((events.findLast((e) => e.type === "agent.bound")!.data as { runner: string }).runner).toBe(survivor.url);
     }
+  });
+
+  test("a host killed mid-turn: the restarted host closes the turn, the runner stops it, the session goes on", async () => {
+    const runner = await startRunner("h");
+    const port = await freePort();
+    const args = [projectDir, "--port", String(port), "--state-root", join(scratch, "state-restart"), "--runner", runner.url, "--no-docs", "--no-playground"];
+    const first = await startServe(args, env);
+    running.push(first);
+    const base = `${first.url}/${slug}`;
+    const sessionId = await send(base, `/tool shell {"command":"sleep 30"}`);
+    await until(base, sessionId, (events) => events.some((e) => e.type === "actions.requested"), "shell running");
+    first.child.kill("SIGKILL");
+    await finished(first);
+    // The runner notices its host went away and stops the turn's processes.
+    await waitForOutput(runner, new RegExp(`of ${sessionId} stopped`));
+    const second = await startServe(args, env);
+    running.push(second);
+    const events = await until(base, sessionId, (all) => all.some((e) => e.type === "turn.failed"), "turn.failed");
+    expect(events.find((e) => e.type === "turn.failed")!.data).toEqual({ message: "host restarted" });
+    await send(base, "/reply back", sessionId);
+    await until(base, sessionId, (all) => all.some((e) => e.type === "turn.completed"), "the next turn");
   });
 
   test("stop mid-turn interrupts the runner's turn as a local one", async () => {
