@@ -164,7 +164,7 @@ const AGENT_CONFIG_DOCS: Readonly<Record<keyof AgentConfig, string>> = {
   name: "Display name; defaults to the package or directory name.",
   description: "What the agent does; required on subagents.",
   instructions: "Inline instructions (the directory form uses `bot/instructions.md`).",
-  runtime: "`local` (default): turns run in this process. `cloud`: turns run on the hosted runtime.",
+  runtime: "`local` (default): turns run in this process. `cloud`: turns run on an `agent-serve runner` (docs/guide/cloud-runtime.md).",
   local: "`{cwd?, workspaceDir?, sandbox?}`: where sessions' workspaces live (`cwd/<sessionId>`, or one shared `workspaceDir`), and `sandbox: true` to run shell commands and agent tools under bubblewrap (MCP calls then fail closed).",
   cloud: "Cloud defaults: repos (`{url, startingRef?}`), env, envVars; used with `runtime: cloud`.",
   hosting: "`{egressDomains?, secretNames?}`: read by deploy, ignored when serving locally.",
