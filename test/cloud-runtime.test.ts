@@ -169,25 +169,42 @@ describe("cloud runtime", () => {
     }
   });
 
-  test("a host killed mid-turn: the restarted host closes the turn, the runner stops it, the session goes on", async () => {
+  test("a host killed mid-turn, twice (once while a call waits for approval): it reattaches and no event is lost", async () => {
     const runner = await startRunner("h");
     const port = await freePort();
-    const args = [projectDir, "--port", String(port), "--state-root", join(scratch, "state-restart"), "--runner", runner.url, "--no-docs", "--no-playground"];
+    const args = [projectDir, "--port", String(port), "--state-root", join(scratch, "state-restart"), "--runner", runner.url, "--public-url", `http://127.0.0.1:${port}`, "--no-docs", "--no-playground"];
     const first = await startServe(args, env);
     running.push(first);
     const base = `${first.url}/${slug}`;
-    const sessionId = await send(base, `/tool shell {"command":"sleep 30"}`);
-    await until(base, sessionId, (events) => events.some((e) => e.type === "actions.requested"), "shell running");
+    const message = [`/tool shell {"command":"sleep 3; echo slept"}`, `/tool approve_it {"what":"restart"}`, "/reply survived"].join("\n");
+    const sessionId = await send(base, message);
+    const before = await until(base, sessionId, (events) => events.some((e) => e.type === "actions.requested"), "shell running");
     first.child.kill("SIGKILL");
     await finished(first);
-    // The runner notices its host went away and stops the turn's processes.
-    await waitForOutput(runner, new RegExp(`of ${sessionId} stopped`));
     const second = await startServe(args, env);
     running.push(second);
-    const events = await until(base, sessionId, (all) => all.some((e) => e.type === "turn.failed"), "turn.failed");
-    expect(events.find((e) => e.type === "turn.failed")!.data).toEqual({ message: "host restarted" });
-    await send(base, "/reply back", sessionId);
-    await until(base, sessionId, (all) => all.some((e) => e.type === "turn.completed"), "the next turn");
+    const parked = await until(base, sessionId, (events) => events.some((e) => e.type === "action.approval_requested"), "approval requested after the restart");
+    for (const seen of before) expect(parked[seen.index]).toEqual(seen);
+    // Killed again while the call waits for its decision: the runner's call is retried by the same id.
+    second.child.kill("SIGKILL");
+    await finished(second);
+    const third = await startServe(args, env);
+    running.push(third);
+    await waitForOutput(runner, /host attached after line \d+[\s\S]*host attached after line \d+/);
+    const callId = (parked.find((e) => e.type === "action.approval_requested")!.data as { callId: string }).callId;
+    const decided = await fetch(`${base}/v1/session/${sessionId}/approvals/${callId}`, post({ decision: "approve" }));
+    expect(decided.status).toBe(200);
+    const events = await until(base, sessionId, (all) => all.some((e) => e.type === "turn.completed" || e.type === "turn.failed"), "the turn's end");
+    for (const seen of parked) expect(events[seen.index]).toEqual(seen);
+    expect(events.map((e) => e.index)).toEqual(events.map((_, i) => i));
+    const types = events.map((e) => e.type);
+    expect(types).not.toContain("turn.failed");
+    expect(types.filter((t) => t === "agent.bound")).toHaveLength(1);
+    expect(types.filter((t) => t === "action.approval_requested")).toHaveLength(1);
+    const results = events.filter((e) => e.type === "action.result").map((e) => e.data as { toolName: string; output: unknown });
+    expect(results.map((r) => r.toolName)).toEqual(["shell", "approve_it"]);
+    expect(JSON.stringify(results[0]!.output)).toContain("slept");
+    expect(events.filter((e) => e.type === "message.completed").at(-1)!.data).toMatchObject({ text: "survived" });
   });
 
   test("stop mid-turn interrupts the runner's turn as a local one", async () => {

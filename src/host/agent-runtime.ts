@@ -100,11 +100,12 @@ export function createAgentRuntime(
 
   // 4. Turns, and the recovery of what a crash left open.
   const isIdempotent = (toolName: string): boolean => project.tools?.[toolName]?.idempotent === true;
-  const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination, isIdempotent };
+  const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination, isIdempotent, storage };
   const recoverOrphan = orphanRecovery(recoveryParts);
   const { model, controller, cloudTools } = createAgentTurns({
     slug,
     basePath,
+    storage,
     project,
     options,
     store,

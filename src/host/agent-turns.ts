@@ -4,6 +4,7 @@
  * @module
  */
 import type { HostLogger } from "../base/logging.ts";
+import type { StorageDriver } from "../base/storage/types.ts";
 import type { ModelSpec } from "../base/ports/model.ts";
 import type { ProjectDefinition } from "../base/definitions/project.ts";
 import type { ApprovalStore } from "../engine/approvals/approval-store.ts";
@@ -33,6 +34,7 @@ export interface AgentTurnParts {
   /** `/<slug>` in multi mode, `` in single mode (the cloud tools URL is under it). */
   basePath: string;
   project: ProjectDefinition;
+  storage: StorageDriver;
   options: AgentHostOptions;
   store: SessionStore;
   log: EventLog;
@@ -69,6 +71,7 @@ export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelS
     registry,
     model: normalizeModelSpec(project.agent.model) ?? model.spec,
     ...(pendingFiles ? { pendingFiles } : {}),
+    storage: parts.storage,
   });
   for (const warning of cloudStartupWarnings(parts.slug, project, options.cloud)) parts.logger.warn(warning);
   // Every turn traced (a no-op until an OpenTelemetry SDK is registered).

@@ -12,7 +12,9 @@ import type { ModelSpec } from "../base/ports/model.ts";
 import type { CloudTurnRegistry } from "../features/cloud/cloud-tools.ts";
 import type { CloudBlock } from "../features/cloud/protocol.ts";
 import { RUNNER_PROTOCOL } from "../features/cloud/protocol.ts";
-import { remoteLoop } from "../features/cloud/remote-turn.ts";
+import { type CloudTurnState, remoteLoop } from "../features/cloud/remote-turn.ts";
+import { cloudTurnKey } from "../base/storage/keys.ts";
+import type { StorageDriver } from "../base/storage/types.ts";
 import type { RunnerPool } from "../features/cloud/runner-pool.ts";
 import { turnVariant } from "../engine/experiments/variant.ts";
 import type { PendingWorkspaceFiles } from "../engine/harness/pending-files.ts";
@@ -37,6 +39,8 @@ export interface CloudTurnsParts {
   /** The model the agent names, before any local fallback: the runner resolves it. */
   model: ModelSpec;
   pendingFiles?: PendingWorkspaceFiles;
+  /** Where a cloud turn's runner and last committed line are kept (a restart reattaches from it). */
+  storage: Pick<StorageDriver, "get">;
 }
 
 /** Whether the session's turns run on the cloud runtime. */
@@ -89,6 +93,13 @@ export function withCloudTurns(local: TurnRunner, base: TurnRunner, parts: Cloud
         try {
           return await remoteLoop({
             pool,
+            state: {
+              read: async () => {
+                const raw = await parts.storage.get(cloudTurnKey(record.sessionId));
+                return raw === undefined ? undefined : (JSON.parse(raw) as CloudTurnState);
+              },
+              write: (state) => ({ key: cloudTurnKey(record.sessionId), value: JSON.stringify(state) }),
+            },
             secret: cloud.secret,
             leaseMs: cloud.leaseMs ?? 10_000,
             model: { id: spec.id, params: input.params },

@@ -43,7 +43,13 @@ export interface TurnInput {
  * A loop run elsewhere: the stored conversation in, the answer out; what the loop records arrives
  * as the drafts `turnRecorder` would hand `emit` (with a step's message), in the order made.
  */
-export type RemoteLoop = (input: Pick<AgentLoopInput, "messages" | "resume" | "system" | "params" | "maxSteps" | "signal"> & { emit: TurnEmit }) => Promise<{
+export type RemoteLoop = (
+  input: Pick<AgentLoopInput, "messages" | "resume" | "system" | "params" | "maxSteps" | "signal"> & {
+    emit: TurnEmit;
+    /** The turn ran before this process started (a host restart): pick it up where its log ends. */
+    reattach?: boolean;
+  },
+) => Promise<{
   text: string;
   usage: Usage;
   model: string;
@@ -88,6 +94,8 @@ export interface ResumeInput extends TurnInput {
  * others run (the parked one once its decision is in), then the loop goes on as usual.
  */
 export async function resumeTurn(input: ResumeInput): Promise<TurnOutcome> {
+  // A remote turn is still running where it ran: it is reattached, not replayed.
+  if (input.remote) return settle(input, async () => ({ messages: await input.conversation.load(input.sessionId) }), true);
   return settle(input, async () => {
     const parked = await input.conversation.loadParked(input.sessionId);
     if (!parked) throw new Error("the parked step is missing from the stored conversation");
@@ -140,13 +148,14 @@ export function turnRecorder(input: Pick<TurnInput, "turnId" | "emit">): LoopRec
 async function settle(
   input: TurnInput,
   start: () => Promise<Pick<AgentLoopInput, "messages" | "resume">>,
+  reattach = false,
 ): Promise<TurnOutcome> {
   const { signal } = input;
   try {
     const from = await start();
     if (input.remote) {
       const { remote, system, params, maxSteps } = input;
-      const done = await remote({ ...from, system, params, maxSteps, signal, emit: input.emit });
+      const done = await remote({ ...from, system, params, maxSteps, signal, emit: input.emit, ...(reattach ? { reattach } : {}) });
       await input.ready;
       return { status: "completed", ...done };
     }

@@ -15,16 +15,48 @@ export const OUTPUT_META = "agent-serve/output";
 
 export interface HostToolCall {
   url: string;
-  credential: string;
+  /** Read at each attempt: a host that restarts and reattaches hands the turn a new one. */
+  credential: () => string;
   toolName: string;
   toolCallId: string;
   input: unknown;
   /** The last event line this turn sent before the call. */
   seq: number;
   signal: AbortSignal;
+  /** How long to keep trying while the host is unreachable or restarting. @default 120000 */
+  retryForMs?: number;
 }
 
+/** Pause between attempts while the host is away. */
+const RETRY_PAUSE_MS = 500;
+
+/**
+ * Calls the tool; while the host is unreachable, or refuses the credential (a restarted host
+ * that has not reattached yet), tries again until `retryForMs` has passed. The same call id
+ * finds a parked approval the host stored before it went away.
+ */
 export async function callHostTool(call: HostToolCall): Promise<ToolOutcome> {
+  const deadline = Date.now() + (call.retryForMs ?? 120_000);
+  for (;;) {
+    const outcome = await attempt(call);
+    if (!("retry" in outcome)) return outcome;
+    if (Date.now() > deadline) return { output: outcome.retry, isError: true };
+    await pause(RETRY_PAUSE_MS, call.signal);
+  }
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
+
+async function attempt(call: HostToolCall): Promise<ToolOutcome | { retry: string }> {
   let response: Response;
   try {
     response = await fetch(call.url, {
@@ -32,7 +64,7 @@ export async function callHostTool(call: HostToolCall): Promise<ToolOutcome> {
       headers: {
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
-        authorization: `Bearer ${call.credential}`,
+        authorization: `Bearer ${call.credential()}`,
         [CALL_ID_HEADER]: call.toolCallId,
         [SEQ_HEADER]: String(call.seq),
       },
@@ -41,9 +73,14 @@ export async function callHostTool(call: HostToolCall): Promise<ToolOutcome> {
     });
   } catch (error) {
     if (call.signal.aborted) throw error;
-    return { output: `the host's server tools are unreachable: ${errorMessage(error)}`, isError: true };
+    return { retry: `the host's server tools are unreachable: ${errorMessage(error)}` };
   }
-  const text = await response.text();
+  const text = await response.text().catch((error: unknown) => {
+    if (call.signal.aborted) throw error;
+    return undefined;
+  });
+  if (text === undefined) return { retry: "the host went away during the call" };
+  if (response.status === 401 || response.status === 502 || response.status === 503) return { retry: `the host refused the tool call (HTTP ${response.status}): ${text.slice(0, 300)}` };
   if (!response.ok) return { output: `the host refused the tool call (HTTP ${response.status}): ${text.slice(0, 300)}`, isError: true };
   const reply = parseReply(text);
   if (!reply) return { output: "the host's tool endpoint answered something that is not MCP", isError: true };

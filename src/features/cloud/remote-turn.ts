@@ -8,6 +8,7 @@
 import { errorMessage } from "../../base/errors.ts";
 import type { EventDraft, EventType } from "../../base/events/vocabulary.ts";
 import type { ConversationMessage } from "../../base/ports/model.ts";
+import type { RecordWrite } from "../../base/storage/types.ts";
 import type { RemoteLoop } from "../../engine/turns/run-turn.ts";
 import type { RunnerPool } from "./runner-pool.ts";
 import { RUNNER_TURNS_PATH, type RunnerLine, type TurnRequest } from "./protocol.ts";
@@ -25,7 +26,17 @@ const RUNNER_EVENTS = new Set<EventType>([
   "action.result",
 ]);
 
+/** What the host keeps of a running cloud turn, committed with each line's events. */
+export interface CloudTurnState {
+  runner: string;
+  turnId: string;
+  /** The last event line whose events are committed. */
+  seq: number;
+}
+
 export interface RemoteTurnOptions {
+  /** Reads the turn's state (a reattach), and makes the write that commits it with a line's events. */
+  state: { read(): Promise<CloudTurnState | undefined>; write(state: CloudTurnState): RecordWrite };
   pool: RunnerPool;
   secret: string;
   /** No line from the runner for this long fails the turn. */
@@ -42,10 +53,23 @@ export function remoteLoop(options: RemoteTurnOptions): RemoteLoop {
   return async (input) => {
     if (input.resume) throw new Error("a cloud turn parked before a host restart cannot be resumed: send the message again");
     const request: TurnRequest = { ...options.request, model: { ...options.model, params: input.params }, messages: [...input.messages], maxSteps: input.maxSteps };
-    const body = JSON.stringify(request);
-    const { response, runner, abort, release } = await dispatch(options, body, input.signal);
-    const lost = (why: string): Error => new Error(`cloud runner ${runner} lost: ${why}`);
     const turnId = request.turnId;
+    let from = 0;
+    let connection: { response: Response; runner: string; abort: AbortController; release(): void };
+    if (input.reattach) {
+      const state = await options.state.read();
+      if (state?.turnId !== turnId) throw new Error("the host restarted before the runner took this turn");
+      from = state.seq;
+      options.onWritten?.(from);
+      connection = await reattach(options, state, input.signal);
+    } else {
+      connection = await dispatch(options, JSON.stringify(request), input.signal);
+    }
+    const { response, runner, abort, release } = connection;
+    // A stop (or preempt) ends the turn on the runner too, not only this host's reading of it.
+    const cancel = (): void => void cancelOnRunner(options.secret, runner, turnId);
+    input.signal.addEventListener("abort", cancel, { once: true });
+    const lost = (why: string): Error => new Error(`cloud runner ${runner} lost: ${why}`);
     let writes: Promise<unknown> = Promise.resolve();
     let failure: unknown;
     let watchdog: ReturnType<typeof setTimeout> | undefined;
@@ -57,12 +81,11 @@ export function remoteLoop(options: RemoteTurnOptions): RemoteLoop {
         abort.abort();
       }, options.leaseMs);
     };
-    const write = (drafts: EventDraft[], conversation?: ConversationMessage[], seq?: number): void => {
+    const write = (drafts: EventDraft[], seq: number, conversation?: ConversationMessage[]): void => {
+      const records = [options.state.write({ runner, turnId, seq })];
       writes = writes
-        .then(() => input.emit(drafts, conversation ? { conversation } : undefined))
-        .then(() => {
-          if (seq !== undefined) options.onWritten?.(seq);
-        })
+        .then(() => input.emit(drafts, { records, ...(conversation ? { conversation } : {}) }))
+        .then(() => options.onWritten?.(seq))
         .catch((error: unknown) => {
           failure ??= error;
         });
@@ -74,11 +97,13 @@ export function remoteLoop(options: RemoteTurnOptions): RemoteLoop {
         if (failure) throw failure;
         switch (line.kind) {
           case "bound":
-            write([{ type: "agent.bound", turnId, data: { agentId: line.agentId, url: line.url, runner } }]);
+            write([{ type: "agent.bound", turnId, data: { agentId: line.agentId, url: line.url, runner } }], 0);
             break;
           case "emit": {
+            // A line already committed before a restart is not written again.
+            if (line.seq <= from) break;
             const drafts = line.events.filter((draft) => RUNNER_EVENTS.has(draft.type)).map((draft) => ({ ...draft, turnId }) as EventDraft);
-            write(drafts, line.conversation, line.seq);
+            write(drafts, line.seq, line.conversation);
             break;
           }
           case "end":
@@ -100,6 +125,7 @@ export function remoteLoop(options: RemoteTurnOptions): RemoteLoop {
       throw lost(errorMessage(error));
     } finally {
       clearTimeout(watchdog);
+      input.signal.removeEventListener("abort", cancel);
       release();
       abort.abort();
     }
@@ -138,6 +164,46 @@ async function dispatch(options: RemoteTurnOptions, body: string, signal: AbortS
     options.pool.markDown(runner);
   }
   throw new Error(`no cloud runner took the turn (${problems.join("; ")})`);
+}
+
+/** Picks up a turn a previous process of this host dispatched, after its last committed line. */
+async function reattach(
+  options: RemoteTurnOptions,
+  state: CloudTurnState,
+  signal: AbortSignal,
+): Promise<{ response: Response; runner: string; abort: AbortController; release(): void }> {
+  const path = `${RUNNER_TURNS_PATH}/${state.turnId}/attach`;
+  const body = JSON.stringify({ after: state.seq, ...(options.request.tools ? { credential: options.request.tools.credential } : {}) });
+  const abort = new AbortController();
+  const onAbort = (): void => abort.abort();
+  signal.addEventListener("abort", onAbort, { once: true });
+  const release = (): void => signal.removeEventListener("abort", onAbort);
+  let response: Response;
+  try {
+    response = await fetch(`${state.runner}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: await signRunnerRequest(options.secret, "POST", path, body) },
+      body,
+      signal: abort.signal,
+    });
+  } catch (error) {
+    release();
+    if (signal.aborted) throw error;
+    throw new Error(`cloud runner ${state.runner} lost: cannot reattach after a host restart: ${errorMessage(error)}`);
+  }
+  if (!response.ok || !response.body) {
+    release();
+    throw new Error(`cloud runner ${state.runner} lost: cannot reattach after a host restart: ${refusal(await response.text().catch(() => ""))}`);
+  }
+  return { response, runner: state.runner, abort, release };
+}
+
+/** Asks the runner to stop the turn (best effort: a runner that is gone has stopped it already). */
+async function cancelOnRunner(secret: string, runner: string, turnId: string): Promise<void> {
+  const path = `${RUNNER_TURNS_PATH}/${turnId}`;
+  await fetch(`${runner}${path}`, { method: "DELETE", headers: { authorization: await signRunnerRequest(secret, "DELETE", path, "") }, signal: AbortSignal.timeout(5000) })
+    .then((response) => response.body?.cancel())
+    .catch(() => {});
 }
 
 function refusal(text: string): string {

@@ -137,8 +137,8 @@ function runnerTools(
       }
       // The host's tool: validated, gated and run there, on the turn's own executor.
       if (hostNames.has(call.toolName) && request.tools) {
-        const { url, credential } = request.tools;
-        return callHostTool({ url, credential, toolName: call.toolName, toolCallId: call.toolCallId, input: call.input, seq: seq(), signal });
+        const tools = request.tools;
+        return callHostTool({ url: tools.url, credential: () => tools.credential, toolName: call.toolName, toolCallId: call.toolCallId, input: call.input, seq: seq(), signal });
       }
       const builtin = builtins.find((tool) => tool.spec.name === call.toolName);
       if (builtin) return builtin.execute(call.input, { sessionId: request.sessionId, turnId: request.turnId, signal });
