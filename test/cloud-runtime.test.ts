@@ -207,6 +207,24 @@ describe("cloud runtime", () => {
     expect(events.filter((e) => e.type === "message.completed").at(-1)!.data).toMatchObject({ text: "survived" });
   });
 
+  test("a runner that hangs (SIGSTOP) fails its turn after the 10 s runner lease", async () => {
+    const runner = await startRunner("i");
+    const host = await startHost([runner.url]);
+    const sessionId = await send(host.base, "/sleep 60000");
+    await until(host.base, sessionId, (events) => events.some((e) => e.type === "step.started"), "the turn running");
+    const stoppedAt = Date.now();
+    runner.child.kill("SIGSTOP");
+    try {
+      const events = await until(host.base, sessionId, (all) => all.some((e) => e.type === "turn.failed"), "turn.failed", 40_000);
+      expect((events.find((e) => e.type === "turn.failed")!.data as { message: string }).message).toBe(`cloud runner ${runner.url} lost: no word for 10000 ms`);
+      const took = Date.now() - stoppedAt;
+      expect(took).toBeGreaterThanOrEqual(9_000);
+      expect(took).toBeLessThan(30_000);
+    } finally {
+      runner.child.kill("SIGCONT");
+    }
+  });
+
   test("stop mid-turn interrupts the runner's turn as a local one", async () => {
     const runner = await startRunner("e");
     const host = await startHost([runner.url]);
