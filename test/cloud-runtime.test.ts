@@ -45,6 +45,8 @@ const repo = fixtureRepo();
 const projectDir = write({
   "bot/agent.ts": `export default { runtime: "cloud", cloud: { repos: [{ url: "file://${repo}", startingRef: "v1" }], env: { CLOUD_SECRET: "${ENV_VALUE}" } } };\n`,
   "bot/tools/approve_it.ts": `export default { description: "Needs a human", needsApproval: true, async execute(input) { return { approved: true, input }; } };\n`,
+  "bot/subagents/helper/agent.ts": `export default { description: "Helps", tools: ["read"] };\n`,
+  "bot/subagents/helper/instructions.md": "You help.\n",
   "bot/tools/where_am_i.ts": `export default { description: "Runs in the workspace", execution: "agent", script: "pwd; ls repos" };\n`,
 });
 // The mount's slug is the project's directory name.
@@ -259,7 +261,7 @@ describe("runner authentication and isolation", () => {
     expect(bogus.status).toBe(401);
   });
 
-  test("sessions get separate workspaces on the runner", async () => {
+  test("sessions get separate workspaces on the runner; subagents run there too", async () => {
     const runner = await startRunner("g");
     const host = await startHost([runner.url]);
     const a = await send(host.base, `/tool edit {"path":"mine.txt","newText":"a's"}\n/reply ok`);
@@ -270,6 +272,10 @@ describe("runner authentication and isolation", () => {
     const escape = await send(host.base, `/tool read {"path":"../${a}/mine.txt"}\n/reply ok`);
     const escaped = await until(host.base, escape, (all) => all.some((e) => e.type === "turn.completed"), "escape done");
     expect(escaped.find((e) => e.type === "action.result")!.data).toMatchObject({ toolName: "read", isError: true });
+    const delegated = await send(host.base, `/tool task {"subagent":"helper","prompt":"/reply helped"}\n/reply ok`);
+    const sub = await until(host.base, delegated, (all) => all.some((e) => e.type === "turn.completed"), "task done");
+    expect(sub.find((e) => e.type === "subagent.called")!.data).toMatchObject({ subagent: "helper" });
+    expect(sub.find((e) => e.type === "subagent.completed")!.data).toMatchObject({ subagent: "helper", isError: false, result: "helped" });
   });
 });
 

@@ -4,7 +4,8 @@
  * hooks, schedules, reminders and channels all get.
  * @module
  */
-import { createError } from "../base/errors.ts";
+import { HTTPError, createError } from "../base/errors.ts";
+import { CLOUD_ALLOWLIST_REFUSAL } from "./cloud-turns.ts";
 import type { HostLogger } from "../base/logging.ts";
 import type { ProjectDefinition } from "../base/definitions/project.ts";
 import type { ProjectFiles } from "../base/definitions/tools.ts";
@@ -64,7 +65,13 @@ export function createAgentTools(
   });
   // Tools see the host's services as `ctx.host`.
   const toolServices: ToolContextServices = {
-    send: parts.entry.send,
+    // A tool's send with `cloud` is refused as a channel's is (./cloud-turns.ts).
+    send: (channelId, message, options) => {
+      if (options?.cloud !== undefined && project.agent.tools !== undefined) {
+        return Promise.reject(new HTTPError({ status: 400, code: "cloud_send_refused", message: CLOUD_ALLOWLIST_REFUSAL }));
+      }
+      return parts.entry.send(channelId, message, options);
+    },
     find: parts.entry.find,
     artifacts: (bound) => artifacts.facade(bound),
     runtime,

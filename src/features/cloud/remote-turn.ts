@@ -24,6 +24,8 @@ const RUNNER_EVENTS = new Set<EventType>([
   "reasoning.completed",
   "actions.requested",
   "action.result",
+  "subagent.called",
+  "subagent.completed",
 ]);
 
 /** What the host keeps of a running cloud turn, committed with each line's events. */

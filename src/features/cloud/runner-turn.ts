@@ -12,8 +12,10 @@ import type { EventDraft } from "../../base/events/vocabulary.ts";
 import { plainMessage } from "../../base/logger.ts";
 import type { ConversationMessage, LanguageModelPort, ModelSpec, ModelToolSpec } from "../../base/ports/model.ts";
 import type { RuntimePort } from "../../base/ports/runtime.ts";
-import { HARNESS_TOOL_NAMES } from "../../engine/harness/allowlist.ts";
-import { harnessTools } from "../../engine/harness/harness-tools.ts";
+import { HARNESS_TOOL_NAMES, type HarnessToolId, resolveAllowlist, unknownToolsMessage } from "../../engine/harness/allowlist.ts";
+import { type SubagentRunner, harnessTools } from "../../engine/harness/harness-tools.ts";
+import { runSubagentLoop } from "../../engine/harness/subagent-loop.ts";
+import { normalizeModelSpec } from "../../engine/model/resolve.ts";
 import { planWorkspace } from "../../engine/harness/workspace-plan.ts";
 import { runAgentTool } from "../../engine/tools/run-tool.ts";
 import { toolInputJsonSchema, validateToolInput } from "../../engine/tools/schema.ts";
@@ -52,7 +54,9 @@ export async function runRunnerTurn(deps: RunnerTurnDeps, request: TurnRequest, 
     const cwd = await deps.sessionWorkspace(request, env, signal);
     const planned = planWorkspace(deps.project);
     await runtime.prepareWorkspace?.(cwd, planned.plan, request.files ?? {});
-    const tools = runnerTools(deps, request, runtime, cwd, emit, () => seq);
+    const full = new Set(HARNESS_TOOL_NAMES);
+    const subagents = subagentRunner(deps, request, runtime, cwd, emit, () => seq, planned.systemNotes, model);
+    const tools = runnerTools(deps, request, runtime, cwd, emit, () => seq, full, subagents);
     const result = await runAgentLoop({
       model,
       system: planned.systemNotes,
@@ -79,13 +83,58 @@ export async function runRunnerTurn(deps: RunnerTurnDeps, request: TurnRequest, 
  */
 function withFirstPrompt(request: TurnRequest): ConversationMessage[] {
   const messages = [...request.messages];
-  const users = messages.filter((message) => message.role === "user");
   const head = [request.prompt.instructions.trim(), request.prompt.agentTools.trim()].filter(Boolean).join("\n\n");
   const first = messages.findIndex((message) => message.role === "user");
   const message = messages[first];
-  if (users.length !== 1 || !head || message?.role !== "user") return messages;
+  // Every turn replays the conversation from its start, so the first prompt carries them each time.
+  if (!head || message?.role !== "user") return messages;
   messages[first] = { ...message, content: `${head}\n\n${message.content}` };
   return messages;
+}
+
+/**
+ * The `task` tool's subagents, run on the runner like the local harness runs them
+ * (src/engine/harness/runner.ts): each with its own allowlist, no `task` of its own, its own model
+ * or the turn's.
+ */
+function subagentRunner(
+  deps: RunnerTurnDeps,
+  request: TurnRequest,
+  runtime: RuntimePort,
+  cwd: string,
+  emit: (draft: EventDraft) => Promise<void>,
+  seq: () => number,
+  notes: string,
+  parent: LanguageModelPort,
+): { list: Array<{ id: string; description: string }>; run: SubagentRunner } | undefined {
+  const defined = deps.project.subagents ?? {};
+  const list = Object.entries(defined)
+    .map(([id, def]) => ({ id, description: def.description }))
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  if (list.length === 0) return undefined;
+  return {
+    list,
+    async run(id, prompt, signal) {
+      const subagent = defined[id];
+      if (!subagent) throw new Error(`no subagent ${id}`);
+      const own = resolveAllowlist(subagent.tools);
+      if (own.unknown.length > 0) throw new Error(unknownToolsMessage(own.unknown, `subagent ${id} tools`));
+      const spec = normalizeModelSpec(subagent.model);
+      const model = spec ? deps.models(spec) : parent;
+      if ("error" in model) throw new Error(model.error);
+      const canRead = own.allowed.has("read") || own.allowed.has("shell");
+      const result = await runSubagentLoop({
+        model,
+        system: [subagent.instructions, canRead ? notes : ""].filter(Boolean).join("\n\n"),
+        params: spec ? spec.params : request.model.params,
+        prompt,
+        tools: runnerTools(deps, request, runtime, cwd, emit, seq, new Set([...own.allowed].filter((name) => name !== "task")), undefined),
+        signal,
+        maxSteps: request.maxSteps,
+      });
+      return { text: result.text, usage: { ...result.usage }, model: model.id };
+    },
+  };
 }
 
 function runnerTools(
@@ -95,19 +144,25 @@ function runnerTools(
   cwd: string,
   emit: (draft: EventDraft) => Promise<void>,
   seq: () => number,
+  allowed: ReadonlySet<HarnessToolId>,
+  subagents: { list: Array<{ id: string; description: string }>; run: SubagentRunner } | undefined,
 ): ToolExecutor {
-  const agentTools = Object.entries(deps.project.tools ?? {}).filter(([, def]) => def.execution === "agent");
+  // Agent-execution tools need shell, as in a local turn (docs/guide/agent-projects.md "Agent configuration").
+  const agentTools = allowed.has("shell") ? Object.entries(deps.project.tools ?? {}).filter(([, def]) => def.execution === "agent") : [];
   const byName = new Map<string, ToolDefinition>(agentTools);
   const builtins: BuiltinTool[] = harnessTools({
     runtime,
     cwd,
-    sandbox: deps.project.agent.local?.sandbox === true,
-    // A cloud agent has no allowlist (it fails at start-up); subagents (`task`) stay on the host's side.
-    allowed: new Set(HARNESS_TOOL_NAMES.filter((name) => name !== "task")),
+    // `local` (its sandbox included) is ignored for cloud turns (docs/guide/agent-projects.md
+    // "Agent configuration"): the runner's machine or container is the boundary.
+    sandbox: false,
+    // A cloud agent has no allowlist (it fails at start-up); its subagents may have their own.
+    allowed,
     connections: deps.project.connections ?? {},
     projectRoot: deps.project.root,
     turnId: request.turnId,
     emit,
+    ...(subagents ? { subagents } : {}),
   });
   const hostSpecs = request.tools?.specs ?? [];
   const specs: ModelToolSpec[] = [
