@@ -23,6 +23,8 @@ export function cloudArgs(argv: readonly string[], env: Record<string, string | 
     return {};
   }
   if (!secret) throw new UsageError("--runner needs the secret the runners were started with: --runner-secret <secret> or AGENT_SERVE_RUNNER_SECRET");
+  // Security: local turns' shell commands inherit the environment; the secret must not reach them.
+  if (env === process.env) delete process.env.AGENT_SERVE_RUNNER_SECRET;
   return { cloud: { runners, secret, ...urls(publicUrl, toolsUrl) } };
 }
 

@@ -30,6 +30,10 @@ export async function runnerCommand(args: RunnerArgs, io: CliIo): Promise<number
   const secret = args.secret ?? io.env.AGENT_SERVE_RUNNER_SECRET;
   if (!secret) throw new UsageError("runner needs the secret it shares with its hosts: --secret <secret> or AGENT_SERVE_RUNNER_SECRET");
   if (secret.length < MIN_SECRET_LENGTH) throw new UsageError(`the runner secret must be at least ${MIN_SECRET_LENGTH} characters`);
+  // Security: the turns' processes inherit this process's environment; the secret must not reach them.
+  const env = { ...io.env };
+  delete env.AGENT_SERVE_RUNNER_SECRET;
+  if (io.env === process.env) delete process.env.AGENT_SERVE_RUNNER_SECRET;
   const dir = resolve(io.cwd, args.dir ?? ".");
   let runner;
   try {
@@ -43,7 +47,7 @@ export async function runnerCommand(args: RunnerArgs, io: CliIo): Promise<number
         ...(args.host ? { hostname: args.host } : {}),
         ...(args.publicUrl ? { publicUrl: args.publicUrl.replace(/\/+$/, "") } : {}),
         ...(args.apiKey ? { apiKey: args.apiKey } : {}),
-        env: io.env,
+        env,
         log: (line) => io.stdout.write(`agent-serve runner: ${line}\n`),
       },
       io.runtime ?? nodeRuntime,

@@ -105,7 +105,7 @@ describe("cloud runtime", () => {
     const host = await startHost([r1.url, r2.url]);
     const message = [
       // The value's length, so the message itself does not hold the value.
-      `/tool shell {"command":"cat repos/fixture/file.txt; echo len=\${#CLOUD_SECRET}"}`,
+      `/tool shell {"command":"cat repos/fixture/file.txt; echo len=\${#CLOUD_SECRET} secretlen=\${#AGENT_SERVE_RUNNER_SECRET}"}`,
       `/tool approve_it {"what":"ship"}`,
       `/tool where_am_i {}`,
       "/reply done",
@@ -129,6 +129,8 @@ describe("cloud runtime", () => {
     expect(results[0]).toMatchObject({ toolName: "shell", isError: false });
     expect(JSON.stringify(results[0]!.output)).toContain("one");
     expect(JSON.stringify(results[0]!.output)).toContain(`len=${ENV_VALUE.length}`);
+    // The runner's own secret is not in the turns' environment.
+    expect(JSON.stringify(results[0]!.output)).toContain("secretlen=0");
     expect(results[1]).toEqual({ toolCallId: expect.any(String), toolName: "approve_it", isError: false, output: { approved: true, input: { what: "ship" } } });
     // The agent-execution tool ran its script in the session's workspace on the runner.
     expect(results[2]).toMatchObject({ toolName: "where_am_i", isError: false });
