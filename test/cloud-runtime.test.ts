@@ -328,9 +328,11 @@ export default defineChannel({
     const host = await startServe([hybrid, "--port", "0", "--state-root", join(scratch, "state-h"), "--runner", runnerUrl, "--no-docs", "--no-playground"], env);
     running.push(host);
     const base = `${host.url}/${hybrid.split("/").pop()}`;
-    const local = await send(base, "/reply local");
+    const local = await send(base, `/tool shell {"command":"echo secretlen=\${#AGENT_SERVE_RUNNER_SECRET}"}\n/reply local`);
     const localEvents = await until(base, local, (all) => all.some((e) => e.type === "turn.completed"), "local turn");
     expect(localEvents.some((e) => e.type === "agent.bound")).toBe(false);
+    // The host's own shell does not see the runner secret either.
+    expect(JSON.stringify(localEvents.find((e) => e.type === "action.result")!.data)).toContain("secretlen=0");
     const go = await fetch(`${base}/v1/channels/hybrid/go`, post({ message: `/tool shell {"command":"echo len=\${#HYBRID}"}\n/reply sent` }));
     expect(go.status, `${await go.clone().text()}\n${host.stderr()}`).toBe(200);
     const { sessionId } = (await go.json()) as { sessionId: string };
