@@ -239,6 +239,32 @@ describe("cloud runtime", () => {
     const events = await until(host.base, sessionId, (all) => all.some((e) => e.type === "turn.failed"), "turn.failed");
     expect(events.find((e) => e.type === "turn.failed")!.data).toEqual({ message: "turn interrupted" });
     await waitForOutput(runner, new RegExp(`of ${sessionId} stopped`));
+
+    // A follow-up preempts a running cloud turn as it does a local one (admission "preempt").
+    await send(host.base, "/sleep 60000", sessionId);
+    await until(host.base, sessionId, (all) => all.filter((e) => e.type === "agent.bound").length === 2 && all.at(-1)!.type !== "agent.bound", "the second turn running");
+    await send(host.base, "/reply third", sessionId);
+    const after = await until(host.base, sessionId, (all) => all.some((e) => e.type === "turn.completed"), "the third turn");
+    expect(after.filter((e) => e.type === "turn.failed").map((e) => e.data)).toEqual([{ message: "turn interrupted" }, { message: "turn interrupted" }]);
+    expect(after.filter((e) => e.type === "message.completed").at(-1)!.data).toMatchObject({ text: "third" });
+  });
+
+  test("the turn cap (maxRunningTurns) counts cloud turns: the second waits its turn", async () => {
+    const capped = write({ "bot/agent.ts": `export default { runtime: "cloud", cloud: {}, concurrency: { maxRunningTurns: 1 } };\n` });
+    const runner = spawnCli(["runner", capped, "--port", "0", "--workdir", join(scratch, "work-cap")], env);
+    running.push(runner);
+    const runnerUrl = (await waitForOutput(runner, /runner listening on (http:\/\/\S+)/))[1]!;
+    const host = await startServe([capped, "--port", "0", "--state-root", join(scratch, "state-cap"), "--runner", runnerUrl, "--no-docs", "--no-playground"], env);
+    running.push(host);
+    const base = `${host.url}/${capped.split("/").pop()}`;
+    const first = await send(base, "/sleep 1500\n/reply first");
+    await until(base, first, (all) => all.some((e) => e.type === "agent.bound"), "the first turn on the runner");
+    const second = await send(base, "/reply second");
+    const events = await until(base, second, (all) => all.some((e) => e.type === "turn.completed"), "the second turn");
+    expect(events.find((e) => e.type === "turn.queued")?.data).toEqual({ position: 1 });
+    const firstEvents = await fetchEvents(base, first);
+    const firstDone = Date.parse(firstEvents.find((e) => e.type === "turn.completed")!.at);
+    expect(Date.parse(events.find((e) => e.type === "agent.bound")!.at)).toBeGreaterThanOrEqual(firstDone);
   });
 });
 
