@@ -17,7 +17,7 @@ import { createSessionEntry } from "../engine/sessions/session-entry.ts";
 import { SessionStore } from "../engine/sessions/session-store.ts";
 import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { ConversationLog } from "../engine/turns/conversation.ts";
-import { a2aPushPrefix, deliveryCursorKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
+import { a2aPushPrefix, cloudTurnKey, deliveryCursorKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
 import { A2APushDelivery } from "../features/a2a/push-delivery.ts";
 import { resolveEndpoints } from "../features/webhooks/endpoints.ts";
 import { WebhookDelivery } from "../features/webhooks/delivery.ts";
@@ -134,8 +134,9 @@ export function createAgentRuntime(
     approvals: approvalStore,
     takeOverParked: (sessionId) => recovery.takeOverParked(sessionId),
     conversation,
-    // A removed session takes its A2A push configs and its webhook cursors with it.
+    // A removed session takes its A2A push configs, its webhook cursors and its cloud turn's runner with it.
     featureKeys: async (sessionId) => [
+      cloudTurnKey(sessionId),
       ...(await storage.list(a2aPushPrefix(sessionId))),
       ...webhookEndpoints.map((endpoint) => deliveryCursorKey(webhookDeliveryChannel(endpoint.id), sessionId)),
     ],
