@@ -85,8 +85,10 @@ export function remoteLoop(options: RemoteTurnOptions): RemoteLoop {
     };
     const write = (drafts: EventDraft[], seq: number, conversation?: ConversationMessage[]): void => {
       const records = [options.state.write({ runner, turnId, seq })];
-      writes = writes
-        .then(() => input.emit(drafts, { records, ...(conversation ? { conversation } : {}) }))
+      // Not awaited one by one (the writer commits one session's appends in the order they are
+      // handed over, and batches what arrives together); the last one settles after all others.
+      writes = input
+        .emit(drafts, { records, ...(conversation ? { conversation } : {}) })
         .then(() => options.onWritten?.(seq))
         .catch((error: unknown) => {
           failure ??= error;

@@ -52,7 +52,7 @@ export async function runRunnerTurn(deps: RunnerTurnDeps, request: TurnRequest, 
     if ("error" in model) throw new Error(model.error);
     const runtime = withSessionEnv(deps.runtime, env);
     const cwd = await deps.sessionWorkspace(request, env, signal);
-    const planned = planWorkspace(deps.project);
+    const planned = plannedWorkspace(deps.project);
     await runtime.prepareWorkspace?.(cwd, planned.plan, request.files ?? {});
     const full = new Set(HARNESS_TOOL_NAMES);
     const subagents = subagentRunner(deps, request, runtime, cwd, emit, () => seq, planned.systemNotes, model);
@@ -76,6 +76,14 @@ export async function runRunnerTurn(deps: RunnerTurnDeps, request: TurnRequest, 
 }
 
 // --- internals ---
+
+/** The workspace plan of each project, made once: it depends on the project alone. */
+const plans = new WeakMap<ProjectDefinition, ReturnType<typeof planWorkspace>>();
+function plannedWorkspace(project: ProjectDefinition): ReturnType<typeof planWorkspace> {
+  let planned = plans.get(project);
+  if (!planned) plans.set(project, (planned = planWorkspace(project)));
+  return planned;
+}
 
 /**
  * Instructions and the agent-tool catalog go before the first prompt (docs/guide/agent-projects.md
