@@ -47,6 +47,7 @@ const projectDir = write({
   "bot/tools/approve_it.ts": `export default { description: "Needs a human", needsApproval: true, async execute(input) { return { approved: true, input }; } };\n`,
   "bot/subagents/helper/agent.ts": `export default { description: "Helps", tools: ["read"] };\n`,
   "bot/subagents/helper/instructions.md": "You help.\n",
+  "bot/tools/lookup.ts": `export default { description: "Looks up", async execute() { return { found: true }; } };\n`,
   "bot/tools/where_am_i.ts": `export default { description: "Runs in the workspace", execution: "agent", script: "pwd; ls repos" };\n`,
 });
 // The mount's slug is the project's directory name.
@@ -68,11 +69,12 @@ async function startRunner(name: string): Promise<CliProcess & { url: string }> 
   return { ...proc, url: match[1]! };
 }
 
-async function startHost(runners: string[], extra: string[] = []): Promise<CliProcess & { url: string; base: string }> {
+/** A host over `runners`; its server tools reached through `--public-url`, or as given by `tools`. */
+async function startHost(runners: string[], tools?: (port: number) => string[]): Promise<CliProcess & { url: string; base: string }> {
   const port = await freePort();
   const args = [projectDir, "--port", String(port), "--state-root", join(scratch, `state-${port}`), "--no-docs", "--no-playground"];
   for (const url of runners) args.push("--runner", url);
-  const host = await startServe([...args, "--public-url", `http://127.0.0.1:${port}`, ...extra], env);
+  const host = await startServe([...args, ...(tools ? tools(port) : ["--public-url", `http://127.0.0.1:${port}`])], env);
   running.push(host);
   return { ...host, base: `${host.url}/${slug}` };
 }
@@ -289,9 +291,9 @@ describe("runner authentication and isolation", () => {
     expect(bogus.status).toBe(401);
   });
 
-  test("sessions get separate workspaces on the runner; subagents run there too", async () => {
+  test("sessions get separate workspaces on the runner; subagents run there too; --cloud-tools-url", async () => {
     const runner = await startRunner("g");
-    const host = await startHost([runner.url]);
+    const host = await startHost([runner.url], (port) => ["--cloud-tools-url", `http://127.0.0.1:${port}/${slug}/v1/mcp/tools`]);
     const a = await send(host.base, `/tool edit {"path":"mine.txt","newText":"a's"}\n/reply ok`);
     await until(host.base, a, (events) => events.some((e) => e.type === "turn.completed"), "a done");
     const b = await send(host.base, `/tool read {"path":"mine.txt"}\n/reply ok`);
@@ -300,6 +302,9 @@ describe("runner authentication and isolation", () => {
     const escape = await send(host.base, `/tool read {"path":"../${a}/mine.txt"}\n/reply ok`);
     const escaped = await until(host.base, escape, (all) => all.some((e) => e.type === "turn.completed"), "escape done");
     expect(escaped.find((e) => e.type === "action.result")!.data).toMatchObject({ toolName: "read", isError: true });
+    const looked = await send(host.base, `/tool lookup {}\n/reply ok`);
+    const lookup = await until(host.base, looked, (all) => all.some((e) => e.type === "turn.completed"), "lookup done");
+    expect(lookup.find((e) => e.type === "action.result")!.data).toMatchObject({ toolName: "lookup", isError: false, output: { found: true } });
     const delegated = await send(host.base, `/tool task {"subagent":"helper","prompt":"/reply helped"}\n/reply ok`);
     const sub = await until(host.base, delegated, (all) => all.some((e) => e.type === "turn.completed"), "task done");
     expect(sub.find((e) => e.type === "subagent.called")!.data).toMatchObject({ subagent: "helper" });
@@ -313,7 +318,7 @@ describe("start-up warnings and refusals", () => {
     const host = await startServe([projectDir, "--port", String(port), "--state-root", join(scratch, "state-bare"), "--no-docs", "--no-playground"], env);
     running.push(host);
     expect(host.stderr()).toMatch(/runtime "cloud" and no cloud runner/);
-    expect(host.stderr()).toMatch(/server tools \(approve_it\) are omitted from its cloud turns: pass --public-url or --cloud-tools-url/);
+    expect(host.stderr()).toMatch(/server tools \(approve_it, lookup\) are omitted from its cloud turns: pass --public-url or --cloud-tools-url/);
     const base = `${host.url}/${slug}`;
     const sessionId = await send(base, "/reply hi");
     const events = await until(base, sessionId, (all) => all.some((e) => e.type === "turn.failed"), "turn.failed");
