@@ -348,6 +348,9 @@ export default defineChannel({
       const sent = await send(body.message, { cloud: { env: { HYBRID: "${ENV_VALUE}" } } });
       return { sessionId: sent.sessionId };
     } }),
+    POST("/bad", { bodySchema: v.object({}), async handler(_request, { send }) {
+      await send("/reply no", { cloud: { repos: "not a list" } });
+    } }),
   ],
 });
 `;
@@ -373,6 +376,9 @@ export default defineChannel({
     expect(JSON.stringify(events)).not.toContain(ENV_VALUE);
     const session = await (await fetch(`${base}/v1/session/${sessionId}`)).text();
     expect(session).not.toContain(ENV_VALUE);
+    const bad = await fetch(`${base}/v1/channels/hybrid/bad`, post({}));
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: "invalid_cloud", message: "send's cloud.repos must be a list of {url, startingRef?}" });
 
     const other = await startServe([allowlisted, "--port", "0", "--state-root", join(scratch, "state-h2"), "--runner", runnerUrl, "--no-docs", "--no-playground"], env);
     running.push(other);

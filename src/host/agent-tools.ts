@@ -6,6 +6,7 @@
  */
 import { HTTPError, createError } from "../base/errors.ts";
 import { CLOUD_ALLOWLIST_REFUSAL } from "./cloud-turns.ts";
+import { cloudBlockProblems } from "../engine/harness/cloud-block.ts";
 import type { HostLogger } from "../base/logging.ts";
 import type { ProjectDefinition } from "../base/definitions/project.ts";
 import type { ProjectFiles } from "../base/definitions/tools.ts";
@@ -70,6 +71,8 @@ export function createAgentTools(
       if (options?.cloud !== undefined && project.agent.tools !== undefined) {
         return Promise.reject(new HTTPError({ status: 400, code: "cloud_send_refused", message: CLOUD_ALLOWLIST_REFUSAL }));
       }
+      const problems = options?.cloud === undefined ? [] : cloudBlockProblems(options.cloud, "send's cloud");
+      if (problems.length > 0) return Promise.reject(new HTTPError({ status: 400, code: "invalid_cloud", message: problems.join("; ") }));
       return parts.entry.send(channelId, message, options);
     },
     find: parts.entry.find,

@@ -6,6 +6,7 @@
  */
 import type { Diagnostic, ProjectDefinition } from "../../base/definitions/project.ts";
 import { HARNESS_TOOL_NAMES, resolveAllowlist } from "./allowlist.ts";
+import { cloudBlockProblems } from "./cloud-block.ts";
 
 export function validateHarnessConfig(project: ProjectDefinition, file: string): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
@@ -17,6 +18,8 @@ export function validateHarnessConfig(project: ProjectDefinition, file: string):
   if (agent.runtime !== undefined && agent.runtime !== "local" && agent.runtime !== "cloud") {
     push("error", "invalid_agent_config", `runtime must be "local" or "cloud" (got ${JSON.stringify(agent.runtime)})`);
   }
+
+  if (agent.cloud !== undefined) for (const problem of cloudBlockProblems(agent.cloud)) push("error", "invalid_agent_config", problem);
 
   const tools: unknown = agent.tools;
   const allowlistValid = tools === undefined || (Array.isArray(tools) && tools.every((name) => typeof name === "string"));

@@ -6,6 +6,7 @@
  * @module
  */
 import { HTTPError, notFound } from "../../base/errors.ts";
+import { cloudBlockProblems } from "../../engine/harness/cloud-block.ts";
 import type { AuthContext } from "../../base/auth.ts";
 import type { EventLogView } from "../../base/events/log-view.ts";
 import type { Sessions } from "../../base/definitions/session-face.ts";
@@ -169,9 +170,10 @@ export class ChannelHost {
     const { sessions, store, log } = this.#deps;
     if (typeof message !== "string" || message.length === 0) throw new TypeError("[agent-serve] [channels] send needs a non-empty message");
     if (options.cloud !== undefined) {
-      if (typeof options.cloud !== "object" || options.cloud === null || Array.isArray(options.cloud)) throw new TypeError("[agent-serve] [channels] send's cloud must be an object ({repos?, env?, envVars?})");
       // docs/guide/cloud-runtime.md "Hybrid agents": an allowlist works only with the local runtime.
       if (this.#deps.cloudRefusal) throw new HTTPError({ status: 400, code: "cloud_send_refused", message: this.#deps.cloudRefusal });
+      const problems = cloudBlockProblems(options.cloud, "send's cloud");
+      if (problems.length > 0) throw new HTTPError({ status: 400, code: "invalid_cloud", message: problems.join("; ") });
     }
     const key = options.continuationToken;
     const existing = key === undefined ? undefined : await store.findByToken(channelId, key);
