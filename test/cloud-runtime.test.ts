@@ -13,6 +13,7 @@ import type { CliProcess } from "./_cli.ts";
 import { eventually, fetchEvents } from "./_harness.ts";
 import type { TestEvent } from "./_harness.ts";
 import { tempProjects } from "./_temp-projects.ts";
+import { signRunnerRequest } from "../src/features/cloud/signing.ts";
 
 // Every test starts several processes on a shared machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -126,6 +127,13 @@ describe("cloud runtime", () => {
     const bound = events.find((e) => e.type === "agent.bound")!.data as { agentId: string; url: string; runner: string };
     expect([r1.url, r2.url]).toContain(bound.runner);
     expect(bound.url).toBe(`${bound.runner}/v1/runner/sessions/${sessionId}`);
+    // The conversation URL answers a request signed with the shared secret.
+    const path = `/v1/runner/sessions/${sessionId}`;
+    const shown = await fetch(bound.url, { headers: { authorization: await signRunnerRequest(SECRET, "GET", path, "") } });
+    expect(shown.status).toBe(200);
+    const lines = (await shown.text()).trim().split("\n").map((line) => JSON.parse(line) as { kind: string });
+    expect(lines[0]!.kind).toBe("bound");
+    expect(lines.at(-1)!.kind).toBe("end");
 
     const results = events.filter((e) => e.type === "action.result").map((e) => e.data as { toolName: string; output: unknown; isError: boolean });
     expect(results[0]).toMatchObject({ toolName: "shell", isError: false });
