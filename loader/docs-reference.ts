@@ -137,7 +137,7 @@ const EVENT_DOCS: Readonly<Record<EventType, EventDoc>> = {
   "session.waiting": { phase: "Session", summary: "A chat session is idle and ready for a follow-up.", data: "{}" },
   "session.completed": { phase: "Session", summary: "A task session ended successfully (its stream ends here).", data: "{}" },
   "session.failed": { phase: "Session", summary: "A task session ended in failure (its stream ends here).", data: "message" },
-  "agent.bound": { phase: "Agent", summary: "Backend agent id and cloud conversation URL (cloud runtime; the local runtime does not emit it).", data: "agentId?; url?" },
+  "agent.bound": { phase: "Agent", summary: "Backend agent id and cloud conversation URL: a cloud turn's first event after turn.started (the local runtime does not emit it).", data: "agentId; url; runner (the runner's base URL)" },
   "message.received": { phase: "Input", summary: "A user message was accepted for a turn.", data: "text" },
   "turn.queued": { phase: "Turn", summary: "The turn waits for a free slot under concurrency.maxRunningTurns.", data: "position (1 is next)" },
   "turn.started": { phase: "Turn", summary: "The turn began running.", data: "{}" },
