@@ -310,6 +310,14 @@ describe("runner authentication and isolation", () => {
     const escape = await send(host.base, `/tool read {"path":"../${a}/mine.txt"}\n/reply ok`);
     const escaped = await until(host.base, escape, (all) => all.some((e) => e.type === "turn.completed"), "escape done");
     expect(escaped.find((e) => e.type === "action.result")!.data).toMatchObject({ toolName: "read", isError: true });
+    // Instructions and the agent-tool catalog come before the first prompt (the scripted model
+    // echoes every line of it), on every turn, and not into the stored message.
+    const echoed = await send(host.base, "hello there");
+    const echo = await until(host.base, echoed, (all) => all.some((e) => e.type === "turn.completed"), "echo done");
+    expect((echo.find((e) => e.type === "message.completed")!.data as { text: string }).text).toBe(
+      "echo: Be brief.\n\nAgent tools (they run in your workspace):\n- where_am_i: Runs in the workspace\n\nhello there",
+    );
+    expect(echo.find((e) => e.type === "message.received")!.data).toEqual({ text: "hello there" });
     const looked = await send(host.base, `/tool lookup {}\n/reply ok`);
     const lookup = await until(host.base, looked, (all) => all.some((e) => e.type === "turn.completed"), "lookup done");
     expect(lookup.find((e) => e.type === "action.result")!.data).toMatchObject({ toolName: "lookup", isError: false, output: { found: true } });
