@@ -121,7 +121,11 @@ export function remoteLoop(options: RemoteTurnOptions): RemoteLoop {
     } catch (error) {
       await writes;
       if (input.signal.aborted) throw error;
-      if (quiet) throw lost(`no word for ${options.leaseMs} ms`);
+      if (quiet) {
+        // A runner that comes back must not go on with a turn this host has failed.
+        cancel();
+        throw lost(`no word for ${options.leaseMs} ms`);
+      }
       if (failure) throw failure;
       if (error instanceof Error && error.message.startsWith("cloud runner ")) throw error;
       // The model's or a tool's failure on the runner is the turn's, word for word.
