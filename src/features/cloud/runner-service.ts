@@ -38,8 +38,9 @@ export interface RunnerService {
   close(): void;
 }
 
-/** Lines a runner keeps per session for its conversation page. */
+/** Lines a runner keeps per session for its conversation page, and how many sessions it keeps. */
 const KEPT_LINES = 2000;
+const KEPT_SESSIONS = 500;
 /** How long an ended turn's lines stay for a host that reattaches late. */
 const ENDED_KEPT_MS = 5 * 60_000;
 
@@ -75,7 +76,10 @@ export function createRunnerService(options: RunnerServiceOptions): RunnerServic
       const kept = transcripts.get(turn.sessionId) ?? [];
       kept.push(line);
       if (kept.length > KEPT_LINES) kept.splice(0, kept.length - KEPT_LINES);
+      // Most recently active last: the oldest session's page goes first.
+      transcripts.delete(turn.sessionId);
       transcripts.set(turn.sessionId, kept);
+      if (transcripts.size > KEPT_SESSIONS) transcripts.delete(transcripts.keys().next().value!);
     }
     turn.attached?.(line);
   }
