@@ -18,7 +18,7 @@ import { createError, errorMessage } from "../src/base/errors.ts";
 import { createHost } from "../src/host/host.ts";
 import { routeModelId } from "../src/engine/model/model-ids.ts";
 import type { Diagnostic } from "../src/base/definitions/project.ts";
-import type { AgentHost, AgentMount, ClosingSignal } from "../src/host/types.ts";
+import type { AgentHost, AgentMount, ClosingSignal, CloudRuntimeOptions } from "../src/host/types.ts";
 import type { HostLogger, LogLevel } from "../src/base/logging.ts";
 import { serveWith } from "./_serve.ts";
 import { createJwtVerifier } from "../src/features/mcp/jwt-verifier.ts";
@@ -108,6 +108,8 @@ export interface ProjectHostOptions {
    * @default `AGENT_SERVE_LEASE_TTL_MS`, else 30000
    */
   leaseTtlMs?: number;
+  /** The cloud runners and how they reach this host (docs/guide/cloud-runtime.md). */
+  cloud?: CloudRuntimeOptions;
 }
 
 export interface ServeProjectOptions extends LoadProjectOptions, ProjectHostOptions, ServeOptions {}
@@ -192,6 +194,7 @@ export async function createProjectHost(loaded: LoadedProjects, options: Project
     docs: docs ? await docs : false,
     schedules: options.schedules ?? true,
     controlPlane: options.controlPlane ?? true,
+    ...(options.cloud ? { cloud: options.cloud } : {}),
   });
   if (telemetry) {
     const close = host.close.bind(host);

@@ -21,6 +21,7 @@ import { TEMPLATES } from "./templates.ts";
 import { versionCommand } from "./version.ts";
 import { MCP_HELP } from "./mcp-help.ts";
 import { mcpOAuthArgs } from "./mcp-oauth-args.ts";
+import { cloudArgs, optionalStrings } from "./cloud-flags.ts";
 
 export interface MainOptions extends CliIo {
   /** Arguments after the program name, as in `process.argv.slice(2)`. */
@@ -55,11 +56,35 @@ export async function main(options: MainOptions): Promise<number> {
       .option("--no-schedules", "Do not run the cron runner (outside --dev, where nothing fires on its own anyway)")
       .option("--no-control-plane", "No built-in clocks: timed work fires through POST /v1/internal/.../fire")
       .option("--strict", "Refuse to start when any agent has an error (else a broken agent among several is left out)")
+      .option("--runner <url>", "A cloud runner for runtime: \"cloud\" turns; repeatable or comma-separated (env AGENT_SERVE_RUNNERS)")
+      .option("--runner-secret <secret>", "The secret shared with the runners (env AGENT_SERVE_RUNNER_SECRET)")
+      .option("--public-url <url>", "This host's externally reachable URL: cloud runners reach the server tools through it")
+      .option("--cloud-tools-url <url>", "The authenticated MCP URL of the server tools, used as is by cloud runners")
       .action((dir: unknown, flags: Flags) => {
-        const args = toServeArgs(dir, flags, argv, dev);
+        const args = { ...toServeArgs(dir, flags, argv, dev), ...cloudArgs(argv, io.env) };
         command = async () => (await import("./serve.ts")).serveCommand(args, io);
       });
   }
+  cli
+    .command("runner [dir]", "Run the cloud turns of the agents in dir for hosts that share its secret")
+    .option("--port <port>", "Listen port; 0 picks any free port (default: 3000)")
+    .option("--host <host>", "Bind address (default: 127.0.0.1)")
+    .option("--secret <secret>", "The secret shared with the hosts (env AGENT_SERVE_RUNNER_SECRET)")
+    .option("--workdir <dir>", "Where session workspaces live (default: <dir>/.agent-serve/runner)")
+    .option("--public-url <url>", "The runner's URL as hosts reach it (for agent.bound)")
+    .option("--mode <mode>", "Route layout of the hosts it serves: multi or single (default: multi)")
+    .option("--api-key <key>", "Model credential (else the provider's environment variable, else the stored login)")
+    .action((dir: unknown, flags: Flags) => {
+      const mode = rawOption(argv, "mode") ?? "multi";
+      if (mode !== "multi" && mode !== "single") throw new UsageError(`--mode must be multi or single (got "${mode}")`);
+      const args = {
+        ...(dir === undefined ? {} : { dir: String(dir) }),
+        mode,
+        ...(flags.port === undefined ? {} : { port: port(flags.port) }),
+        ...optionalStrings(argv, { host: "host", secret: "secret", workdir: "workdir", publicUrl: "public-url", apiKey: "api-key" }),
+      } as const;
+      command = async () => (await import("./runner.ts")).runnerCommand(args, io);
+    });
   cli
     .command("docs", "Serve the documentation site alone (at /docs)")
     .option("--port <port>", "Listen port; 0 picks any free port (default: 3000)")

@@ -84,6 +84,8 @@ function describe(event: CliEvent, style: Style): string {
       return `${String(d.subagent)} ${d.isError ? style.red("error") : "ok"}${d.result === undefined ? "" : `: ${brief(d.result)}`}`;
     case "artifact.tagged":
       return artifactLine(d.artifact);
+    case "agent.bound":
+      return `runner ${String(d.runner ?? "")}, agent ${String(d.agentId ?? "")}`;
     case "turn.started":
     case "session.waiting":
     case "session.completed":

@@ -73,6 +73,8 @@ export interface StartHostOptions {
   carryOver?: ProjectHostOptions["carryOver"];
   /** A `dev` reload: the projects served so far; a broken agent keeps its version from here. */
   lastGood?: readonly DiscoveredProject[];
+  /** `--runner`, `--runner-secret`, `--public-url`, `--cloud-tools-url` (./cloud-flags.ts). */
+  cloud?: ProjectHostOptions["cloud"];
   /** `--log-level`: lines below it are dropped. @default "info" */
   logLevel?: LogLevel;
   /** `--log-format`: text for people, json (one object per line) for machines. @default "text" */

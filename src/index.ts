@@ -19,7 +19,7 @@ export { defineExtension } from "./entries/extensions.ts";
 export { defineChannel } from "./entries/channels.ts";
 export { prompt } from "./engine/project/prompt.ts";
 export { HTTPError } from "./base/errors.ts";
-export type { AgentHost, AgentHostOptions, AgentMount, ClosingSignal, RequestContext, SendOptions, SendResult, TickReport } from "./host/types.ts";
+export type { AgentHost, AgentHostOptions, AgentMount, ClosingSignal, CloudRuntimeOptions, RequestContext, SendOptions, SendResult, TickReport } from "./host/types.ts";
 export type { DocsPage, DocsSite, PlaygroundAsset, PlaygroundSite } from "./http/site-types.ts";
 export type { ModelCredentials, ModelOptions } from "./base/ports/model.ts";
 export type { HostLogger, LogFields, LogLevel } from "./base/logging.ts";

@@ -28,6 +28,11 @@ describe("renderEvent", () => {
     expect(renderEvent(event(4, "artifact.tagged", { artifact }), plain)).toMatch(/artifact\.tagged\s+refund\/A-1 Refund of 500 \(art_1, by host\)$/);
   });
 
+  it("names the runner a cloud turn went to", () => {
+    const bound = { agentId: "runner_1:ses_x", url: "http://r:4100/v1/runner/sessions/ses_x", runner: "http://r:4100" };
+    expect(renderEvent(event(7, "agent.bound", bound), plain)).toMatch(/agent\.bound\s+runner http:\/\/r:4100, agent runner_1:ses_x$/);
+  });
+
   it("leaves deltas out", () => {
     expect(renderEvent(event(5, "message.appended", { delta: "h" }), plain)).toBeUndefined();
     expect(renderEvent(event(6, "reasoning.appended", { delta: "h" }), plain)).toBeUndefined();

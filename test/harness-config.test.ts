@@ -35,13 +35,26 @@ describe("harness configuration diagnostics", () => {
       "warning cloud_block_missing",
       "warning cloud_sandbox_seeds",
       "warning cloud_skills",
-      "warning no_cloud_runtime",
     ]);
     expect(diagnostics.find((d) => d.code === "cloud_tools_allowlist")?.file).toBe("bot/agent.ts");
   });
 
-  it("cloud runtime with a cloud block and nothing local only says that turns cannot run here", async () => {
-    expect(summary(await load(`{ runtime: "cloud", cloud: { repos: [] } }`))).toEqual(["warning no_cloud_runtime"]);
+  it("cloud runtime with a cloud block and nothing local is clean (the runners are the host's start-up matter)", async () => {
+    expect(summary(await load(`{ runtime: "cloud", cloud: { repos: [] } }`))).toEqual([]);
+  });
+
+  it("a malformed cloud block is an error naming each field (never a value)", async () => {
+    const diagnostics = await load(`{ runtime: "cloud", cloud: { repos: [{}, { url: "u", startingRef: "-x" }], env: { "1X": "secret-value", OK: 3 }, envVars: ["A B"], extra: 1 } }`);
+    const messages = diagnostics.filter((d) => d.code === "invalid_agent_config").map((d) => d.message);
+    expect(messages).toEqual([
+      "cloud.extra is not a cloud option (repos, env, envVars)",
+      "cloud.repos[0].url must be a repository URL or path",
+      "cloud.repos[1].startingRef must be a branch, tag or commit",
+      'cloud.env: "1X" is not an environment variable name',
+      "cloud.env.OK must be a string",
+      "cloud.envVars must list environment variable names",
+    ]);
+    expect(JSON.stringify(diagnostics)).not.toContain("secret-value");
   });
 
   it("unknown allowlist names warn (the turn fails); leaving out shell warns when agent tools exist", async () => {

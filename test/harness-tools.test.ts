@@ -219,10 +219,10 @@ describe("tools allowlist", () => {
     expect(events.some((e) => e.type === "session.waiting")).toBe(true);
   });
 
-  it("a cloud-runtime agent's turn fails with a clear message: this host has no cloud runtime", async () => {
+  it("a cloud-runtime agent's turn on a host without runners fails with a clear message naming --runner", async () => {
     const { steps, events } = await run({ runtime: "cloud" }, "/reply hi");
     expect(steps).toEqual([]);
-    expect(events.find((e) => e.type === "turn.failed")?.data["message"]).toMatch(/runtime: "cloud", and this host has no cloud runtime/);
+    expect(events.find((e) => e.type === "turn.failed")?.data["message"]).toMatch(/runs on the cloud runtime, and this host has no cloud runner: start agent-serve runner and serve with --runner/);
   });
 
   it("/v1/info reports the harness tools turns are offered", async () => {

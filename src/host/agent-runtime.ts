@@ -17,7 +17,7 @@ import { createSessionEntry } from "../engine/sessions/session-entry.ts";
 import { SessionStore } from "../engine/sessions/session-store.ts";
 import { callServerTool, findServerTool } from "../engine/direct-calls/direct-call.ts";
 import { ConversationLog } from "../engine/turns/conversation.ts";
-import { a2aPushFailedPrefix, a2aPushOutboxPrefix, a2aPushPrefix, a2aTaskIndexKey, deliveryCursorKey, sessionBudgetKey, turnBudgetKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
+import { a2aPushFailedPrefix, a2aPushOutboxPrefix, a2aPushPrefix, a2aTaskIndexKey, cloudTurnKey, deliveryCursorKey, sessionBudgetKey, turnBudgetKey, webhookDeliveryChannel } from "../base/storage/keys.ts";
 import { A2APushDelivery } from "../features/a2a/push-delivery.ts";
 import { resolveEndpoints } from "../features/webhooks/endpoints.ts";
 import { WebhookDelivery } from "../features/webhooks/delivery.ts";
@@ -31,6 +31,7 @@ import { gateSends } from "../engine/budgets/send-gate.ts";
 import { createAgentBudgets } from "./agent-budgets.ts";
 import { createAgentTurns } from "./agent-turns.ts";
 import { agentVersion } from "./agent-version.ts";
+import { CLOUD_ALLOWLIST_REFUSAL } from "./cloud-turns.ts";
 import { createCoordination } from "./coordination.ts";
 import { createRecovery, orphanRecovery } from "./recovery.ts";
 import { placeSessions } from "./session-placement.ts";
@@ -103,7 +104,7 @@ export function createAgentRuntime(
 
   // 4. Turns, and the recovery of what a crash left open.
   const isIdempotent = (toolName: string): boolean => project.tools?.[toolName]?.idempotent === true;
-  const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination, isIdempotent };
+  const recoveryParts = { store, log, logger, conversation, approvals: approvalStore, coordination, isIdempotent, storage };
   const recoverOrphan = orphanRecovery(recoveryParts);
   const budgets = createAgentBudgets(project, storage, now);
   // Hashed once per host: a reload or deploy builds a new host, and so a new version.
@@ -111,9 +112,11 @@ export function createAgentRuntime(
     logger.error("could not compute the agent's version; turns record none", error);
     return undefined;
   });
-  const { model, controller } = createAgentTurns({
+  const { model, controller, cloudTools } = createAgentTurns({
     agentVersion: version,
     slug,
+    basePath,
+    storage,
     project,
     options,
     store,
@@ -144,8 +147,9 @@ export function createAgentRuntime(
     approvals: approvalStore,
     takeOverParked: (sessionId) => recovery.takeOverParked(sessionId),
     conversation,
-    // A removed session takes its A2A push configs (and their pending posts) and its webhook cursors with it.
+    // A removed session takes its A2A push configs (and their pending posts), its webhook cursors and its cloud turn's runner with it.
     featureKeys: async (sessionId) => [
+      cloudTurnKey(sessionId),
       ...(await storage.list(a2aPushPrefix(sessionId))),
       ...(await storage.list(a2aPushOutboxPrefix(sessionId))),
       ...(await storage.list(a2aPushFailedPrefix(sessionId))),
@@ -214,6 +218,7 @@ export function createAgentRuntime(
     storage,
     logger,
     ...(options.channels?.retryDelaysMs ? { retryDelaysMs: options.channels.retryDelaysMs } : {}),
+    ...(project.agent.tools === undefined ? {} : { cloudRefusal: CLOUD_ALLOWLIST_REFUSAL }),
     async callTool(name, input, sessionId) {
       const tool = findServerTool({ project }, name);
       const owner = sessionId === undefined ? undefined : (await store.get(sessionId))?.owner;
@@ -259,6 +264,7 @@ export function createAgentRuntime(
     approvalStore,
     artifacts,
     toolServices,
+    cloudTools,
     // An authored `bot/channels/http.ts` chain wins over the start-up flags (docs/guide/channels.md "Auth").
     policies: project.channels?.[HTTP_CHANNEL]?.auth ?? defaultPolicies(options.auth),
     model,

@@ -4,7 +4,9 @@
  * hooks, schedules, reminders and channels all get.
  * @module
  */
-import { createError } from "../base/errors.ts";
+import { HTTPError, createError } from "../base/errors.ts";
+import { CLOUD_ALLOWLIST_REFUSAL } from "./cloud-turns.ts";
+import { cloudBlockProblems } from "../engine/harness/cloud-block.ts";
 import type { HostLogger } from "../base/logging.ts";
 import type { ProjectDefinition } from "../base/definitions/project.ts";
 import type { ProjectFiles } from "../base/definitions/tools.ts";
@@ -64,7 +66,15 @@ export function createAgentTools(
   });
   // Tools see the host's services as `ctx.host`.
   const toolServices: ToolContextServices = {
-    send: parts.entry.send,
+    // A tool's send with `cloud` is refused as a channel's is (./cloud-turns.ts).
+    send: (channelId, message, options) => {
+      if (options?.cloud !== undefined && project.agent.tools !== undefined) {
+        return Promise.reject(new HTTPError({ status: 400, code: "cloud_send_refused", message: CLOUD_ALLOWLIST_REFUSAL }));
+      }
+      const problems = options?.cloud === undefined ? [] : cloudBlockProblems(options.cloud, "send's cloud");
+      if (problems.length > 0) return Promise.reject(new HTTPError({ status: 400, code: "invalid_cloud", message: problems.join("; ") }));
+      return parts.entry.send(channelId, message, options);
+    },
     find: parts.entry.find,
     artifacts: (bound) => artifacts.facade(bound),
     runtime,

@@ -4,6 +4,7 @@
  * @module
  */
 import type { HostLogger } from "../base/logging.ts";
+import type { StorageDriver } from "../base/storage/types.ts";
 import type { ModelSpec } from "../base/ports/model.ts";
 import type { ProjectDefinition } from "../base/definitions/project.ts";
 import type { ApprovalStore } from "../engine/approvals/approval-store.ts";
@@ -22,6 +23,9 @@ import type { ConversationLog } from "../engine/turns/conversation.ts";
 import { createTurnRunner } from "../engine/turns/turn-runner.ts";
 import type { TurnToolsOptions } from "../engine/turns/turn-tools.ts";
 import type { Coordination } from "./coordination.ts";
+import { cloudStartupWarnings, withCloudTurns } from "./cloud-turns.ts";
+import { type CloudToolsGate, createCloudTurnRegistry } from "../features/cloud/cloud-tools.ts";
+import { createRunnerPool } from "../features/cloud/runner-pool.ts";
 import type { AgentHostOptions } from "./types.ts";
 
 /** The most model steps one turn may take before it fails. */
@@ -29,7 +33,10 @@ const MAX_STEPS = 50;
 
 export interface AgentTurnParts {
   slug: string;
+  /** `/<slug>` in multi mode, `` in single mode (the cloud tools URL is under it). */
+  basePath: string;
   project: ProjectDefinition;
+  storage: StorageDriver;
   options: AgentHostOptions;
   store: SessionStore;
   log: EventLog;
@@ -49,26 +56,35 @@ export interface AgentTurnParts {
   agentVersion?: Promise<string | undefined>;
 }
 
-export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelSpec; notice?: string }; controller: TurnController } {
+export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelSpec; notice?: string }; controller: TurnController; cloudTools: CloudToolsGate } {
   const { project, options, log, tools, pendingFiles, coordination } = parts;
   const model = chooseModel(project, options);
   // Each distinct model (the agent's, an A/B arm's, a subagent's) is resolved once, on first use.
   const models = cachedModels(options.models?.resolve ?? createModelResolver(options.models));
+  const base = createTurnRunner({
+    base: { spec: model.spec, system: project.instructions },
+    experiments: project.agent.experiments ?? [],
+    models,
+    tools,
+    maxSteps: MAX_STEPS,
+    ...(parts.budgets ? { budgets: parts.budgets } : {}),
+  });
+  // Cloud sessions run on a runner, which resolves the model the agent names with its own credentials.
+  const registry = createCloudTurnRegistry();
+  const cloud = withCloudTurns(withHarness(base, { project, tools, models, ...(pendingFiles ? { pendingFiles } : {}), ...(parts.oauthTokens ? { oauthTokens: parts.oauthTokens } : {}) }), base, {
+    slug: parts.slug,
+    project,
+    basePath: parts.basePath,
+    cloud: options.cloud,
+    pool: options.cloud ? createRunnerPool(options.cloud.runners) : undefined,
+    registry,
+    model: normalizeModelSpec(project.agent.model) ?? model.spec,
+    ...(pendingFiles ? { pendingFiles } : {}),
+    storage: parts.storage,
+  });
+  for (const warning of cloudStartupWarnings(parts.slug, project, options.cloud)) parts.logger.warn(warning);
   // Every turn traced (a no-op until an OpenTelemetry SDK is registered).
-  const tracing = traceTurns(
-    withHarness(
-      createTurnRunner({
-        base: { spec: model.spec, system: project.instructions },
-        experiments: project.agent.experiments ?? [],
-        models,
-        tools,
-        maxSteps: MAX_STEPS,
-        ...(parts.budgets ? { budgets: parts.budgets } : {}),
-      }),
-      { project, tools, models, ...(pendingFiles ? { pendingFiles } : {}), ...(parts.oauthTokens ? { oauthTokens: parts.oauthTokens } : {}) },
-    ),
-    { slug: parts.slug },
-  );
+  const tracing = traceTurns(cloud, { slug: parts.slug });
   log.onEvent(tracing.onEvent);
   const controller = new TurnController({
     log,
@@ -83,7 +99,7 @@ export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelS
     // A follow-up's own takeover of a parked turn (`takeOverParked`) has run before: close the rest.
     ...(parts.recoverOrphan ? { recoverOrphan: parts.recoverOrphan } : {}),
   });
-  return { model, controller };
+  return { model, controller, cloudTools: registry };
 }
 
 function chooseModel(project: ProjectDefinition, options: AgentHostOptions): { spec: ModelSpec; notice?: string } {

@@ -15,6 +15,10 @@ import type { SessionStore } from "../engine/sessions/session-store.ts";
 import type { TurnController } from "../engine/sessions/turn-controller.ts";
 import type { ConversationLog } from "../engine/turns/conversation.ts";
 import type { Coordination } from "./coordination.ts";
+import { resumeCloudTurn } from "./cloud-recovery.ts";
+import type { SessionEvent } from "../base/events/vocabulary.ts";
+import type { SessionRecord } from "../base/definitions/sessions.ts";
+import type { StorageDriver } from "../base/storage/types.ts";
 
 export interface RecoveryParts {
   store: SessionStore;
@@ -25,6 +29,8 @@ export interface RecoveryParts {
   coordination: Coordination;
   /** Which tools declared `idempotent` (docs/design/tools.md "Side effects and crashes"). */
   isIdempotent: (toolName: string) => boolean;
+  /** Where cloud turns keep their runner, so a restart reattaches them (./cloud-recovery.ts). */
+  storage: Pick<StorageDriver, "get">;
 }
 
 export interface AgentRecovery {
@@ -72,9 +78,15 @@ export function createRecovery(parts: RecoveryParts, controller: TurnController)
   };
   // What recovery at start and the periodic sweep both close sessions with.
   const recovery = { store, log, logger, conversation, leases, approvals, isIdempotent };
+  // A cloud turn still running on its runner is reattached first: it may be parked for approval
+  // too, and then its runner, not this process, continues it.
+  const resumeOpen =
+    (deps: ParkedTurnDeps) =>
+    async (record: SessionRecord, events: SessionEvent[]): Promise<boolean> =>
+      (await resumeCloudTurn({ storage: parts.storage, store, log, leases, resume: deps.resume }, record, events)) || resumeParkedTurn(deps, record, events);
   const sweepDeps: SweepDeps = {
     ...recovery,
-    resumeParked: (record, events) => resumeParkedTurn(sweptParked, record, events),
+    resumeParked: resumeOpen(sweptParked),
     isLocal: (sessionId) => controller.isBusy(sessionId),
     ...(sharedSlots ? { slots: sharedSlots } : {}),
   };
@@ -89,10 +101,10 @@ export function createRecovery(parts: RecoveryParts, controller: TurnController)
       // a turn slot held under its owner, are its dead predecessor's.
       if (placement) {
         await sharedSlots?.forget((slot) => slot.owner === leases.owner).catch(() => {});
-        await recoverSessions({ ...recovery, resumeParked: (record, events) => resumeParkedTurn(parked, record, events) });
+        await recoverSessions({ ...recovery, resumeParked: resumeOpen(parked) });
       } else if (coordination.sharedFollow) await sweepOrphans(sweepDeps);
       else {
-        await recoverSessions({ ...recovery, resumeParked: (record, events) => resumeParkedTurn(parked, record, events) });
+        await recoverSessions({ ...recovery, resumeParked: resumeOpen(parked) });
         await sharedSlots?.forget((slot) => slot.owner !== leases.owner).catch(() => {});
       }
       if (coordination.sharedLeases && !placement) stopSweeping = startSweeping(sweepDeps, leases.ttlMs);

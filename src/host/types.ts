@@ -99,6 +99,12 @@ export interface AgentHostOptions {
    * often (docs/design/processes.md). @default 30000
    */
   leaseTtlMs?: number;
+  /**
+   * The cloud runtime (docs/guide/cloud-runtime.md): the runners that run the turns of
+   * `runtime: "cloud"` agents and of sessions sent with a per-send `cloud`, and how those runners
+   * reach this host's server tools. Without it such turns fail with a message saying so.
+   */
+  cloud?: CloudRuntimeOptions;
   /** Extra time given to in-flight turns on `close()` before they are interrupted. @default 10000 */
   drainTimeoutMs?: number;
   /** Clock, for tests. @default Date.now */
@@ -209,3 +215,17 @@ export interface TickReport {
 }
 
 export type { LanguageModelPort, SendOptions, SendResult };
+
+/** How this host reaches its cloud runners (docs/design/cloud-runtime.md). */
+export interface CloudRuntimeOptions {
+  /** Runner base URLs (`--runner`, `AGENT_SERVE_RUNNERS`). */
+  runners: string[];
+  /** The secret shared with the runners (`--runner-secret`, `AGENT_SERVE_RUNNER_SECRET`). Security: keep it out of logs. */
+  secret: string;
+  /** `--public-url`: where runners reach this host; the tools endpoint is under each agent's base path. */
+  publicUrl?: string;
+  /** `--cloud-tools-url`: the tools endpoint as is (wins over `publicUrl`). */
+  toolsUrl?: string;
+  /** No line from a runner for this long fails its turn. @default 10000 */
+  leaseMs?: number;
+}

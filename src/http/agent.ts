@@ -16,6 +16,7 @@ import type { EventLog } from "../engine/sessions/event-log.ts";
 import type { SessionService } from "../engine/sessions/session-service.ts";
 import type { TurnController } from "../engine/sessions/turn-controller.ts";
 import type { ToolContextServices } from "../engine/turns/tool-context.ts";
+import type { CloudToolsGate } from "../features/cloud/cloud-tools.ts";
 import type { ArtifactStore } from "../features/artifacts/store.ts";
 import type { A2APushDelivery } from "../features/a2a/push-delivery.ts";
 import type { WebhookDelivery } from "../features/webhooks/delivery.ts";
@@ -39,6 +40,8 @@ export interface AgentRuntime {
   approvalStore: ApprovalStore;
   artifacts: ArtifactStore;
   toolServices: ToolContextServices;
+  /** The live cloud turns' server tools, for `/v1/mcp/tools` with a turn credential (docs/design/cloud-runtime.md). */
+  cloudTools?: CloudToolsGate;
   policies: AuthPolicy[];
   model: { spec: ModelSpec; notice?: string };
   /** The agent definition's version (docs/design/deploy-safe-sessions.md), once hashed. */

@@ -21,6 +21,11 @@ export interface CreateSessionInput {
   /** The session's workspace directory, over the agent's local options (host code only). */
   workspaceDir?: string;
   /**
+   * A cloud attachment: this session's turns run on a cloud runner with this block over the
+   * agent's `cloud` (docs/guide/cloud-runtime.md "Hybrid agents"). Security: host code only.
+   */
+  cloud?: Record<string, unknown>;
+  /**
    * Tools the front end runs, offered with this message (docs/guide/ag-ui.md "Front-end tools"):
    * the model may call them, and a call waits for the front end's result. Replaces the session's
    * set when given.
@@ -40,6 +45,11 @@ export interface FollowUpInput {
   workspaceFiles?: Record<string, string>;
   /** Moves the session's workspace directory from this turn on (host code only). */
   workspaceDir?: string;
+  /**
+   * A cloud attachment: this session's turns run on a cloud runner with this block over the
+   * agent's `cloud` (docs/guide/cloud-runtime.md "Hybrid agents"). Security: host code only.
+   */
+  cloud?: Record<string, unknown>;
   /** Top-level keys merged into the session's channel state with the message (a channel's send). */
   state?: Record<string, unknown>;
   /**
@@ -71,6 +81,11 @@ export interface SendOptions {
    * from HTTP input.
    */
   workspaceDir?: string;
+  /**
+   * A cloud attachment: this session's turns run on a cloud runner with this block over the
+   * agent's `cloud` (docs/guide/cloud-runtime.md "Hybrid agents"). Security: host code only.
+   */
+  cloud?: Record<string, unknown>;
   /**
    * Tools the front end runs, offered with this message (docs/guide/ag-ui.md "Front-end tools"):
    * the model may call them, and a call waits for the front end's result. Replaces the session's
@@ -120,6 +135,11 @@ export interface SessionRecord {
   ab?: AbAssignment[];
   /** A workspace directory a send chose for this session (host code); wins over the local options. */
   workspaceDir?: string;
+  /**
+   * A per-send cloud attachment (docs/guide/cloud-runtime.md "Hybrid agents"): the session's turns
+   * run on a cloud runner, with this block over the agent's `cloud`. Security: may hold env values.
+   */
+  cloud?: Record<string, unknown>;
   /** The front end's tools its latest message offered (docs/guide/ag-ui.md "Front-end tools"). */
   clientTools?: ClientToolSpec[];
 }

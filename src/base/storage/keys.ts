@@ -15,6 +15,8 @@ export const eventLogName = (sessionId: string): string => `sessions/${sessionId
 export const conversationLogName = (sessionId: string): string => `sessions/${sessionId}/conversation`;
 /** Per-send workspace files waiting for the session's next turn. */
 export const pendingFilesKey = (sessionId: string): string => `sessions/${sessionId}/workspace-files`;
+/** A cloud turn's runner and the last of its event lines committed (docs/design/cloud-runtime.md). */
+export const cloudTurnKey = (sessionId: string): string => `sessions/${sessionId}/cloud-turn`;
 /** Marks a session with a turn admitted and not yet idle again (start-up reads only these). */
 export const activeKey = (sessionId: string): string => `active/${sessionId}`;
 export const ACTIVE_PREFIX = "active/";

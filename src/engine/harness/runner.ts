@@ -2,7 +2,8 @@
  * The local harness around an agent's turn runner: before each turn on a local runtime it
  * prepares the session workspace and gives the turn the harness tools the allowlist grants, with
  * the skills index in the system prompt. It fails the turns of a misconfigured agent (unknown
- * allowlist names, a cloud runtime this host does not have) with a clear message.
+ * allowlist names, a cloud-runtime agent composed without the cloud runtime) with a clear message.
+ * Cloud sessions never reach it where the host composes the cloud runtime (src/host/cloud-turns.ts).
  * @module
  */
 import { normalizeModelSpec } from "../model/resolve.ts";
@@ -22,7 +23,7 @@ import { runSubagentLoop } from "./subagent-loop.ts";
 import { planWorkspace } from "./workspace-plan.ts";
 import { errorMessage } from "../../base/errors.ts";
 
-/** Why turns of a cloud-runtime agent fail on this host. */
+/** Why turns of a cloud-runtime agent fail where no cloud runtime is composed around the harness. */
 export const NO_CLOUD_RUNTIME =
   'this agent sets runtime: "cloud", and this host has no cloud runtime: remove runtime (or set it to "local") to run turns locally';
 

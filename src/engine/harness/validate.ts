@@ -6,6 +6,7 @@
  */
 import type { Diagnostic, ProjectDefinition } from "../../base/definitions/project.ts";
 import { HARNESS_TOOL_NAMES, resolveAllowlist } from "./allowlist.ts";
+import { cloudBlockProblems } from "./cloud-block.ts";
 
 export function validateHarnessConfig(project: ProjectDefinition, file: string): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
@@ -17,6 +18,8 @@ export function validateHarnessConfig(project: ProjectDefinition, file: string):
   if (agent.runtime !== undefined && agent.runtime !== "local" && agent.runtime !== "cloud") {
     push("error", "invalid_agent_config", `runtime must be "local" or "cloud" (got ${JSON.stringify(agent.runtime)})`);
   }
+
+  if (agent.cloud !== undefined) for (const problem of cloudBlockProblems(agent.cloud)) push("error", "invalid_agent_config", problem);
 
   const tools: unknown = agent.tools;
   const allowlistValid = tools === undefined || (Array.isArray(tools) && tools.every((name) => typeof name === "string"));
@@ -46,12 +49,13 @@ export function validateHarnessConfig(project: ProjectDefinition, file: string):
   }
 
   if (cloud) {
+    // The runner loads its own copy of the project (docs/design/cloud-runtime.md "Where the
+    // project comes from"): these reach the turn only if that copy matches the host's.
     const agentTools = agentToolNames(project);
-    if (agentTools.length > 0) push("warning", "cloud_agent_tools", `agent-execution tools (${agentTools.join(", ")}) run where the agent runs; with runtime: "cloud" they need the cloud runtime's workspace`);
-    if (Object.keys(project.skills ?? {}).length > 0) push("warning", "cloud_skills", 'skills are delivered into local workspaces; with runtime: "cloud" they need the cloud runtime');
-    if (project.workspaceSeed && project.workspaceSeed.files > 0) push("warning", "cloud_sandbox_seeds", 'sandbox/workspace seed files are copied into local workspaces only; with runtime: "cloud" they are not used');
-    if (agent.cloud === undefined) push("warning", "cloud_block_missing", 'runtime: "cloud" without a cloud block (repos, env, envVars)');
-    push("warning", "no_cloud_runtime", 'this host has no cloud runtime: turns of this agent fail until runtime is "local"');
+    if (agentTools.length > 0) push("warning", "cloud_agent_tools", `agent-execution tools (${agentTools.join(", ")}) run on the cloud runner, from the runner's copy of the project: deploy the same project there`);
+    if (Object.keys(project.skills ?? {}).length > 0) push("warning", "cloud_skills", 'skills reach cloud turns from the runner\'s copy of the project: deploy the same project there');
+    if (project.workspaceSeed && project.workspaceSeed.files > 0) push("warning", "cloud_sandbox_seeds", "sandbox/workspace seed files reach cloud workspaces from the runner's copy of the project: deploy the same project there");
+    if (agent.cloud === undefined) push("warning", "cloud_block_missing", 'runtime: "cloud" without a cloud block (repos, env, envVars): the runner starts every session from an empty workspace');
   }
 
   for (const [id, subagent] of Object.entries(project.subagents ?? {})) {

@@ -35,6 +35,7 @@ export async function channelSend(
         rotate: channel === "http",
         ...(options.workspaceFiles === undefined ? {} : { workspaceFiles: options.workspaceFiles }),
         ...(options.workspaceDir === undefined ? {} : { workspaceDir: options.workspaceDir }),
+        ...(options.cloud === undefined ? {} : { cloud: options.cloud }),
         ...(options.clientTools === undefined ? {} : { clientTools: options.clientTools }),
       });
       return { sessionId: existing, continuationToken, created: false };
@@ -51,6 +52,7 @@ export async function channelSend(
     ...(key === undefined || channel === "http" ? {} : { continuationToken: key }),
     ...(options.workspaceFiles === undefined ? {} : { workspaceFiles: options.workspaceFiles }),
     ...(options.workspaceDir === undefined ? {} : { workspaceDir: options.workspaceDir }),
+    ...(options.cloud === undefined ? {} : { cloud: options.cloud }),
     ...(options.clientTools === undefined ? {} : { clientTools: options.clientTools }),
   });
   return { sessionId: created.sessionId, continuationToken: created.continuationToken, created: true };

@@ -87,6 +87,7 @@ export class LocalSessions implements Sessions {
       ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
       ...(ab.length === 0 ? {} : { ab }),
       ...(input.workspaceDir === undefined ? {} : { workspaceDir: input.workspaceDir }),
+      ...(input.cloud === undefined ? {} : { cloud: input.cloud }),
       ...(input.clientTools === undefined || input.clientTools.length === 0 ? {} : { clientTools: input.clientTools }),
     };
     if (input.workspaceFiles) await this.#deps.workspaceFiles?.stage(sessionId, input.workspaceFiles);
@@ -142,6 +143,8 @@ export class LocalSessions implements Sessions {
     if (record.status === "running") await this.#deps.takeOverParked?.(sessionId);
     // The turn runs with this record: it offers the message's front-end tools, as the stored one will.
     if (input.clientTools !== undefined) record.clientTools = input.clientTools;
+    // The turn runs with this record: a send that attaches the cloud sends this turn there.
+    if (input.cloud !== undefined) record.cloud = input.cloud;
     const token = input.continuationToken;
     let rotated = token;
     await controller.admit(record, input.message, input.admission ?? "preempt", async (turnId) => {
@@ -156,6 +159,7 @@ export class LocalSessions implements Sessions {
           if (current.continuationToken !== token) throw stale();
           current.continuationToken = rotated;
           if (input.workspaceDir !== undefined) current.workspaceDir = input.workspaceDir;
+          if (input.cloud !== undefined) current.cloud = input.cloud;
           if (input.state !== undefined) current.state = { ...current.state, ...input.state };
           if (input.clientTools !== undefined) current.clientTools = input.clientTools;
         },

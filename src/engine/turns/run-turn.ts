@@ -33,7 +33,28 @@ export interface TurnInput {
    * start, but completes only once it is done, and fails if it failed.
    */
   ready?: Promise<void>;
+  /**
+   * Runs the loop somewhere else (a cloud runner, docs/design/cloud-runtime.md): it gets what the
+   * local loop would and reports through the same recorder, so its events reach the same writer.
+   */
+  remote?: RemoteLoop;
 }
+
+/**
+ * A loop run elsewhere: the stored conversation in, the answer out; what the loop records arrives
+ * as the drafts `turnRecorder` would hand `emit` (with a step's message), in the order made.
+ */
+export type RemoteLoop = (
+  input: Pick<AgentLoopInput, "messages" | "resume" | "system" | "params" | "maxSteps" | "signal"> & {
+    emit: TurnEmit;
+    /** The turn ran before this process started (a host restart): pick it up where its log ends. */
+    reattach?: boolean;
+  },
+) => Promise<{
+  text: string;
+  usage: Usage;
+  model: string;
+}>;
 
 /**
  * Appends an event (or several, in order, in one commit), with conversation messages and records
@@ -74,6 +95,8 @@ export interface ResumeInput extends TurnInput {
  * others run (the parked one once its decision is in), then the loop goes on as usual.
  */
 export async function resumeTurn(input: ResumeInput): Promise<TurnOutcome> {
+  // A remote turn is still running where it ran: it is reattached, not replayed.
+  if (input.remote) return settle(input, async () => ({ messages: await input.conversation.load(input.sessionId) }), true);
   return settle(input, async () => {
     const parked = await input.conversation.loadParked(input.sessionId);
     if (!parked) throw new Error("the parked step is missing from the stored conversation");
@@ -126,10 +149,17 @@ export function turnRecorder(input: Pick<TurnInput, "turnId" | "emit">): LoopRec
 async function settle(
   input: TurnInput,
   start: () => Promise<Pick<AgentLoopInput, "messages" | "resume">>,
+  reattach = false,
 ): Promise<TurnOutcome> {
   const { signal } = input;
   try {
     const from = await start();
+    if (input.remote) {
+      const { remote, system, params, maxSteps } = input;
+      const done = await remote({ ...from, system, params, maxSteps, signal, emit: input.emit, ...(reattach ? { reattach } : {}) });
+      await input.ready;
+      return { status: "completed", ...done };
+    }
     if ("error" in input.model) throw new Error(input.model.error);
     const model = input.model;
     const { text, usage } = await runAgentLoop({

@@ -7,7 +7,7 @@ import type { TurnInput } from "./run-turn.ts";
 import { type TurnToolsOptions, createTurnTools, toolSpecs } from "./turn-tools.ts";
 
 /** What an agent contributes to each of its turns: model, instructions, tools. */
-export type TurnSetup = Pick<TurnInput, "system" | "params" | "model" | "tools" | "maxSteps" | "ready"> & {
+export type TurnSetup = Pick<TurnInput, "system" | "params" | "model" | "tools" | "maxSteps" | "ready" | "remote"> & {
   /** With budgets: meters another model the turn calls (a subagent's own) toward the turn's budgets. */
   meter?: (model: LanguageModelPort) => LanguageModelPort;
 };

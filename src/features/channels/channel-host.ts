@@ -5,7 +5,8 @@
  * (docs/guide/channels.md).
  * @module
  */
-import { notFound } from "../../base/errors.ts";
+import { HTTPError, notFound } from "../../base/errors.ts";
+import { cloudBlockProblems } from "../../engine/harness/cloud-block.ts";
 import type { AuthContext } from "../../base/auth.ts";
 import type { EventLogView } from "../../base/events/log-view.ts";
 import type { Sessions } from "../../base/definitions/session-face.ts";
@@ -49,6 +50,8 @@ export interface ChannelHostDeps {
   logger: HostLogger;
   /** Delays between attempts of a throwing events handler. @default about 1, 2, 4, 8 and 16 s */
   retryDelaysMs?: readonly number[];
+  /** Why a send with `cloud` is refused for this agent (a `tools` allowlist), if it is. */
+  cloudRefusal?: string;
 }
 
 /** Per-call facts a route handler adds: the request's origin for links, the principal sessions default to. */
@@ -166,6 +169,12 @@ export class ChannelHost {
   async send(channelId: string, message: string, options: ChannelSendOptions = {}, scope: ServiceScope = {}): Promise<ChannelSessionHandle> {
     const { sessions, store, log } = this.#deps;
     if (typeof message !== "string" || message.length === 0) throw new TypeError("[agent-serve] [channels] send needs a non-empty message");
+    if (options.cloud !== undefined) {
+      // docs/guide/cloud-runtime.md "Hybrid agents": an allowlist works only with the local runtime.
+      if (this.#deps.cloudRefusal) throw new HTTPError({ status: 400, code: "cloud_send_refused", message: this.#deps.cloudRefusal });
+      const problems = cloudBlockProblems(options.cloud, "send's cloud");
+      if (problems.length > 0) throw new HTTPError({ status: 400, code: "invalid_cloud", message: problems.join("; ") });
+    }
     const key = options.continuationToken;
     const existing = key === undefined ? undefined : await store.findByToken(channelId, key);
     const from = existing === undefined ? 0 : await log.length(existing);
@@ -182,6 +191,7 @@ export class ChannelHost {
       ...(options.mode ? { mode: options.mode } : {}),
       ...(options.workspaceFiles ? { workspaceFiles: options.workspaceFiles } : {}),
       ...(options.workspaceDir === undefined ? {} : { workspaceDir: options.workspaceDir }),
+      ...(options.cloud === undefined ? {} : { cloud: options.cloud }),
     });
     const turn = await acceptedTurn(log, sent.sessionId, sent.created ? 0 : from, message);
     const urls = this.sessionUrls(scope.origin, sent.sessionId);

@@ -14,6 +14,8 @@ import { authenticate } from "../auth-chain.ts";
 import { resourceChallenge } from "../oauth-resource.ts";
 import { decideApproval } from "./approvals.ts";
 import { defineRoute } from "../route.ts";
+import { HTTPError } from "../../base/errors.ts";
+import { CALL_ID_HEADER, SEQ_HEADER } from "../../features/cloud/protocol.ts";
 
 export const mcpEndpoint = defineRoute({
   method: "POST",
@@ -52,6 +54,15 @@ export const mcpToolsEndpoint = defineRoute({
   auth: "none",
   summary: "MCP endpoint exposing each server tool under its own name (host-level auth)",
   async handler({ request, agent, ip, host, url }) {
+    // A cloud runner's call carries its turn's credential: that turn's tools, nothing else.
+    const bearer = /^Bearer (cst\.\S+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
+    if (bearer !== undefined) {
+      const seq = Number(request.headers.get(SEQ_HEADER) ?? 0);
+      const tools = await agent.cloudTools?.tools(bearer, request.headers.get(CALL_ID_HEADER), Number.isFinite(seq) ? seq : 0);
+      if (!tools) throw new HTTPError({ status: 401, code: "unauthorized", message: "the cloud turn credential is not valid (expired, or its turn has ended)" });
+      const { handleMcpRequest } = await import("../../features/mcp/stateless.ts");
+      return handleMcpRequest(request, { name: `${agent.project.name} tools`, version: host.version, tools, maxBodyBytes: host.maxBodyBytes, logger: host.logger });
+    }
     const challenge = host.oauth ? resourceChallenge(url, host.oauth) : undefined;
     const auth = await authenticate(host.hostPolicies, request, ip === undefined ? {} : { ip }, challenge);
     const [{ handleMcpRequest }, { serverToolsAsMcp }, { toolTasks }] = await Promise.all([
