@@ -17,7 +17,7 @@ import { run, scratchDir } from "./_cli-io.ts";
 const { dir: scratch, env } = scratchDir("cli-output");
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const COMMANDS = ["serve", "dev", "runner", "docs", "playground", "run", "chat", "resume", "mcp", "sessions", "session", "logs", "cost", "trajectory", "call", "eval", "build", "deploy", "secrets", "rotate-token", "stop", "deployments", "deployment", "slack", "github", "webhooks", "install-skills", "convert-automation", "init", "login", "logout", "whoami", "storage", "update", "info", "validate", "version", "help"];
+const COMMANDS = ["serve", "dev", "runner", "docs", "playground", "run", "chat", "resume", "mcp", "sessions", "session", "logs", "cost", "trajectory", "call", "eval", "build", "deploy", "secrets", "rotate-token", "rotate-pod-credential", "stop", "deployments", "deployment", "slack", "github", "webhooks", "install-skills", "convert-automation", "init", "login", "logout", "whoami", "storage", "update", "info", "validate", "version", "help"];
 
 describe("help", () => {
   it("--all prints every command's help", async () => {
