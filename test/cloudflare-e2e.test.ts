@@ -121,7 +121,9 @@ describe("a built worker in workerd", () => {
     const body = (await card.json()) as { name: string; supportedInterfaces: Array<{ url: string }>; securitySchemes?: unknown };
     expect(body.name).toBe("cf-notes");
     expect(body.supportedInterfaces[0]!.url).toBe(`http://localhost/${SLUG}/v1/a2a`);
-    expect(body.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description: "The server's bearer token (--bearer-token)" } } });
+    // The scheme in its 1.0 form and, beside it, the 0.3 fields 0.3 clients parse (docs/design/a2a-compat.md).
+    const description = "The server's bearer token (--bearer-token, or an access token of --oauth-issuer)";
+    expect(body.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description }, type: "http", scheme: "bearer", description } });
     const message = { messageId: "m1", role: "ROLE_USER", parts: [{ text: "/reply over A2A on Workers" }] };
     const sent = await json<{ result: { task: { id: string; contextId: string; status: { state: string; message: { parts: Array<{ text: string }> } } } } }>("/v1/a2a", {
       jsonrpc: "2.0",

@@ -7,7 +7,6 @@
  */
 import type { ModelToolSpec } from "../../base/ports/model.ts";
 import type { ToolExecutor } from "../../engine/turns/tool-executor.ts";
-import { toolResultToMcp } from "../mcp/results.ts";
 import type { McpTool } from "../mcp/stateless.ts";
 import { OUTPUT_META } from "./host-tools-client.ts";
 import { type CredentialKey, createCredentialKey } from "./session-credential.ts";
@@ -60,6 +59,8 @@ function asMcpTool(spec: ModelToolSpec, turn: LiveCloudTurn, callId: string | nu
       const toolCallId = callId ?? `call_${crypto.randomUUID()}`;
       const prepared = await turn.executor.prepare({ toolCallId, toolName: spec.name, input: args });
       const outcome = await turn.executor.execute(prepared, AbortSignal.any([signal, turn.signal]));
+      // Loaded on first use: the MCP SDK stays out of start-up (docs/design/cloudflare-build.md).
+      const { toolResultToMcp } = await import("../mcp/results.ts");
       return { ...toolResultToMcp(outcome.output, outcome.isError), _meta: { [OUTPUT_META]: outcome.output } };
     },
   };
