@@ -337,16 +337,22 @@ describe("budgets: scopes", () => {
     expect((await cost(served, first.sessionId)).budgets?.principalPerDay).toMatchObject({ used: { costUsd: 0.1 }, exceeded: [], window: { day: "2030-01-16" } });
   });
 
-  it("agentPerDay seconds: a turn's running time counts, and sends are refused once it is used up", async () => {
+  it("agentPerDay seconds: a turn's running time counts, a tool running past the limit is cut off, and sends are refused once it is used up", async () => {
     const served = await serve({ budgets: { agentPerDay: { seconds: 0.2 } } });
-    const { sessionId } = await create(served, script(toolLine("wait", { ms: 250 }), toolLine("wait", { ms: 10 }), "/reply late"));
+    const { sessionId } = await create(served, script(toolLine("wait", { ms: 3000 }), toolLine("wait", { ms: 10 }), "/reply late"));
     const all = await settledTurns(served, sessionId);
-    // The second call comes after 250 ms of tool time: refused.
+    // The tool (which ignores its abort signal) is cut off when the 0.2 s run out; the next call is refused.
     expect(served.trace.calls).toHaveLength(1);
     const [exceeded] = exceededOf(all);
     expect(exceeded).toMatchObject({ scope: "agentPerDay", limit: "seconds", max: 0.2, resetsAt: expect.any(String) });
-    expect(exceeded!["used"]).toBeGreaterThanOrEqual(0.25);
+    expect(exceeded!["used"]).toBeGreaterThanOrEqual(0.2);
+    // Far less than the tool's 3 s: the time stopped counting where the turn was cut.
+    expect(exceeded!["used"]).toBeLessThan(1.5);
+    expect(all.filter((e) => e.type === "action.result").map((e) => e.data)).toEqual([
+      expect.objectContaining({ toolName: "wait", isError: true, output: expect.stringMatching(/^budget exceeded: the agentPerDay budget's seconds limit is used up/) }),
+    ]);
     expect(all.filter((e) => e.type === "turn.completed")).toHaveLength(1);
+    expect((await cost(served, sessionId)).budgets?.agentPerDay?.used.seconds).toBeLessThan(1.5);
     const again = await fetch(`${served.url}/v1/session`, postJson({ message: "/reply hi" }));
     expect(again.status).toBe(429);
     expect(await again.json()).toMatchObject({ error: "budget_exceeded", scope: "agentPerDay", limit: "seconds" });

@@ -95,7 +95,7 @@ export class BudgetGate {
       const entry: BudgetScopeReport = {
         limits: ref.limits,
         used: stored.used,
-        inFlight: held,
+        inFlight: { tokens: held.tokens, costUsd: held.costUsd },
         exceeded: exceededLimits(ref, stored.used),
         ...(ref.scope === "turn" ? { turnId: stored.turnId ?? null } : {}),
         ...(ref.resetsAt === undefined ? {} : { window: { day: utcDay(at), resetsAt: ref.resetsAt } }),
