@@ -20,6 +20,7 @@ import type { BudgetsConfig } from "../src/base/definitions/budgets.ts";
 import type { ProjectDefinition } from "../src/base/definitions/project.ts";
 import type { LanguageModelPort, ModelSpec, ModelStepRequest, Usage } from "../src/base/ports/model.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { principalBudgetKey } from "../src/base/storage/keys.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import { resolveBudgets } from "../src/engine/budgets/config.ts";
 import { type ScopeRef, admit, settle } from "../src/engine/budgets/ledger.ts";
@@ -78,6 +79,23 @@ const desk = defineChannel({
       bodySchema: v.object({ text: v.string(), customer: v.string() }),
       handler: async (_request, { body, send }) => ({
         sessionId: (await send(body.text, { auth: { authenticator: "desk", principalId: body.customer, principalType: "user" } })).sessionId,
+      }),
+    }),
+  ],
+});
+
+/** A custom channel of threads: whoever posts, a thread is one session, continued by its key. */
+const threads = defineChannel({
+  routes: [
+    POST("/threads", {
+      bodySchema: v.object({ text: v.string(), customer: v.string(), thread: v.string() }),
+      handler: async (_request, { body, send }) => ({
+        sessionId: (
+          await send(body.text, {
+            auth: { authenticator: "threads", principalId: body.customer, principalType: "user" },
+            continuationToken: `thread:${body.thread}`,
+          })
+        ).sessionId,
       }),
     }),
   ],
@@ -367,6 +385,48 @@ describe("budgets: scopes", () => {
   });
 });
 
+describe("budgets: channel sends into another principal's session", () => {
+  it("are checked against the session owner's budget, which their turns spend", async () => {
+    const start = Date.UTC(2030, 0, 15, 12);
+    const realStart = Date.now();
+    const storage = createMemoryStorage();
+    const served = await serve({ budgets: { principalPerDay: { tokens: 250 } }, storage, now: () => start + (Date.now() - realStart), channels: { threads } });
+    const post = (thread: string, customer: string, text: string) => fetch(`${served.url}/v1/channels/threads/threads`, postJson({ text, customer, thread }));
+    const dayOf = async (principal: string): Promise<number> => {
+      const raw = await storage.get(principalBudgetKey(principal, "2030-01-15"));
+      return raw === undefined ? 0 : (JSON.parse(raw) as { used: { tokens: number } }).used.tokens;
+    };
+
+    // The loopback caller's own thread (so this test may read it) uses up its day: 100 tokens a
+    // call, the third call crosses 250.
+    const first = await post("a", "local", script(...notes(5), "/reply done"));
+    expect(first.status).toBe(200);
+    const { sessionId: localThread } = (await first.json()) as { sessionId: string };
+    await settledTurns(served, localThread);
+    expect(served.trace.calls).toHaveLength(3);
+
+    // Bob, whose day is untouched, posting into that thread: its turn would spend its owner's day.
+    const intoLocal = await post("a", "bob", "/reply hi");
+    expect(intoLocal.status).toBe(429);
+    expect(await intoLocal.json()).toMatchObject({ error: "budget_exceeded", scope: "principalPerDay", limit: "tokens", used: 300, max: 250 });
+    expect((await events(served, localThread)).filter((e) => e.type === "turn.started")).toHaveLength(1);
+
+    // Bob's own thread runs on his day, and so does a post into it from the used-up principal.
+    const bobs = await post("b", "bob", "/reply mine");
+    expect(bobs.status).toBe(200);
+    const { sessionId: bobThread } = (await bobs.json()) as { sessionId: string };
+    await eventually(async () => ((await dayOf("bob")) === 100 ? true : undefined), 10_000, "bob's first turn");
+    const intoBob = await post("b", "local", "/reply from local");
+    expect(intoBob.status).toBe(200);
+    expect(((await intoBob.json()) as { sessionId: string }).sessionId).toBe(bobThread);
+    // Charged where it was checked: Bob's day has both turns, the other day is as it was.
+    await eventually(async () => ((await dayOf("bob")) === 200 ? true : undefined), 10_000, "the post into bob's thread");
+    expect(served.trace.calls).toHaveLength(5);
+    expect(await dayOf("local")).toBe(300);
+    expect((await cost(served, localThread)).budgets?.principalPerDay).toMatchObject({ used: { tokens: 300 }, exceeded: ["tokens"] });
+  });
+});
+
 describe("budgets: holds", () => {
   it("a call near the limit waits for the holds of calls in flight, and a crashed holder's hold lapses", async () => {
     const storage = createMemoryStorage();
@@ -462,6 +522,62 @@ describe("budgets: concurrency", () => {
     // The stored count is exactly what the model reported.
     const report = await cost(sessions[0]!.host, sessions[0]!.sessionId);
     expect(report.budgets?.principalPerDay).toMatchObject({ used: { tokens: total }, inFlight: { tokens: 0 }, exceeded: ["tokens"] });
+  }, 30_000);
+});
+
+describe("budgets: concurrency of tool calls and seconds", () => {
+  /** Six turns, three in each of two hosts on one store (with a network's latency), all at once. */
+  async function race(budgets: BudgetsConfig, message: string): Promise<{ hosts: Served[]; sessions: Array<{ sessionId: string; host: Served }>; logs: TestEvent[][] }> {
+    const store = withLatency(sharedStore(createMemoryStorage()));
+    const trace: ModelTrace = { calls: [], running: 0, maxRunning: 0 };
+    const options = { budgets, storage: store, trace, delayMs: 20 };
+    const hosts = [await serve(options), await serve(options)];
+    const sessions = await Promise.all(Array.from({ length: 6 }, (_, n) => create(hosts[n % 2]!, message).then((s) => ({ ...s, host: hosts[n % 2]! }))));
+    const logs = await Promise.all(sessions.map((s) => settledTurns(s.host, s.sessionId)));
+    for (const all of logs) {
+      expect(all.filter((e) => e.type === "turn.failed").map((e) => e.data)).toEqual([]);
+      expect(all.filter((e) => e.type === "turn.completed")).toHaveLength(1);
+    }
+    return { hosts, sessions, logs };
+  }
+
+  const results = (logs: TestEvent[][]) => logs.flatMap((all) => all.filter((e) => e.type === "action.result").map((e) => e.data as { isError: boolean; output: unknown }));
+
+  it("toolCalls: turns of one principal in two hosts racing a daily limit never run a call over it", async () => {
+    const limit = 10;
+    const { sessions, logs } = await race({ principalPerDay: { toolCalls: limit } }, script(...notes(12), "/reply done"));
+    const ran = results(logs).filter((r) => !r.isError);
+    const refused = results(logs).filter((r) => r.isError);
+    // Exactly the limit ran, though the six turns asked for 72; the rest were refused by name.
+    expect(ran).toHaveLength(limit);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) expect(r.output).toMatch(/^budget exceeded: the principalPerDay budget's toolCalls limit is used up \(10 of 10\)/);
+    // More than one turn ran tools: the race was real.
+    expect(logs.filter((all) => all.some((e) => e.type === "action.result" && !(e.data as { isError: boolean }).isError)).length).toBeGreaterThan(1);
+    const report = await cost(sessions[0]!.host, sessions[0]!.sessionId);
+    expect(report.budgets?.principalPerDay).toMatchObject({ used: { toolCalls: limit }, exceeded: ["toolCalls"] });
+  }, 30_000);
+
+  it("seconds: turns of one principal in two hosts racing a daily limit are cut off, never a call past it", async () => {
+    const limit = 2;
+    const callSeconds = 3;
+    // Each tool takes 3 s and ignores its abort signal: counted from start to end, six turns
+    // running side by side would pass the limit by far more than one call.
+    const { sessions, logs } = await race(
+      { principalPerDay: { seconds: limit } },
+      script(...Array.from({ length: 3 }, () => toolLine("wait", { ms: callSeconds * 1000 })), "/reply done"),
+    );
+    const report = await cost(sessions[0]!.host, sessions[0]!.sessionId);
+    const used = report.budgets!.principalPerDay!.used.seconds;
+    expect(used).toBeGreaterThanOrEqual(limit);
+    // Over by less than one call, though six ran at once: only how late the last leases'
+    // renewals came (timers on a busy machine) passes the limit, typically by a few hundredths.
+    expect(used - limit).toBeLessThan(callSeconds);
+    expect(report.budgets?.principalPerDay?.exceeded).toEqual(["seconds"]);
+    // Turns ran side by side: more than one was cut off in a tool.
+    const cut = logs.filter((all) => all.some((e) => e.type === "action.result" && /seconds limit/.test(String((e.data as { output: unknown }).output))));
+    expect(cut.length).toBeGreaterThan(1);
+    for (const all of logs) expect(exceededOf(all).every((data) => data["limit"] === "seconds")).toBe(true);
   }, 30_000);
 });
 

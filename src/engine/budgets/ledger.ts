@@ -146,8 +146,8 @@ export async function lease(storage: StorageDriver, refs: readonly ScopeRef[], i
   return change<Lease>(storage, refs, now, (records) => {
     const before = records.map((record) => record.used.seconds);
     for (const record of records) {
-      delete record.holds[id];
       record.used.seconds = round(record.used.seconds + seconds);
+      if (want === 0) delete record.holds[id];
     }
     let room = want;
     let full: BudgetExceededData | undefined;
@@ -159,10 +159,12 @@ export async function lease(storage: StorageDriver, refs: readonly ScopeRef[], i
       const reached = want === 0 ? before[n]! < max && record.used.seconds >= max : record.used.seconds >= max;
       if (reached) return { result: { status: "exceeded", exceeded: exceededData(ref, "seconds", record.used.seconds, max) }, write: true };
       if (want === 0) continue;
-      const promised = record.used.seconds + heldOf(record).seconds;
+      const promised = record.used.seconds + heldOf(record).seconds - (record.holds[id]?.seconds ?? 0);
       if (max - promised < room) room = max - promised;
       if (room <= 0) full ??= exceededData(ref, "seconds", promised, max);
     }
+    // Refused, the turn keeps what is left of its lease until it releases it: the time it takes
+    // to stop stays promised to it.
     if (full) return { result: { status: "full", exceeded: full }, write: true };
     if (want === 0) return { result: { status: "leased", seconds: 0 }, write: true };
     for (const [n, ref] of refs.entries()) {
@@ -209,6 +211,8 @@ async function change<T>(
       return result;
     } catch (error) {
       if (!RecordConflictError.isError(error) || attempt >= MAX_ATTEMPTS) throw error;
+      // Turns racing for one record back off a little, at random, so they stop colliding.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 * attempt, 20)));
     }
   }
 }

@@ -14,7 +14,7 @@ import { type ScopeRef, lease } from "./ledger.ts";
 
 /** The longest slice a lease takes: a renewal commit per running turn at most this often. */
 export const MAX_SLICE_SECONDS = 5;
-/** The shortest slice, however small the limit (a tenth of the smallest `seconds` limit else). */
+/** The shortest slice, however small the limit (a quarter of the smallest `seconds` limit else). */
 export const MIN_SLICE_SECONDS = 0.05;
 /** How long a lease outlives its slice before other turns stop counting it: its holder crashed. */
 export const LEASE_GRACE_MS = 30_000;
@@ -39,13 +39,17 @@ export class TurnClock {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #renewal: Promise<void> = Promise.resolve();
   #stopped: BudgetExceededData | undefined;
+  /** When the turn was cut off (its work stopped), else never. */
+  #cutAt = Number.POSITIVE_INFINITY;
+  /** Seconds counted and not yet committed (without a lease, they wait for the next call's commit). */
+  #pending = 0;
 
   constructor(services: ClockServices, onExceeded: (exceeded: BudgetExceededData) => Promise<void>) {
     this.#services = services;
     this.#onExceeded = onExceeded;
     this.#checkpoint = services.now();
     const maxes = services.refs(this.#checkpoint).flatMap((ref) => (ref.limits.seconds === undefined ? [] : [ref.limits.seconds]));
-    this.#slice = maxes.length === 0 ? 0 : Math.min(MAX_SLICE_SECONDS, Math.max(MIN_SLICE_SECONDS, Math.min(...maxes) / 10));
+    this.#slice = maxes.length === 0 ? 0 : Math.min(MAX_SLICE_SECONDS, Math.max(MIN_SLICE_SECONDS, Math.min(...maxes) / 4));
   }
 
   /** Aborted once the turn's time is up: the work in flight stops. */
@@ -58,10 +62,13 @@ export class TurnClock {
     return this.#stopped;
   }
 
-  /** The seconds since the last checkpoint, which moves to `at`: the caller's commit counts them. */
+  /**
+   * The seconds run since they were last taken, up to `at` (the checkpoint moves there): the
+   * caller's commit counts them.
+   */
   take(at: number): number {
-    const seconds = Math.max(0, (at - this.#checkpoint) / 1000);
-    this.#checkpoint = Math.max(this.#checkpoint, at);
+    const seconds = this.#pending + this.#elapsed(at);
+    this.#pending = 0;
     return seconds;
   }
 
@@ -71,20 +78,23 @@ export class TurnClock {
    */
   async enter(signal: AbortSignal): Promise<BudgetExceededData | undefined> {
     if (this.#stopped) return this.#stopped;
-    if (this.#active++ > 0 || this.#slice === 0) return undefined;
+    if (this.#active++ > 0) return undefined;
     const { storage, now, refs } = this.#services;
+    // Only calls and runs in flight count: not the time between them, nor waits for a lease.
+    if (this.#slice === 0) return void this.#skip(now());
     for (let attempt = 0; ; attempt++) {
       if (signal.aborted) {
         this.#active--;
         throw abortError();
       }
-      const at = now();
+      const at = this.#skip(now());
       const result = await lease(storage, refs(at), this.#id, this.#slice, this.take(at), this.#until(at), now).catch((error: unknown) => {
         this.#active--;
         throw error;
       });
       if (result.status === "leased") {
-        this.#arm(result.seconds);
+        // The lease runs from now: the wait for the store's answer was no work of the turn's.
+        this.#arm(this.#skip(now()), result.seconds);
         return undefined;
       }
       if (result.status === "exceeded") {
@@ -102,10 +112,11 @@ export class TurnClock {
     if (--this.#active > 0) return;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#slice === 0) return;
+    const { storage, now, refs } = this.#services;
+    // Without a lease to release, the time waits for the turn's next commit.
+    if (this.#slice === 0) return void (this.#pending += this.#elapsed(now()));
     await this.#renewal;
     if (this.#active > 0) return;
-    const { storage, now, refs } = this.#services;
     const at = now();
     const result = await lease(storage, refs(at), this.#id, 0, this.take(at), 0, now);
     if (result.status === "exceeded") await this.#onExceeded(result.exceeded);
@@ -113,14 +124,32 @@ export class TurnClock {
 
   // --- internals ---
 
+  /** The seconds from the checkpoint to `at` (no later than a cut: the work stopped there), moving it. */
+  #elapsed(at: number): number {
+    const end = Math.min(at, this.#cutAt);
+    const seconds = Math.max(0, (end - this.#checkpoint) / 1000);
+    this.#checkpoint = Math.max(this.#checkpoint, end);
+    return seconds;
+  }
+
+  /** Moves the checkpoint to `at` without counting the time before it; resolves with the checkpoint. */
+  #skip(at: number): number {
+    this.#checkpoint = Math.max(this.#checkpoint, at);
+    return this.#checkpoint;
+  }
+
   #until(at: number): number {
     return at + this.#slice * 1000 + LEASE_GRACE_MS;
   }
 
-  #arm(seconds: number): void {
+  /**
+   * Renews halfway through the lease taken at `at`, so the store's answer comes while the lease
+   * still covers the turn, and a turn refused more time stops inside what it holds.
+   */
+  #arm(at: number, seconds: number): void {
     this.#timer = setTimeout(() => {
       this.#renewal = this.#renew();
-    }, seconds * 1000);
+    }, Math.max(0, at + (seconds * 1000) / 2 - this.#services.now()));
   }
 
   /** The slice ran out while work is in flight: count it and lease the next, or stop the turn. */
@@ -131,19 +160,22 @@ export class TurnClock {
     try {
       const result = await lease(storage, refs(at), this.#id, this.#slice, this.take(at), this.#until(at), now);
       if (result.status !== "leased") return await this.#stop(result.exceeded);
-      if (this.#active > 0) this.#arm(result.seconds);
+      if (this.#active > 0) this.#arm(at, result.seconds);
     } catch {
       // The store did not answer: try again shortly (the turn's own writes fail meanwhile).
-      if (this.#active > 0) this.#arm(MIN_SLICE_SECONDS);
+      if (this.#active > 0) this.#arm(now(), MIN_SLICE_SECONDS);
     }
   }
 
   async #stop(exceeded: BudgetExceededData): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = exceeded;
-    // Recorded before the work stops, so `budget.exceeded` comes before the turn's end.
-    await this.#onExceeded(exceeded).catch(() => {});
+    this.#cutAt = this.#services.now();
+    // Recorded first (a session's appends commit in order, so `budget.exceeded` comes before the
+    // turn's end), without waiting for it to stop the work.
+    const recorded = this.#onExceeded(exceeded).catch(() => {});
     this.#cut.abort(abortError());
+    await recorded;
   }
 }
 
