@@ -20,7 +20,7 @@ import type { BudgetsConfig } from "../src/base/definitions/budgets.ts";
 import type { ProjectDefinition } from "../src/base/definitions/project.ts";
 import type { LanguageModelPort, ModelSpec, ModelStepRequest, Usage } from "../src/base/ports/model.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
-import { principalBudgetKey } from "../src/base/storage/keys.ts";
+import { agentBudgetKey, principalBudgetKey, sessionBudgetKey } from "../src/base/storage/keys.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import { resolveBudgets } from "../src/engine/budgets/config.ts";
 import { type ScopeRef, admit, settle } from "../src/engine/budgets/ledger.ts";
@@ -424,6 +424,39 @@ describe("budgets: channel sends into another principal's session", () => {
     expect(served.trace.calls).toHaveLength(5);
     expect(await dayOf("local")).toBe(300);
     expect((await cost(served, localThread)).budgets?.principalPerDay).toMatchObject({ used: { tokens: 300 }, exceeded: ["tokens"] });
+  });
+});
+
+describe("budgets: past days", () => {
+  it("records of days before the last three are removed with the day's first turn", async () => {
+    const storage = createMemoryStorage();
+    const used = JSON.stringify({ used: { tokens: 5, costUsd: 0, toolCalls: 0, seconds: 0 }, holds: {} });
+    const days = ["2030-01-10", "2030-01-12", "2030-01-13", "2030-01-14"];
+    for (const day of days) {
+      await storage.set(principalBudgetKey("local", day), used);
+      await storage.set(principalBudgetKey("someone else", day), used);
+      await storage.set(agentBudgetKey(day), used);
+    }
+    await storage.set(sessionBudgetKey("kept-session"), used);
+    const start = Date.UTC(2030, 0, 15, 12);
+    const realStart = Date.now();
+    const served = await serve({ budgets: { principalPerDay: { tokens: 100_000 }, agentPerDay: { tokens: 100_000 } }, storage, now: () => start + (Date.now() - realStart) });
+    const before = await storage.list("budgets/");
+    // Nothing goes before a turn starts.
+    expect(before).toHaveLength(days.length * 3 + 1);
+    const { sessionId } = await create(served, "/reply hi");
+    await settledTurns(served, sessionId);
+    const after = await eventually(async () => {
+      const keys = await storage.list("budgets/");
+      return keys.some((key) => key.includes("2030-01-12")) ? undefined : keys;
+    }, 10_000, "the old days' records to go");
+    // The 13th and 14th stay with today's; the 10th and 12th are gone for every principal.
+    expect(after.filter((key) => /2030-01-1[02]$/.test(key))).toEqual([]);
+    for (const day of ["2030-01-13", "2030-01-14", "2030-01-15"]) {
+      expect(after).toEqual(expect.arrayContaining([principalBudgetKey("local", day), agentBudgetKey(day)]));
+    }
+    expect(after).toContain(principalBudgetKey("someone else", "2030-01-13"));
+    expect(after).toContain(sessionBudgetKey("kept-session"));
   });
 });
 
