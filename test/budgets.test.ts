@@ -520,7 +520,8 @@ describe("budgets: webhooks", () => {
 describe("budgets: concurrency", () => {
   it("turns of one principal in two hosts on one store race the same daily limit: never more than one call over", async () => {
     // A store across a network: reads and commits take a little while, so turns interleave.
-    const store = withLatency(sharedStore(createMemoryStorage()));
+    // One store; each host reaches it over its own connection.
+    const store = sharedStore(createMemoryStorage());
     const trace: ModelTrace = { calls: [], running: 0, maxRunning: 0 };
     const limit = 3000;
     // Each call uses what the gate estimates for its input plus 40 of the 50 output tokens it may
@@ -534,7 +535,7 @@ describe("budgets: concurrency", () => {
       usage,
       delayMs: 20,
     };
-    const hosts = [await serve(options), await serve(options)];
+    const hosts = [await serve({ ...options, storage: withLatency(store) }), await serve({ ...options, storage: withLatency(store) })];
     const sessions = await Promise.all(Array.from({ length: 6 }, (_, n) => create(hosts[n % 2]!, script(...notes(12), "/reply done")).then((s) => ({ ...s, host: hosts[n % 2]! }))));
     const logs = await Promise.all(sessions.map((s) => settledTurns(s.host, s.sessionId)));
 
@@ -561,10 +562,11 @@ describe("budgets: concurrency", () => {
 describe("budgets: concurrency of tool calls and seconds", () => {
   /** Six turns, three in each of two hosts on one store (with a network's latency), all at once. */
   async function race(budgets: BudgetsConfig, message: string): Promise<{ hosts: Served[]; sessions: Array<{ sessionId: string; host: Served }>; logs: TestEvent[][] }> {
-    const store = withLatency(sharedStore(createMemoryStorage()));
+    // One store; each host reaches it over its own connection.
+    const store = sharedStore(createMemoryStorage());
     const trace: ModelTrace = { calls: [], running: 0, maxRunning: 0 };
     const options = { budgets, storage: store, trace, delayMs: 20 };
-    const hosts = [await serve(options), await serve(options)];
+    const hosts = [await serve({ ...options, storage: withLatency(store) }), await serve({ ...options, storage: withLatency(store) })];
     const sessions = await Promise.all(Array.from({ length: 6 }, (_, n) => create(hosts[n % 2]!, message).then((s) => ({ ...s, host: hosts[n % 2]! }))));
     const logs = await Promise.all(sessions.map((s) => settledTurns(s.host, s.sessionId)));
     for (const all of logs) {
@@ -614,16 +616,28 @@ describe("budgets: concurrency of tool calls and seconds", () => {
   }, 30_000);
 });
 
-/** `inner` with every read and commit delayed by 0 to 3 ms, as a store across a network is. */
+/**
+ * `inner` with every read and commit delayed by 0 to 3 ms, as a store across a network is. Commits
+ * of one connection still apply in the order they were made, as the storage port promises one caller
+ * (docs/design/storage.md): a session's event log sends its batches without waiting for the last.
+ */
 function withLatency(inner: StorageDriver): StorageDriver {
   const delay = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 4)));
+  let commits: Promise<unknown> = Promise.resolve();
   return new Proxy(inner, {
     get(target, property) {
       const value = Reflect.get(target, property, target) as unknown;
-      if (property === "get" || property === "commit") {
+      if (property === "get") {
         return async (...args: unknown[]) => {
           await delay();
           return (value as (...args: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      if (property === "commit") {
+        return (...args: unknown[]) => {
+          const done = commits.then(delay).then(() => (value as (...args: unknown[]) => unknown).apply(target, args));
+          commits = done.catch(() => {});
+          return done;
         };
       }
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;

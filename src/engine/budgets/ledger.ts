@@ -157,7 +157,7 @@ export async function lease(storage: StorageDriver, refs: readonly ScopeRef[], i
       if (max === undefined) continue;
       // Releasing, only a limit this commit crossed is news.
       const reached = want === 0 ? before[n]! < max && record.used.seconds >= max : record.used.seconds >= max;
-      if (reached) return { result: { status: "exceeded", exceeded: exceededData(ref, "seconds", record.used.seconds, max) }, write: true };
+      if (reached) return { result: { status: "exceeded", exceeded: exceededData(ref, "seconds", record.used.seconds, max) }, write: want === 0 || seconds > 0 };
       if (want === 0) continue;
       const promised = record.used.seconds + heldOf(record).seconds - (record.holds[id]?.seconds ?? 0);
       if (max - promised < room) room = max - promised;
@@ -165,7 +165,7 @@ export async function lease(storage: StorageDriver, refs: readonly ScopeRef[], i
     }
     // Refused, the turn keeps what is left of its lease until it releases it: the time it takes
     // to stop stays promised to it.
-    if (full) return { result: { status: "full", exceeded: full }, write: true };
+    if (full) return { result: { status: "full", exceeded: full }, write: seconds > 0 };
     if (want === 0) return { result: { status: "leased", seconds: 0 }, write: true };
     for (const [n, ref] of refs.entries()) {
       if (ref.limits.seconds !== undefined) records[n]!.holds[id] = { tokens: 0, costUsd: 0, seconds: room, until };
