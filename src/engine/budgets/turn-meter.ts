@@ -54,9 +54,9 @@ interface Ticket {
   refs: ScopeRef[];
 }
 
-/** What the meter needs of a turn's tools: the call (unrun when its input was refused) and its run. */
-export interface MeteredTools<Call extends { error?: string }> {
-  execute(call: Call, signal: AbortSignal): Promise<ToolOutcome>;
+/** What the meter needs of a turn's tools: a call's run (its `error` set when its input was refused). */
+export interface MeteredTools {
+  execute(call: { error?: string }, signal: AbortSignal): Promise<ToolOutcome>;
 }
 
 /** A unique marker: the work in flight was cut off by the turn's clock. */
@@ -98,8 +98,8 @@ export class TurnMeter {
    * budget refuses, or whose time runs out, gets an error result naming the limit, and the turn's
    * next model call is refused, which ends the turn: the stored conversation stays whole.
    */
-  tools<Call extends { error?: string }, T extends MeteredTools<Call>>(tools: T): T {
-    const execute = async (call: Call, signal: AbortSignal): Promise<ToolOutcome> => {
+  tools<T extends MeteredTools>(tools: T): T {
+    const execute = async (call: { error?: string }, signal: AbortSignal): Promise<ToolOutcome> => {
       // A call whose input was refused runs nothing: it is not counted.
       if (call.error !== undefined) return tools.execute(call, signal);
       const refused = await this.#clock.enter(signal);
