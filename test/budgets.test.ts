@@ -376,6 +376,23 @@ describe("budgets: scopes", () => {
     expect(await again.json()).toMatchObject({ error: "budget_exceeded", scope: "agentPerDay", limit: "seconds" });
   });
 
+  it("turn seconds: a model call running past the limit is cut off, and the turn completes", async () => {
+    const served = await serve({ budgets: { turn: { seconds: 0.2 } } });
+    const { sessionId } = await create(served, script("/sleep 3000", "/reply too late"));
+    const all = await settledTurns(served, sessionId);
+    expect(served.trace.calls).toHaveLength(1);
+    expect(all.some((e) => e.type === "turn.failed")).toBe(false);
+    const [exceeded] = exceededOf(all);
+    expect(exceeded).toMatchObject({ scope: "turn", limit: "seconds", max: 0.2 });
+    expect(exceeded!["used"]).toBeGreaterThanOrEqual(0.2);
+    expect(exceeded!["used"]).toBeLessThan(1.5);
+    // Nothing of the cut call's answer is kept; the turn ended long before the 3 s sleep did.
+    expect(all.some((e) => e.type === "message.appended" || e.type === "step.completed")).toBe(false);
+    const started = all.find((e) => e.type === "turn.started")!;
+    const completed = all.find((e) => e.type === "turn.completed")!;
+    expect(Date.parse(completed.at as string) - Date.parse(started.at as string)).toBeLessThan(2500);
+  });
+
   it("a limit of 0 refuses from the first send", async () => {
     const served = await serve({ budgets: { agentPerDay: { tokens: 0 } } });
     const refused = await fetch(`${served.url}/v1/session`, postJson({ message: "/reply hi" }));
