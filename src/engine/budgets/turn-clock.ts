@@ -152,7 +152,7 @@ export class TurnClock {
     }, Math.max(0, at + (seconds * 1000) / 2 - this.#services.now()));
   }
 
-  /** The slice ran out while work is in flight: count it and lease the next, or stop the turn. */
+  /** Halfway through a lease, work still in flight: count the time and lease the next slice, or stop the turn. */
   async #renew(): Promise<void> {
     if (this.#active === 0 || this.#stopped) return;
     const { storage, now, refs } = this.#services;
@@ -179,6 +179,7 @@ export class TurnClock {
   }
 }
 
+/** Resolves after `ms`, or at once when `signal` aborts (the caller then sees the abort). */
 export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
