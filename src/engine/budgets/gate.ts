@@ -11,6 +11,7 @@ import type { Usage } from "../../base/ports/model.ts";
 import { agentBudgetKey, principalBudgetKey, sessionBudgetKey, turnBudgetKey } from "../../base/storage/keys.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import { type ScopeRef, exceededLimits, firstExceeded, heldOf, readRecord } from "./ledger.ts";
+import { pruneDays } from "./prune.ts";
 import { type TurnMeterHandle, TurnMeter } from "./turn-meter.ts";
 import { nextUtcMidnight, utcDay } from "./windows.ts";
 
@@ -33,6 +34,8 @@ export interface BudgetSubject {
 
 export class BudgetGate {
   readonly options: BudgetGateOptions;
+  /** The UTC day whose past records this process last pruned. */
+  #prunedDay: string | undefined;
 
   constructor(options: BudgetGateOptions) {
     this.options = options;
@@ -54,6 +57,7 @@ export class BudgetGate {
 
   /** The meter one turn's model calls go through (its subagents' included). */
   forTurn(record: SessionRecord, turn: TurnMeterHandle): TurnMeter {
+    this.#pruneOncePerDay(this.options.now());
     return new TurnMeter(this, { sessionId: record.sessionId, principalId: record.owner.principalId, turnId: turn.turnId }, turn);
   }
 
@@ -81,6 +85,20 @@ export class BudgetGate {
     }
   }
 
+  /**
+   * Past days' records are removed with the first turn of each UTC day in this process (every
+   * process does it; deleting twice is harmless). In the background: no turn waits for it.
+   */
+  #pruneOncePerDay(at: number): void {
+    // Whatever the budgets are now: records of an earlier config's per-day scopes go too.
+    const { storage } = this.options;
+    const day = utcDay(at);
+    if (this.#prunedDay === day) return;
+    this.#prunedDay = day;
+    // A store that fails now is tried again on the next day's first turn.
+    pruneDays(storage, at).catch(() => {});
+  }
+
   /** Usage against each limit of the scopes `record`'s session counts toward, as of now. */
   async report(record: SessionRecord): Promise<BudgetReport> {
     const at = this.options.now();
@@ -95,7 +113,7 @@ export class BudgetGate {
       const entry: BudgetScopeReport = {
         limits: ref.limits,
         used: stored.used,
-        inFlight: held,
+        inFlight: { tokens: held.tokens, costUsd: held.costUsd },
         exceeded: exceededLimits(ref, stored.used),
         ...(ref.scope === "turn" ? { turnId: stored.turnId ?? null } : {}),
         ...(ref.resetsAt === undefined ? {} : { window: { day: utcDay(at), resetsAt: ref.resetsAt } }),

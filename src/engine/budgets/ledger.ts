@@ -20,10 +20,15 @@ export interface ScopeRef {
   resetsAt?: string;
 }
 
-/** What an admitted call may still spend, at most, until it settles. */
+/**
+ * What an admitted call may still spend, at most, until it settles; or a running turn's lease on
+ * the next seconds of its time (docs/design/budgets.md "Seconds").
+ */
 export interface Hold {
   tokens: number;
   costUsd: number;
+  /** A lease's seconds (0 for a model call's hold). */
+  seconds?: number;
   /** Epoch ms after which the hold is dropped: its holder crashed (docs/design/budgets.md "Holds"). */
   until: number;
 }
@@ -58,14 +63,16 @@ export function readRecord(ref: ScopeRef, raw: string | undefined, now: number):
 }
 
 /** The total of a record's live holds. */
-export function heldOf(record: ScopeRecord): { tokens: number; costUsd: number } {
+export function heldOf(record: ScopeRecord): { tokens: number; costUsd: number; seconds: number } {
   let tokens = 0;
   let costUsd = 0;
+  let seconds = 0;
   for (const hold of Object.values(record.holds)) {
     tokens += hold.tokens;
     costUsd += hold.costUsd;
+    seconds += hold.seconds ?? 0;
   }
-  return { tokens, costUsd };
+  return { tokens, costUsd, seconds };
 }
 
 /** The first limit of `ref` that `used` has reached. */
@@ -98,13 +105,72 @@ export async function admit(storage: StorageDriver, refs: readonly ScopeRef[], i
     }
     for (const [n, ref] of refs.entries()) {
       const record = records[n]!;
-      if (Object.keys(record.holds).length === 0) continue;
+      // Leases of turns' seconds hold no tokens: only calls in flight make a call wait.
+      if (!Object.values(record.holds).some((other) => other.tokens > 0 || other.costUsd > 0)) continue;
       const held = heldOf(record);
       const over = (limit: "tokens" | "costUsd"): boolean => ref.limits[limit] !== undefined && record.used[limit] + held[limit] + hold[limit] > ref.limits[limit]!;
-      if (over("tokens") || over("costUsd")) return { result: { status: "wait" }, write: false };
+      if (over("tokens") || over("costUsd")) return { result: { status: "wait" }, write: seconds > 0 };
     }
     for (const record of records) record.holds[id] = hold;
     return { result: { status: "admitted" }, write: true };
+  });
+}
+
+/**
+ * Counts one tool call before it runs, and the turn's `seconds` since its last checkpoint. Refused
+ * when a `toolCalls` limit is already reached, so tool calls never pass that limit, however many
+ * turns race for it: the count is taken in the same compare-and-set commit that checks it.
+ */
+export async function chargeToolCall(storage: StorageDriver, refs: readonly ScopeRef[], seconds: number, now: () => number): Promise<Admission> {
+  return change<Admission>(storage, refs, now, (records) => {
+    for (const record of records) record.used.seconds += seconds;
+    for (const [n, ref] of refs.entries()) {
+      const max = ref.limits.toolCalls;
+      const used = records[n]!.used.toolCalls;
+      if (max !== undefined && used >= max) return { result: { status: "exceeded", exceeded: exceededData(ref, "toolCalls", used, max) }, write: seconds > 0 };
+    }
+    for (const record of records) record.used.toolCalls += 1;
+    return { result: { status: "admitted" }, write: true };
+  });
+}
+
+export type Lease = { status: "leased"; seconds: number } | { status: "full" | "exceeded"; exceeded: BudgetExceededData };
+
+/**
+ * Adds the turn's `seconds` since its last checkpoint and replaces the turn's lease `id` with up
+ * to `want` seconds more, as many as every scope with a `seconds` limit has left beside the other
+ * leases (`want` 0 only releases). `exceeded` when a limit is reached (when releasing: crossed by this commit); `full` when what is left is
+ * leased to other turns (its `used` counts their leases).
+ */
+export async function lease(storage: StorageDriver, refs: readonly ScopeRef[], id: string, want: number, seconds: number, until: number, now: () => number): Promise<Lease> {
+  return change<Lease>(storage, refs, now, (records) => {
+    const before = records.map((record) => record.used.seconds);
+    for (const record of records) {
+      record.used.seconds = round(record.used.seconds + seconds);
+      if (want === 0) delete record.holds[id];
+    }
+    let room = want;
+    let full: BudgetExceededData | undefined;
+    for (const [n, ref] of refs.entries()) {
+      const record = records[n]!;
+      const max = ref.limits.seconds;
+      if (max === undefined) continue;
+      // Releasing, only a limit this commit crossed is news.
+      const reached = want === 0 ? before[n]! < max && record.used.seconds >= max : record.used.seconds >= max;
+      if (reached) return { result: { status: "exceeded", exceeded: exceededData(ref, "seconds", record.used.seconds, max) }, write: want === 0 || seconds > 0 };
+      if (want === 0) continue;
+      const promised = record.used.seconds + heldOf(record).seconds - (record.holds[id]?.seconds ?? 0);
+      if (max - promised < room) room = max - promised;
+      if (room <= 0) full ??= exceededData(ref, "seconds", promised, max);
+    }
+    // Refused, the turn keeps what is left of its lease until it releases it: the time it takes
+    // to stop stays promised to it.
+    if (full) return { result: { status: "full", exceeded: full }, write: seconds > 0 };
+    if (want === 0) return { result: { status: "leased", seconds: 0 }, write: true };
+    for (const [n, ref] of refs.entries()) {
+      if (ref.limits.seconds !== undefined) records[n]!.holds[id] = { tokens: 0, costUsd: 0, seconds: room, until };
+    }
+    return { result: { status: "leased", seconds: room }, write: true };
   });
 }
 
@@ -145,6 +211,8 @@ async function change<T>(
       return result;
     } catch (error) {
       if (!RecordConflictError.isError(error) || attempt >= MAX_ATTEMPTS) throw error;
+      // Turns racing for one record back off a little, at random, so they stop colliding.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 * attempt, 20)));
     }
   }
 }

@@ -69,8 +69,10 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
       });
       ready.catch(() => {});
       const notes = planned.systemNotes;
+      // Every tool run, the subagents' included, counts toward the turn's budgets (docs/guide/budgets.md).
+      const metered = (executor: ToolExecutor): ToolExecutor => (setup.meterTools ? setup.meterTools(executor) : executor);
       const toolset = (list: Allowlist, withTask: boolean): ToolExecutor =>
-        turnTools(record, turn, runnableTools(tools.tools, list), harnessTools({
+        metered(turnTools(record, turn, runnableTools(tools.tools, list), harnessTools({
           runtime,
           cwd,
           sandbox,
@@ -82,7 +84,7 @@ export function withHarness(runner: TurnRunner, options: HarnessOptions): TurnRu
           emit: turn.emit,
           // Subagents never start subagents: their toolsets have no `task`.
           ...(withTask ? { subagents: { list: subagentList(project), run: runSubagent } } : {}),
-        }));
+        })));
 
       async function runSubagent(id: string, prompt: string, signal: AbortSignal): Promise<{ text: string; usage: Usage; model: string }> {
         const subagent = project.subagents?.[id];

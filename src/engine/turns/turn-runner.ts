@@ -4,12 +4,15 @@ import type { LanguageModelPort, ModelSpec } from "../../base/ports/model.ts";
 import type { BudgetGate } from "../budgets/gate.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
 import type { TurnInput } from "./run-turn.ts";
+import type { ToolExecutor } from "./tool-executor.ts";
 import { type TurnToolsOptions, createTurnTools, toolSpecs } from "./turn-tools.ts";
 
 /** What an agent contributes to each of its turns: model, instructions, tools. */
 export type TurnSetup = Pick<TurnInput, "system" | "params" | "model" | "tools" | "maxSteps" | "ready" | "remote"> & {
   /** With budgets: meters another model the turn calls (a subagent's own) toward the turn's budgets. */
   meter?: (model: LanguageModelPort) => LanguageModelPort;
+  /** With budgets: counts every tool run of other tools the turn builds (the harness's, a subagent's). */
+  meterTools?: (tools: ToolExecutor) => ToolExecutor;
 };
 
 /** The turn a setup is prepared for (tools need its id, its event sink and its signal). */
@@ -49,12 +52,13 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       const variant = turnVariant(options.base, options.experiments, record.ab);
       const model = options.models(variant.spec);
       const meter = options.budgets?.forTurn(record, turn);
+      const tools = createTurnTools(options.tools, specs, { record, turnId: turn.turnId, emit: turn.emit });
       return {
         system: variant.system,
         params: variant.spec.params,
         model: meter && !("error" in model) ? meter.model(model, true) : model,
-        ...(meter ? { meter: (other: LanguageModelPort) => meter.model(other) } : {}),
-        tools: createTurnTools(options.tools, specs, { record, turnId: turn.turnId, emit: turn.emit }),
+        ...(meter ? { meter: (other: LanguageModelPort) => meter.model(other), meterTools: (other: ToolExecutor) => meter.tools(other) } : {}),
+        tools: meter ? meter.tools(tools) : tools,
         maxSteps: options.maxSteps,
       };
     },
