@@ -95,8 +95,15 @@ export async function startServe(
   node = process.execPath,
 ): Promise<CliProcess & { url: string }> {
   const proc = spawnCli(["serve", ...args], env, node);
-  const match = await waitForOutput(proc, /agent-serve listening on (http:\/\/\S+)/);
-  return { ...proc, url: match[1] ?? "" };
+  try {
+    // A cold start from the sources takes seconds, and far more on a loaded two-core machine.
+    const match = await waitForOutput(proc, /agent-serve listening on (http:\/\/\S+)/, 45_000);
+    return { ...proc, url: match[1] ?? "" };
+  } catch (error) {
+    // Not handed to the test, so nothing else would stop it.
+    proc.child.kill("SIGKILL");
+    throw error;
+  }
 }
 
 /** A list to push spawned processes into; each test's leftovers are killed after it. */

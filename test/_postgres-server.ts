@@ -53,8 +53,8 @@ export async function startPostgresServer(options: PostgresServerOptions = {}): 
     encoding: "utf8",
   });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.error}`);
-  const port = await freePort();
-  const settings = {
+  let port = 0;
+  const settings = () => ({
     listen_addresses: "127.0.0.1",
     port: String(port),
     unix_socket_directories: dir,
@@ -63,17 +63,19 @@ export async function startPostgresServer(options: PostgresServerOptions = {}): 
     full_page_writes: options.fsync ? "on" : "off",
     max_connections: "200",
     shared_buffers: "64MB",
-  };
-  const args = ["-D", data, ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
+  });
+  const args = () => ["-D", data, ...Object.entries(settings()).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const proc = spawn(join(POSTGRES_BIN!, "postgres"), args, { ...as, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(join(POSTGRES_BIN!, "postgres"), args(), { ...as, stdio: ["ignore", "pipe", "pipe"] });
     child = proc;
     let output = "";
     proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
     proc.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    await waitForReady(port, proc, () => output);
+    // Exit can come before the last output: an error reads what the process printed once its pipes closed.
+    const closed = new Promise<void>((resolve) => proc.once("close", () => resolve()));
+    await waitForReady(port, proc, () => output, closed);
   };
   const stopWith = async (signal: NodeJS.Signals) => {
     const proc = child;
@@ -84,7 +86,20 @@ export async function startPostgresServer(options: PostgresServerOptions = {}): 
     await exited;
   };
 
-  await start();
+  // The free port is only free when it is picked: another process may bind it before the server
+  // does (the suite runs beside other test processes), so a taken one means trying another.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (!/Address already in use/.test(String(error)) || attempt === 5) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
   return {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -135,10 +150,13 @@ function freePort(): Promise<number> {
  * means the postmaster is listening; it then admits connections once recovery is done, which the
  * log line "ready to accept connections" says.
  */
-async function waitForReady(port: number, proc: ChildProcess, output: () => string): Promise<void> {
+async function waitForReady(port: number, proc: ChildProcess, output: () => string, closed: Promise<void>): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`postgres exited: ${output()}`);
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      await closed;
+      throw new Error(`postgres exited: ${output()}`);
+    }
     const listening = await new Promise<boolean>((resolve) => {
       const socket = connect(port, "127.0.0.1");
       socket.once("error", () => resolve(false));

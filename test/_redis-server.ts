@@ -38,19 +38,38 @@ export interface RedisServer {
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   if (!REDIS_SERVER) throw new Error("redis-server is not installed");
   const dir = mkdtempSync(join(tmpdir(), "agent-serve-redis-"));
-  const port = await freePort();
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--daemonize", "no", "--loglevel", "warning"];
-  args.push(...(options.fsync ? ["--appendonly", "yes", "--appendfsync", options.fsync] : ["--appendonly", "no"]));
+  let port = 0;
+  const args = () => [
+    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--daemonize", "no", "--loglevel", "warning",
+    ...(options.fsync ? ["--appendonly", "yes", "--appendfsync", options.fsync] : ["--appendonly", "no"]),
+  ];
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const proc = spawn(REDIS_SERVER!, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(REDIS_SERVER!, args(), { stdio: ["ignore", "pipe", "pipe"] });
     child = proc;
     let output = "";
     proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
     proc.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    await waitForPort(port, proc, () => output);
+    // Exit can come before the last output: an error reads what the process printed once its pipes closed.
+    const closed = new Promise<void>((resolve) => proc.once("close", () => resolve()));
+    await waitForPort(port, proc, () => output, closed);
   };
+
+  // The free port is only free when it is picked: another process may bind it before the server
+  // does (the suite runs beside other test processes), so a taken one means trying another.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt === 5) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
   const stop = async () => {
     const proc = child;
     child = undefined;
@@ -60,7 +79,6 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     await exited;
   };
 
-  await start();
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -84,23 +102,46 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Waits until the server answers a PING. */
-async function waitForPort(port: number, proc: ChildProcess, output: () => string): Promise<void> {
+/** The port was bound by another process before this server could. */
+class PortTakenError extends Error {}
+
+/**
+ * Waits until the server answers a PING, and is this process's server: a server of another test
+ * process that took the port meanwhile would answer too (INFO names its process id).
+ */
+async function waitForPort(port: number, proc: ChildProcess, output: () => string, closed: Promise<void>): Promise<void> {
   const { connect } = await import("node:net");
   const deadline = Date.now() + 10_000;
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`redis-server exited: ${output()}`);
-    const pong = await new Promise<boolean>((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      await closed;
+      const message = `redis-server exited: ${output()}`;
+      throw /Address already in use/.test(output()) ? new PortTakenError(message) : new Error(message);
+    }
+    const answer = await new Promise<{ ready: boolean; pid?: number }>((resolve) => {
       const socket = connect(port, "127.0.0.1");
+      let reply = "";
       socket.setEncoding("utf8");
-      socket.once("error", () => resolve(false));
-      socket.once("connect", () => socket.write("PING\r\n"));
-      socket.once("data", (data: string) => {
-        socket.destroy();
-        resolve(data.startsWith("+PONG"));
+      socket.once("error", () => resolve({ ready: false }));
+      socket.once("close", () => resolve({ ready: false }));
+      socket.once("connect", () => socket.write("PING\r\nINFO server\r\n"));
+      socket.on("data", (data: string) => {
+        reply += data;
+        const pid = /process_id:(\d+)\r\n/.exec(reply)?.[1];
+        if (!reply.startsWith("+PONG") && reply.includes("\r\n")) {
+          socket.destroy();
+          resolve({ ready: false });
+        } else if (pid !== undefined) {
+          socket.destroy();
+          resolve({ ready: true, pid: Number(pid) });
+        }
       });
     });
-    if (pong) return;
+    if (answer.ready && answer.pid === proc.pid) return;
+    if (answer.ready) {
+      proc.kill("SIGKILL");
+      throw new PortTakenError(`another redis-server (pid ${answer.pid}) answers on port ${port}`);
+    }
     if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${port}: ${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

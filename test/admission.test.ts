@@ -61,7 +61,8 @@ describe("admission: coalesce", () => {
     // dev: the loopback test caller may read sessions the channel principal owns.
     const host = createHost(helloOptions({ dev: true }));
     try {
-      const first = await host.send("/sleep 300\nfirst", { channel: "chat", continuationToken: "thread-1" });
+      // Long enough that both follow-ups land while it runs, on a loaded machine too.
+      const first = await host.send("/sleep 2000\nfirst", { channel: "chat", continuationToken: "thread-1" });
       expect(first.created).toBe(true);
       expect(first.continuationToken).toBe("thread-1");
       const second = await host.send("second", { channel: "chat", continuationToken: "thread-1", admission: "coalesce" });
@@ -121,7 +122,8 @@ describe("admission: maxRunningTurns", () => {
   it("queues turns FIFO past the cap with turn.queued positions and queued in the list", async () => {
     const { host, target } = cappedHost();
     try {
-      const a = await create(target, "/sleep 300\na");
+      // a runs on while b and c queue behind it and the list is read, on a loaded machine too.
+      const a = await create(target, "/sleep 2000\na");
       const b = await create(target, "/sleep 50\nb");
       const c = await create(target, "c");
       const list = (await (await host.request(`${base}/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; queued: boolean; status: string }> };
@@ -148,7 +150,8 @@ describe("admission: maxRunningTurns", () => {
   it("a preempted queued turn leaves the queue with turn interrupted", async () => {
     const { host, target } = cappedHost();
     try {
-      const a = await create(target, "/sleep 300\na");
+      // a runs on until b has been queued and stopped, on a loaded machine too.
+      const a = await create(target, "/sleep 2000\na");
       const b = await create(target, "b1");
       await waitFor(target, b.sessionId, "turn.queued");
       const stop = await host.request(`${base}/v1/session/${b.sessionId}/stop`, { method: "POST" });

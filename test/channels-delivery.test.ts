@@ -26,6 +26,8 @@ const replies: string[] = [];
 let started: ChannelStartContext | undefined;
 let stopped = 0;
 let background = "";
+/** Lets the `/later` route's background work go on: it waits for this, then takes a while more. */
+let releaseBackground: () => void = () => {};
 let flaky = 0;
 
 const inbox = defineChannel({
@@ -41,7 +43,8 @@ const inbox = defineChannel({
     POST("/later", {
       bodySchema: v.object({}),
       handler: (_request, { waitUntil }) => {
-        waitUntil(new Promise((resolve) => setTimeout(resolve, 150)).then(() => (background = "done")));
+        const released = new Promise<void>((resolve) => (releaseBackground = resolve));
+        waitUntil(released.then(() => new Promise((resolve) => setTimeout(resolve, 150))).then(() => (background = "done")));
       },
     }),
     POST("/context", {
@@ -235,7 +238,10 @@ test("drain awaits waitUntil work and runs onStop", async () => {
   const response = await host.request(`${base}/later`, postJson({}));
   expect(response.status).toBe(202);
   expect(background).toBe("");
-  await host.close();
+  // The work is let go once the drain has begun: close must still wait for it.
+  const closing = host.close();
+  releaseBackground();
+  await closing;
   expect(background).toBe("done");
   expect(stopped).toBe(1);
 });

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { killAfterEach, startServe } from "./_cli.ts";
 import type { CliProcess } from "./_cli.ts";
 import { run, scratchDir } from "./_cli-io.ts";
+import { eventually } from "./_harness.ts";
 
 const { dir: scratch, env } = scratchDir("cli-init");
 const running: CliProcess[] = killAfterEach();
@@ -67,11 +68,10 @@ describe("init", () => {
     });
     expect(opened.status).toBe(200);
     const { sessionId } = (await opened.json()) as { sessionId: string };
-    let state: unknown;
-    for (let i = 0; i < 200 && !(state as { replies?: number } | undefined)?.replies; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      state = ((await (await fetch(`${base}/tickets/${sessionId}`)).json()) as { state: unknown }).state;
-    }
+    const state = await eventually(async () => {
+      const current = ((await (await fetch(`${base}/tickets/${sessionId}`)).json()) as { state: unknown }).state;
+      return (current as { replies?: number } | undefined)?.replies ? current : undefined;
+    }, 20_000, "the ticket's reply");
     expect(state).toEqual({ ticketId: "T-1", replies: 1, lastReply: "echo: My order is late" });
     const invalid = await fetch(`${base}/tickets`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(invalid.status).toBe(400);

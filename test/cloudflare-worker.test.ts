@@ -100,7 +100,8 @@ describe("agent-serve/cloudflare in workerd", () => {
 
   it("holds maxRunningTurns across session objects: one FIFO with turn.queued positions", async () => {
     const open = async (message: string) => (await json<{ sessionId: string }>("/capped/v1/session", { body: { message } })).body.sessionId;
-    const a = await open("/sleep 1500\n/reply a");
+    // a runs on while b and c are opened and queue behind it, on a loaded machine too.
+    const a = await open("/sleep 4000\n/reply a");
     const b = await open("/reply b");
     const c = await open("/reply c");
     const [eventsA, eventsB, eventsC] = await Promise.all([a, b, c].map((id) => stream(id, waiting, 0, 20_000, "capped")));
@@ -224,7 +225,8 @@ describe("agent-serve/cloudflare in workerd", () => {
   }, 30_000);
 
   it("runs a channel's session in its own object: a follow-up during its turn preempts it instead of meeting 409", async () => {
-    const title = "/sleep 8000\n/reply slow ticket";
+    // The follow-up ends this sleep: it only has to outlast finding the session on a loaded machine.
+    const title = "/sleep 25000\n/reply slow ticket";
     const ticket = json<{ sessionId: string; status?: string }>("/cloud/v1/channels/tickets/tickets", { body: { title } });
     let sessionId: string | undefined;
     for (const deadline = Date.now() + 10_000; sessionId === undefined && Date.now() < deadline; ) {

@@ -15,6 +15,9 @@ import { helloOptions, postJson, project } from "./_harness.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { settled, toolLine } from "./_workspace.ts";
 
+/** expect.poll gives up after 1 s by default: too little for a turn on a loaded machine. */
+const PATIENCE = { timeout: 10_000 };
+
 function recording(): HostLogger & { lines: string[] } {
   const lines: string[] = [];
   return {
@@ -78,9 +81,9 @@ describe("host log", () => {
       expect(sink.lines).toContain(`warn hello ${failed.sessionId} turn failed: \`/tool\` needs a tool name: /tool <name> <json>`);
 
       const slow = (await (await host.request("/hello/v1/session", postJson({ message: "/sleep 20000" }))).json()) as { sessionId: string };
-      await expect.poll(() => sink.lines.includes(`info hello ${slow.sessionId} turn started`)).toBe(true);
+      await expect.poll(() => sink.lines.includes(`info hello ${slow.sessionId} turn started`), PATIENCE).toBe(true);
       expect((await host.request(`/hello/v1/session/${slow.sessionId}/stop`, { method: "POST" })).status).toBeLessThan(300);
-      await expect.poll(() => sink.lines.find((line) => line.startsWith(`info hello ${slow.sessionId} turn stopped`))).toBe(`info hello ${slow.sessionId} turn stopped (turn interrupted)`);
+      await expect.poll(() => sink.lines.find((line) => line.startsWith(`info hello ${slow.sessionId} turn stopped`)), PATIENCE).toBe(`info hello ${slow.sessionId} turn stopped (turn interrupted)`);
     } finally {
       await host.close();
     }

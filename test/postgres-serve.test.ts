@@ -78,13 +78,19 @@ describe.skipIf(!POSTGRES_BIN)(`serve on Postgres${POSTGRES_MISSING}`, () => {
       ["a", "b"].map((name) => startServe(["examples/hello", "--port", "0", "--state-root", join(scratch, `two-${name}`), "--storage", storage], env)),
     );
     running.push(a!, b!);
-    const created = await fetch(`${a!.url}/hello/v1/session`, json({ message: "/sleep 1500" }));
+    const created = await fetch(`${a!.url}/hello/v1/session`, json({ message: "/sleep 60000" }));
     expect(created.status).toBe(200);
-    const { sessionId } = (await created.json()) as { sessionId: string };
-    // Opened on B while A's turn sleeps: what A appends from here on reaches B through LISTEN/NOTIFY.
-    const opened = Date.now();
-    const live = await readEvents(await fetch(`${b!.url}/hello/v1/session/${sessionId}/stream`), (event) => event.type === "session.waiting", 15_000);
-    expect(Date.now() - opened, "the stream waited for the turn's end").toBeGreaterThan(500);
+    const { sessionId, continuationToken } = (await created.json()) as { sessionId: string; continuationToken: string };
+    // Opened on B while A's turn sleeps. Only once B has shown that turn's step does a follow-up on A
+    // replace it: what A appends from there on (the cut turn's end, the new turn) reaches B through LISTEN/NOTIFY.
+    let followedUp: Promise<Response> | undefined;
+    const live = await readEvents(await fetch(`${b!.url}/hello/v1/session/${sessionId}/stream`), (event) => {
+      if (event.type === "step.started") followedUp ??= fetch(`${a!.url}/hello/v1/session/${sessionId}`, json({ continuationToken, message: "after the sleep" }));
+      return event.type === "session.waiting";
+    }, 15_000);
+    expect((await followedUp)?.status, "the stream showed the sleeping turn before it ended").toBe(200);
+    expect(live.filter((event) => event.type === "turn.failed").map((event) => event.data)).toEqual([{ message: "turn interrupted" }]);
+    expect(live.filter((event) => event.type === "message.completed").map((event) => event.data.text)).toEqual(["echo: after the sleep"]);
     expect(live.map((event) => event.index)).toEqual(live.map((_, i) => i));
     expect(live.map((event) => event.type)).toEqual(expect.arrayContaining(["turn.started", "turn.completed", "session.waiting"]));
     expect(live).toEqual(await fetchEvents(`${a!.url}/hello`, sessionId));

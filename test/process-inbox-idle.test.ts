@@ -26,20 +26,26 @@ function countingStore(): { storage: StorageDriver; reads: () => number } {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !check(); await pause(10)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  }
+}
+
 it("reads nothing while the process has no turn, and polls once woken while it has one", async () => {
   const { storage, reads } = countingStore();
   let turns = false;
   const inbox = new ProcessInbox(storage, "p1", async () => "ok", () => turns);
   inbox.start();
-  await pause(50);
+  // Starting reads once (lines appended before the start); then nothing more while idle.
+  await until(() => reads() >= 1, "the start's read");
   const afterStart = reads();
   await pause(1_000);
   expect(reads()).toBe(afterStart);
   turns = true;
   // What the host does on every session event it writes (src/host/agent-runtime.ts).
   inbox.wake();
-  await pause(1_000);
-  expect(reads()).toBeGreaterThanOrEqual(afterStart + 3);
+  await until(() => reads() >= afterStart + 3, "three polls after the wake");
   await inbox.close();
 });
 

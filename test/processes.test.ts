@@ -145,11 +145,12 @@ for (const { name, missing, store: newStore } of stores) {
     it("coalesces on C follow-ups to a turn running on A into one turn", async () => {
       const { a, c } = threeHosts();
       const key = { channel: "chat", continuationToken: "thread-1" };
-      const { sessionId } = await a.send("/sleep 600\nfirst", key);
+      // Long enough that both follow-ups land while it runs, on a loaded machine too.
+      const { sessionId } = await a.send("/sleep 3000\nfirst", key);
       await until(c, sessionId, has("step.started"));
       expect((await c.send("second", { ...key, admission: "coalesce" })).sessionId).toBe(sessionId);
       expect((await c.send("third", { ...key, admission: "coalesce" })).sessionId).toBe(sessionId);
-      const all = await until(c, sessionId, (e) => count(e, "turn.completed") === 2 && e.at(-1)?.type === "session.waiting");
+      const all = await until(c, sessionId, (e) => count(e, "turn.completed") === 2 && e.at(-1)?.type === "session.waiting", 15_000);
       expect(count(all, "turn.failed")).toBe(0);
       const texts = all.filter((e) => e.type === "message.completed").map((e) => e.data["text"]);
       expect(texts).toEqual(["echo: first", "echo: second\nthird"]);
@@ -183,7 +184,8 @@ for (const { name, missing, store: newStore } of stores) {
     it("holds maxRunningTurns across hosts as one FIFO with turn.queued positions", async () => {
       const capped = project({ agent: { concurrency: { maxRunningTurns: 1 } } });
       const { a, b, c } = threeHosts(capped);
-      const first = await create(a, "/sleep 400\none");
+      // It runs on while the other two queue behind it and the list is read, on a loaded machine too.
+      const first = await create(a, "/sleep 3000\none");
       await until(a, first.sessionId, has("turn.started"));
       const second = await create(b, "/sleep 100\ntwo");
       await until(b, second.sessionId, has("turn.queued"));

@@ -106,13 +106,20 @@ describe("active markers", () => {
   it("a follow-up admitted while the previous turn settles keeps its marker, so a crash would be recovered", async () => {
     const storage = createMemoryStorage();
     // Slow record writes widen the window between session.waiting and the end of the settle step.
+    let slowWrites = 0;
     const slow = new Proxy(storage, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver) as unknown;
         if (property !== "set" || typeof value !== "function") return typeof value === "function" ? value.bind(target) : value;
         return async (key: string, text: string) => {
-          if (key.endsWith("/record")) await new Promise((resolve) => setTimeout(resolve, 80));
-          return (value as (k: string, t: string) => Promise<void>).call(target, key, text);
+          if (!key.endsWith("/record")) return (value as (k: string, t: string) => Promise<void>).call(target, key, text);
+          slowWrites++;
+          try {
+            await new Promise((resolve) => setTimeout(resolve, 80));
+            return await (value as (k: string, t: string) => Promise<void>).call(target, key, text);
+          } finally {
+            slowWrites--;
+          }
         };
       },
     });
@@ -121,9 +128,14 @@ describe("active markers", () => {
       const created = (await (await host.request(`${base}/v1/session`, postJson({ message: "quick" }))).json()) as { sessionId: string; continuationToken: string };
       const stream = await host.request(`${base}/v1/session/${created.sessionId}/stream`);
       await readEvents(stream, (e) => e.type === "session.waiting");
-      const follow = await host.request(`${base}/v1/session/${created.sessionId}`, postJson({ continuationToken: created.continuationToken, message: "/sleep 400\nslow" }));
+      // The follow-up's turn outlives the check below: only a settle step could take its marker away.
+      const follow = await host.request(`${base}/v1/session/${created.sessionId}`, postJson({ continuationToken: created.continuationToken, message: "/sleep 60000\nslow" }));
       expect(follow.status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await eventually(async () => {
+        if (slowWrites > 0) return undefined;
+        const steps = (await allEvents(asTarget(host), base, created.sessionId)).filter((e) => e.type === "step.started");
+        return steps.length === 2 ? true : undefined;
+      }, 10_000, "the follow-up's step, with the first turn's record writes landed");
       expect(await storage.get(`active/${created.sessionId}`)).toBeDefined();
     } finally {
       await host.close();

@@ -188,7 +188,8 @@ describe("reminder cadences (prompt form)", () => {
   it("a reminder fired into a running turn waits for it (coalesced), never interrupting it", async () => {
     const s = await sim(createMemoryStorage(), T0);
     try {
-      const response = await s.host.request(`${base}/v1/session`, postJson({ message: "/sleep 300\n/reply slow done" }));
+      // Long enough that the reminder fires while it runs, on a loaded machine too (else nothing is tested).
+      const response = await s.host.request(`${base}/v1/session`, postJson({ message: "/sleep 1500\n/reply slow done" }));
       const chat = (await response.json()) as { sessionId: string; continuationToken: string };
       await waitFor(s.host, chat.sessionId, (e) => e.some((x) => x.type === "step.started"));
       const created = await s.reminders.create({ purpose: "nudge", channelId: "http", continuationToken: chat.continuationToken, delay: "1s", prompt: "/reply nudged" });
@@ -196,6 +197,10 @@ describe("reminder cadences (prompt form)", () => {
       const events = await waitFor(s.host, chat.sessionId, (e) => e.filter((x) => x.type === "turn.completed").length === 2 && waitings(e) >= 1);
       expect(events.some((e) => e.type === "turn.failed")).toBe(false);
       expect(events.filter((e) => e.type === "message.completed").map((e) => e.data.text)).toEqual(["slow done", "nudged"]);
+      // It arrived while the first turn ran.
+      const nudge = events.findIndex((e) => e.type === "message.received" && String(e.data.text).includes("/reply nudged"));
+      expect(nudge).toBeGreaterThan(0);
+      expect(nudge).toBeLessThan(events.findIndex((e) => e.type === "turn.completed"));
     } finally {
       await s.host.close();
     }

@@ -18,8 +18,9 @@ import { postJson, project, quietLogger } from "./_harness.ts";
 
 const WRITES = new Set(["commit", "set", "delete", "append", "deleteLog", "acquireLease", "releaseLease"]);
 let writes = 0;
+let writing = 0;
 
-/** Counts every write that reaches the driver. */
+/** Counts every write that reaches the driver, and those not finished yet. */
 function counting(inner: StorageDriver): StorageDriver {
   return new Proxy(inner, {
     get(target, property, receiver) {
@@ -27,7 +28,13 @@ function counting(inner: StorageDriver): StorageDriver {
       if (typeof value !== "function" || !WRITES.has(String(property))) return value;
       return (...args: unknown[]) => {
         writes++;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (result instanceof Promise) {
+          writing++;
+          const done = (): void => void writing--;
+          result.then(done, done);
+        }
+        return result;
       };
     },
   });
@@ -65,13 +72,17 @@ afterAll(async () => {
 
 /**
  * Waits until the turns accepted requests started have settled and no write has reached the
- * driver for a while (a turn's last writes, its lease release and marker, follow its end).
+ * driver for a while (a turn's last writes, its lease release and marker, follow its end): no
+ * turn running, no write unfinished and none new over three polls in a row, so that one late
+ * continuation on a loaded machine does not pass for quiet.
  */
 async function quiet(): Promise<void> {
   let last = -1;
-  while (last !== writes || host.runningTurns() > 0) {
-    last = writes;
+  for (let still = 0; still < 3; ) {
     await new Promise((resolve) => setTimeout(resolve, 40));
+    if (writes === last && writing === 0 && host.runningTurns() === 0) still++;
+    else still = 0;
+    last = writes;
   }
 }
 

@@ -79,6 +79,8 @@ function approvalChat(id: string): Chat {
 }
 
 type ToolPart = { type: string; state: string; toolCallId: string; approval?: { id: string; approved?: boolean }; output?: unknown };
+/** expect.poll gives up after 1 s by default: too little for a turn on a loaded machine. */
+const PATIENCE = { timeout: 10_000 };
 const refundPart = (chat: Chat): ToolPart | undefined => chat.messages.at(-1)?.parts.find((part) => part.type === "tool-refund") as ToolPart | undefined;
 const textOf = (message: UIMessage | undefined): string => (message?.parts ?? []).filter((part) => part.type === "text").map((part) => (part as { text: string }).text).join("");
 
@@ -150,8 +152,8 @@ describe("AI SDK chat route", () => {
     expect(refunds).not.toContain(5);
 
     await chat.addToolApprovalResponse({ id: requested!.approval!.id, approved: true });
-    await expect.poll(() => refundPart(chat)?.state).toBe("output-available");
-    await expect.poll(() => chat.status).toBe("ready");
+    await expect.poll(() => refundPart(chat)?.state, PATIENCE).toBe("output-available");
+    await expect.poll(() => chat.status, PATIENCE).toBe("ready");
     expect(refundPart(chat)?.output).toEqual({ refunded: 5 });
     expect(refunds).toContain(5);
     // One user message and one assistant message, which the approval's request continued.
@@ -168,9 +170,9 @@ describe("AI SDK chat route", () => {
     const requested = refundPart(chat)!;
     expect(requested.state).toBe("approval-requested");
     await chat.addToolApprovalResponse({ id: requested.approval!.id, approved: false, reason: "too much" });
-    await expect.poll(() => refundPart(chat)?.state).toBe("output-denied");
-    await expect.poll(() => chat.status).toBe("ready");
-    await expect.poll(() => textOf(chat.messages.at(-1))).toBe("Not refunded.");
+    await expect.poll(() => refundPart(chat)?.state, PATIENCE).toBe("output-denied");
+    await expect.poll(() => chat.status, PATIENCE).toBe("ready");
+    await expect.poll(() => textOf(chat.messages.at(-1)), PATIENCE).toBe("Not refunded.");
     expect(refunds).not.toContain(7);
     expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
   });
@@ -180,7 +182,7 @@ describe("AI SDK chat route", () => {
     await chat.sendMessage({ text: toolLine("refund", { amount: 11 }) });
     expect(refundPart(chat)?.state).toBe("approval-requested");
     await chat.sendMessage({ text: "/reply Moved on." });
-    await expect.poll(() => chat.status).toBe("ready");
+    await expect.poll(() => chat.status, PATIENCE).toBe("ready");
     expect(chat.error).toBeUndefined();
     expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     const reply = chat.messages.at(-1)!;
