@@ -230,14 +230,15 @@ export function describeProcesses(store: SharedStore): void {
     it("holds maxRunningTurns: 2 across the surviving processes as one FIFO with turn.queued positions", async () => {
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const response = await post("/v1/session", { message: `/sleep 700\ncapped ${i}` }, 1 + (i % 2));
+        // Long enough that no turn ends while the five are being created, however slow the machine.
+        const response = await post("/v1/session", { message: `/sleep 5000\ncapped ${i}` }, 1 + (i % 2));
         expect(response.status).toBe(200);
         const { sessionId } = (await response.json()) as { sessionId: string };
         ids.push(sessionId);
         // The next one joins after this one has its slot or its place in the queue.
         await until(sessionId, (e) => e.some((x) => x.type === "turn.started" || x.type === "turn.queued"));
       }
-      const logs = await Promise.all(ids.map((id) => until(id, (e) => e.at(-1)?.type === "session.waiting", 20_000)));
+      const logs = await Promise.all(ids.map((id) => until(id, (e) => e.at(-1)?.type === "session.waiting", 45_000)));
       const queued = logs.map((log) => log.find((e) => e.type === "turn.queued")?.data["position"]);
       expect(queued).toEqual([undefined, undefined, 1, 2, 3]);
       // Never more than two turns at once, across both processes.
