@@ -14,6 +14,7 @@ import { StorageUnavailableError } from "../../src/base/storage/errors.ts";
 import {
   assertBatch,
   assertKey,
+  assertPage,
   assertPrefix,
   type CommitBatch,
   LogConflictError,
@@ -108,6 +109,13 @@ export function createDurableObjectStorage(storage: DurableObjectSqlStorage, opt
     async entries(prefix) {
       assertPrefix(prefix);
       const rows = read(() => st.entriesBetween.all(...range(prefix)));
+      return rows.map((row) => [strip(String(row.key)), String(row.value)]);
+    },
+    async entriesPage(prefix, page) {
+      assertPrefix(prefix);
+      assertPage(page);
+      const [from, to] = range(prefix);
+      const rows = read(() => st.entriesPage.all(from, page.after === undefined ? "" : inner(page.after), to, page.limit));
       return rows.map((row) => [strip(String(row.key)), String(row.value)]);
     },
     async get(key) {
