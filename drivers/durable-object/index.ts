@@ -115,7 +115,8 @@ export function createDurableObjectStorage(storage: DurableObjectSqlStorage, opt
       assertPrefix(prefix);
       assertPage(page);
       const [from, to] = range(prefix);
-      const rows = read(() => st.entriesPage.all(from, page.after === undefined ? "" : inner(page.after), to, page.limit));
+      const after = page.after !== undefined && page.after >= prefix ? inner(page.after) : undefined;
+      const rows = read(() => (after === undefined ? st.entriesPageFrom.all(from, to, page.limit) : st.entriesPageAfter.all(after, to, page.limit)));
       return rows.map((row) => [strip(String(row.key)), String(row.value)]);
     },
     async get(key) {

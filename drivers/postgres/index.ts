@@ -140,10 +140,12 @@ export function createPostgresStorage(options: PostgresStorageOptions): StorageD
     async entriesPage(prefix, page) {
       assertPrefix(prefix);
       assertPage(page);
-      const after = page.after ?? "";
-      const rows = await conn.send<Array<{ key: string; value: string }>>(
-        (sql) =>
-          sql`SELECT key, value FROM ${sql(schema)}.records WHERE ns = ${ns} AND key >= ${prefix} AND key > ${after} AND key < ${upper(prefix)} ORDER BY key LIMIT ${page.limit}`,
+      // One lower bound, the tighter of the prefix's start and the page's start.
+      const after = page.after !== undefined && page.after >= prefix ? page.after : undefined;
+      const rows = await conn.send<Array<{ key: string; value: string }>>((sql) =>
+        after === undefined
+          ? sql`SELECT key, value FROM ${sql(schema)}.records WHERE ns = ${ns} AND key >= ${prefix} AND key < ${upper(prefix)} ORDER BY key LIMIT ${page.limit}`
+          : sql`SELECT key, value FROM ${sql(schema)}.records WHERE ns = ${ns} AND key > ${after} AND key < ${upper(prefix)} ORDER BY key LIMIT ${page.limit}`,
       );
       return rows.map((row): [string, string] => [row.key, row.value]);
     },

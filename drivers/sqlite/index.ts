@@ -149,7 +149,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
     async entriesPage(prefix, page) {
       assertPrefix(prefix);
       assertPage(page);
-      const rows = read("read", () => st.entriesPage.all(prefix, page.after ?? "", upperBound(prefix), page.limit));
+      const after = page.after !== undefined && page.after >= prefix ? page.after : undefined;
+      const rows = read("read", () =>
+        after === undefined ? st.entriesPageFrom.all(prefix, upperBound(prefix), page.limit) : st.entriesPageAfter.all(after, upperBound(prefix), page.limit),
+      );
       return rows.map((row) => [row.key as string, row.value as string]);
     },
 
