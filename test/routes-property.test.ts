@@ -206,7 +206,7 @@ test("no route answers 5xx, every 4xx is the envelope, and a rejected request wr
         await quiet();
       }
     }),
-    { numRuns: 300, seed: Number(process.env.FC_SEED ?? 1724), endOnFailure: true },
+    { numRuns: 400, seed: Number(process.env.FC_SEED ?? 1724), endOnFailure: true },
   );
   // The run reached every route, was refused often and also changed state: the checks had work.
   expect(seen.routes.size).toBeGreaterThanOrEqual(agentRoutes.length);

@@ -1,0 +1,30 @@
+import { spawn } from "node:child_process";
+import v8 from "node:v8";
+import vm from "node:vm";
+import { serveNode } from "../adapters/node.ts";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { createHost } from "../src/index.ts";
+import { scriptedProject } from "./_util.ts";
+v8.setFlagsFromString("--expose-gc");
+const gc = vm.runInNewContext("gc") as () => void;
+const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage: createMemoryStorage() }], logger: { info() {}, warn() {}, error() {} } });
+await host.ready();
+const server = await serveNode(host, { port: 0, hostname: "127.0.0.1", silent: true });
+const base = `${server.url}/bench`;
+const created = (await (await fetch(`${base}/v1/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: "hi" }) })).json()) as { sessionId: string };
+await new Promise((r) => setTimeout(r, 300));
+const N = 2000;
+const mem = () => { gc(); gc(); const u = process.memoryUsage(); return u.heapUsed + u.external; };
+for (const [name, url, accept] of [["health (keep-alive, idle after)", `${base}/v1/health`, ""], ["ndjson stream", `${base}/v1/session/${created.sessionId}/stream?startIndex=1000`, ""], ["sse stream", `${base}/v1/session/${created.sessionId}/stream?startIndex=1000`, "text/event-stream"]] as const) {
+  const before = mem();
+  const child = spawn(process.execPath, ["/tmp/smem/client.mjs", url, String(N), accept], { stdio: ["pipe", "pipe", "inherit"] });
+  await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+  await new Promise((r) => setTimeout(r, 300));
+  const after = mem();
+  console.log(`${name}: ${((after - before) / N / 1024).toFixed(2)} KB per connection`);
+  child.stdin.write("x\n");
+  await new Promise((r) => child.on("close", r));
+  await new Promise((r) => setTimeout(r, 500));
+}
+await server.close(true);
+await host.close();
