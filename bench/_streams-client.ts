@@ -4,6 +4,7 @@
  *
  *   node bench/_streams-client.ts fan <agentBaseUrl> <sessionsFile> <perSession> <turnsPerSecond> <seconds>
  *   node bench/_streams-client.ts replay <agentBaseUrl> <sessionId> <token> <rounds>
+ *   node bench/_streams-client.ts hold <url> <connections> [accept]
  *
  * `fan` opens `perSession` live streams of every session in the file (`[{sessionId, token, from}]`,
  * each from its current end), every other one Server-Sent Events, and prints `mark:connected`
@@ -11,6 +12,8 @@
  * round-robin over the sessions for `seconds`. Every event a follower receives gives one
  * latency sample: receive time minus the event's `at` (same machine clock, millisecond
  * resolution).
+ * `hold` opens that many GETs of one URL, prints `mark:open` once every response has started, and
+ * keeps them open (reading) until a line arrives on stdin.
  * `replay` reconnects to one session from index 0 `rounds` times: the time until its last stored
  * event arrives (the replay), then a follow-up and the delay of the first live event after it.
  * @module
@@ -22,7 +25,7 @@ import { percentile } from "./_util.ts";
 
 const [mode, base, ...rest] = process.argv.slice(2);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
-const result = mode === "fan" ? await fan(rest) : mode === "replay" ? await replay(rest) : undefined;
+const result = mode === "fan" ? await fan(rest) : mode === "replay" ? await replay(rest) : mode === "hold" ? await hold(rest) : undefined;
 if (!result) {
   process.stderr.write(`unknown mode ${mode}\n`);
   process.exit(2);
@@ -130,6 +133,26 @@ async function fan([file, perText, rateText, secondsText]: string[]) {
   for (const request of requests) request.destroy();
   samples.sort((a, b) => a - b);
   return { streams: connected, failed, turns: sent, turnErrors: errors, achievedRate: achieved, samples: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: samples.at(-1) ?? 0 };
+}
+
+async function hold([countText, accept]: string[]) {
+  const count = Number(countText);
+  const requests: http.ClientRequest[] = [];
+  let open = 0;
+  await new Promise<void>((resolve, reject) => {
+    for (let i = 0; i < count; i++) {
+      const request = http.get(base!, { agent, headers: accept ? { accept } : {} }, (response) => {
+        response.on("data", () => {});
+        if (++open === count) resolve();
+      });
+      request.on("error", reject);
+      requests.push(request);
+    }
+  });
+  process.stderr.write("mark:open\n");
+  await new Promise<void>((resolve) => createInterface({ input: process.stdin }).once("line", () => resolve()));
+  for (const request of requests) request.destroy();
+  return { open };
 }
 
 async function replay([sessionId, token, roundsText]: string[]) {
