@@ -198,6 +198,14 @@ describe("sessions a page at a time", () => {
       expect(response.status).toBe(200);
       created.push(((await response.json()) as { sessionId: string }).sessionId);
     }
+    // Their turns over, the order stays put while the pages are walked.
+    for (const id of created) {
+      for (let i = 0; i < 200; i++) {
+        const { session } = (await (await fetch(`${url}/v1/session/${id}`)).json()) as { session: { status: string } };
+        if (session.status === "idle") break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
     type Page = { sessions: Array<{ sessionId: string }>; nextCursor: string | null };
     const page = async (...args: string[]): Promise<Page> => {
       const result = await run(["sessions", "--url", url, "--json", ...args], { env });

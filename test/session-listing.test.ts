@@ -105,9 +105,14 @@ for (const store of ["memory", "sqlite"] as const) {
       });
 
       it("moves a session to the top when it changes, and drops it when removed", async () => {
-        const [a, b, c] = [await create("alice"), await create("alice"), await create("alice")];
-        const order = (await settled("alice", 3)).map((s) => s.sessionId);
-        expect(order).toEqual([c, b, a]);
+        const ids = [await create("alice"), await create("alice"), await create("alice")];
+        const listed = await settled("alice", 3);
+        // Their turns finished in any order: the listing's order is the order of their last update.
+        const [c, b, a] = listed.map((s) => s.sessionId) as [string, string, string];
+        expect(new Set([a, b, c])).toEqual(new Set(ids));
+        // A change in a later millisecond than every listed one: it sorts first, never in a tie.
+        const newest = Date.parse(listed[0]!.updatedAt);
+        await eventually(async () => (Date.now() > newest + 1 ? true : undefined));
         const rename = await target().fetch(`${base}/v1/session/${a}`, { method: "PATCH", headers: { ...as("alice"), "content-type": "application/json" }, body: JSON.stringify({ title: "renamed" }) });
         expect(rename.status).toBe(200);
         const after = (await list("alice")).sessions;
