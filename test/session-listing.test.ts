@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { bearerAuth } from "../src/entries/channels.ts";
 import type { AuthContext } from "../src/base/auth.ts";
 import type { SessionRecord, SessionSummary } from "../src/base/definitions/sessions.ts";
+import { StorageUnavailableError } from "../src/base/storage/errors.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { SESSION_INDEX_READY_KEY, sessionRecordKey } from "../src/base/storage/keys.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
@@ -183,6 +184,30 @@ describe("sessions stored before the index", () => {
     } finally {
       await host.close();
     }
+  });
+
+  it("are listed from their records, page by page, while the store takes no writes, and indexed once it does", async () => {
+    const inner = createMemoryStorage();
+    let full = true;
+    const refuse = (): Promise<never> => Promise.reject(new StorageUnavailableError("[test] the store is full"));
+    const storage: StorageDriver = {
+      ...inner,
+      commit: (batch) => (full ? refuse() : inner.commit(batch)),
+      set: (key, value) => (full ? refuse() : inner.set(key, value)),
+    };
+    const old = Array.from({ length: 5 }, (_, i) => record(`ses_full${i}`, new Date(Date.UTC(2025, 1, 1 + i)).toISOString()));
+    for (const r of old) await inner.set(sessionRecordKey(r.sessionId), JSON.stringify(r));
+    const index = new SessionIndex(storage, () => new SessionStore(storage, Date.now).list());
+    const first = await index.page(undefined, 2);
+    const second = await index.page(undefined, 2, first.next);
+    const third = await index.page(undefined, 2, second.next);
+    expect([first, second, third].flatMap((page) => page.sessions.map((s) => s.sessionId))).toEqual(old.map((r) => r.sessionId).reverse());
+    expect(third.next).toBeUndefined();
+    expect(await inner.get(SESSION_INDEX_READY_KEY)).toBeUndefined();
+    full = false;
+    expect((await index.page("local", 10)).sessions).toHaveLength(5);
+    expect(await inner.get(SESSION_INDEX_READY_KEY)).toEqual(expect.any(String));
+    expect(await inner.list("session-index/all/")).toHaveLength(5);
   });
 
   it("corrects what it wrote for a session that changed or went away while it was indexing", async () => {

@@ -65,7 +65,14 @@ export class SessionIndex {
    * first: every session when `principalId` is undefined (a wide viewer), else the principal's.
    */
   async page(principalId: string | undefined, limit: number, after?: string): Promise<IndexPage> {
-    await this.ready();
+    try {
+      await this.ready();
+    } catch {
+      // Indexing the older sessions writes, and a store that takes no writes (full, read-only:
+      // docs/design/faults.md) must still answer reads: this page comes from the records, in the
+      // same order, and the next listing tries the indexing again.
+      return this.#scanPage(principalId, limit, after);
+    }
     const prefix = principalId === undefined ? SESSION_INDEX_ALL_PREFIX : sessionIndexOwnerPrefix(principalId);
     const sessions: IndexedSession[] = [];
     const seen = new Set<string>();
@@ -88,6 +95,17 @@ export class SessionIndex {
       if (entries.length < want) return { sessions };
       from = entries.at(-1)![0];
     }
+  }
+
+  /** A page cut from every stored record, in the index's order: the listing before the index exists. */
+  async #scanPage(principalId: string | undefined, limit: number, after?: string): Promise<IndexPage> {
+    const placed = (await this.#records())
+      .filter((record) => isIndexable(record) && (principalId === undefined || record.owner.principalId === principalId))
+      .map((record) => ({ at: sessionIndexPosition(record.updatedAt, record.sessionId), session: indexed(record) }))
+      .filter(({ at }) => after === undefined || at > after)
+      .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    const sessions = placed.slice(0, limit).map(({ session }) => session);
+    return placed.length > limit ? { sessions, next: placed[limit - 1]!.at } : { sessions };
   }
 
   /** Indexes the sessions stored before the index existed, once per store (docs/design/listing.md "Older sessions"). */
