@@ -7,7 +7,8 @@
  *   npx node bench/startup.ts [--sessions=10000] [--rounds=5]
  *
  * Target: start-up does not read every session, so time and RSS with 10k ≈ with 0. For context it
- * also times `GET /v1/sessions`, which does read every record, on the 10k root.
+ * also times `GET /v1/sessions` on the 10k root: the first request indexes the stored sessions
+ * (written without the listing index), the later ones read one page.
  * @module
  */
 import { spawnSync } from "node:child_process";
@@ -67,7 +68,8 @@ try {
     }),
   );
 
-  // For context: the listing reads every record, so it scales with the stored sessions.
+  // For context: the listing is a page of the index (docs/design/listing.md); these sessions were
+  // written without it, so the first request indexes them once and the later ones read a page.
   const server = await serveCli(project, roots[subjects[1]!]!);
   try {
     const times: number[] = [];
@@ -78,12 +80,12 @@ try {
       const text = await response.text();
       times.push(performance.now() - begin);
       const listed = (JSON.parse(text) as { sessions?: unknown[] }).sessions?.length;
-      if (response.status !== 200 || listed !== sessions) throw new Error(`startup: /v1/sessions answered ${response.status} with ${listed} sessions`);
+      if (response.status !== 200 || listed !== Math.min(sessions, 50)) throw new Error(`startup: /v1/sessions answered ${response.status} with ${listed} sessions`);
       size = text.length;
     }
     printTable(
       ["request", "sessions", "ms (median)", "per request ms", "response bytes"],
-      [["GET /v1/sessions", String(sessions), fmt(median(times)), times.map((t) => fmt(t)).join(" / "), size.toLocaleString("en-US")]],
+      [["GET /v1/sessions (first: indexes the stored sessions)", String(sessions), fmt(median(times)), times.map((t) => fmt(t)).join(" / "), size.toLocaleString("en-US")]],
     );
   } finally {
     await stopCli(server);

@@ -15,6 +15,7 @@ import type { CliIo } from "./io.ts";
 import { createLineReader } from "./line-reader.ts";
 import type { LineReader } from "./line-reader.ts";
 import { createProgress } from "./progress.ts";
+import { sessionSummary } from "./session-summary.ts";
 import type { Progress } from "./progress.ts";
 import { brief } from "./render-event.ts";
 import type { SessionSummary } from "../src/entries/events.ts";
@@ -266,7 +267,6 @@ class Chat {
   }
 
   async #summary(sessionId: string): Promise<SessionSummary | undefined> {
-    const { sessions } = await this.#client.getJson<{ sessions: SessionSummary[] }>("/v1/sessions");
-    return sessions.find((s) => s.sessionId === sessionId);
+    return (await sessionSummary(this.#client, sessionId)) ?? undefined;
   }
 }

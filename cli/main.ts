@@ -160,10 +160,22 @@ export async function main(options: MainOptions): Promise<number> {
       const args = targetArgs(dir, flags, argv);
       command = async () => (await import("./mcp.ts")).mcpCommand(args, io);
     });
-  withTargetOptions(cli.command("sessions [dir]", "List sessions (--json includes continuation tokens)"), false)
-    .option("--json", "Print {sessions} as JSON")
+  withTargetOptions(cli.command("sessions [dir]", "List sessions, newest first, a page at a time (--json includes continuation tokens)"), false)
+    .option("--json", "Print {sessions, nextCursor} as JSON")
+    .option("--limit <n>", "Sessions per page (default: 50, at most 500)")
+    .option("--cursor <cursor>", "Start after an earlier page: the nextCursor it printed")
+    .option("--all", "Follow every cursor and list every session")
     .action((dir: unknown, flags: Flags) => {
-      const args = { ...targetArgs(dir, flags, argv), json: json(flags) };
+      const limit = rawOption(argv, "limit");
+      const cursor = rawOption(argv, "cursor");
+      if (flags["all"] === true && cursor !== undefined) throw new UsageError("sessions takes --all or --cursor, not both");
+      const args = {
+        ...targetArgs(dir, flags, argv),
+        json: json(flags),
+        ...(limit === undefined ? {} : { limit: positiveInteger(limit, "--limit") }),
+        ...(cursor === undefined ? {} : { cursor }),
+        all: flags["all"] === true,
+      };
       command = async () => (await import("./sessions.ts")).sessionsCommand(args, io);
     });
   withTargetOptions(cli.command("session <sessionId> [rmId]", "A session's summary and its latest events; `session rm <id>` removes it; `session fork <id> --at <index>` forks it"), true)

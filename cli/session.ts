@@ -7,10 +7,10 @@ import { EXIT_OK } from "./io.ts";
 import type { CliIo } from "./io.ts";
 import { createProgress } from "./progress.ts";
 import { renderEvent } from "./render-event.ts";
-import type { SessionSummary } from "../src/entries/events.ts";
 import { statusText } from "./sessions.ts";
 import { createStyle } from "./style.ts";
 import { age, table } from "./table.ts";
+import { sessionSummary } from "./session-summary.ts";
 import { withTarget } from "./target.ts";
 import type { TargetArgs } from "./target.ts";
 
@@ -26,9 +26,7 @@ export async function sessionCommand(args: SessionArgs, io: CliIo): Promise<numb
   const progress = createProgress(io, { quiet: args.json });
   return withTarget(args, io, progress, async ({ client }) => {
     const events = await readEvents(client, args.sessionId);
-    const { sessions } = await client.getJson<{ sessions: SessionSummary[] }>("/v1/sessions");
-    // Readable but not listed happens under --dev for sessions of other principals.
-    const summary = sessions.find((s) => s.sessionId === args.sessionId) ?? null;
+    const summary = await sessionSummary(client, args.sessionId);
     const count = args.events ?? 10;
     if (args.json) {
       io.stdout.write(`${JSON.stringify({ session: summary, eventCount: events.length, events: events.slice(-count) })}\n`);

@@ -353,6 +353,40 @@ export function testStorageDriver(name: string, factory: () => Promise<StorageFi
         expect((await storage.entries("")).map(([key]) => key)).toEqual(["s/a", "s/a/x", "s/b", "t/c"]);
         await expect(storage.entries("../")).rejects.toThrow(/invalid key/);
       });
+
+      it("pages through entries by prefix: bounded, after a key, in key order, no gap or repeat", async () => {
+        const keys = Array.from({ length: 25 }, (_, i) => `p/${String(i).padStart(3, "0")}`);
+        for (const key of [...keys].reverse()) await storage.set(key, `v:${key}`);
+        for (const key of ["o/x", "p0", "q/y", "p/0/deeper"]) await storage.set(key, "other");
+        const expected = [...keys.slice(0, 1), "p/0/deeper", ...keys.slice(1)].sort();
+        expect(expected).toHaveLength(26);
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (let pages = 0; pages < 10; pages++) {
+          const page = await storage.entriesPage("p/", { limit: 7, ...(after === undefined ? {} : { after }) });
+          expect(page.length).toBeLessThanOrEqual(7);
+          for (const [key, value] of page) expect(value).toBe(key === "p/0/deeper" ? "other" : `v:${key}`);
+          seen.push(...page.map(([key]) => key));
+          if (page.length < 7) break;
+          after = page.at(-1)![0];
+        }
+        expect(seen).toEqual(expected);
+        // A key written between pages shows up when it sorts after the cursor, never twice.
+        const first = await storage.entriesPage("p/", { limit: 2 });
+        await storage.set("p/000a", "late");
+        await storage.delete("p/001");
+        const next = await storage.entriesPage("p/", { limit: 3, after: first.at(-1)![0] });
+        expect(first.map(([key]) => key)).toEqual(["p/0/deeper", "p/000"]);
+        expect(next.map(([key]) => key)).toEqual(["p/000a", "p/002", "p/003"]);
+        // `after` before the prefix starts at the prefix; past it, nothing.
+        expect((await storage.entriesPage("p/", { limit: 1, after: "a" })).map(([key]) => key)).toEqual(["p/0/deeper"]);
+        expect(await storage.entriesPage("p/", { limit: 5, after: "p/zzz" })).toEqual([]);
+        expect((await storage.entriesPage("", { limit: 2 })).map(([key]) => key)).toEqual(["o/x", "p/0/deeper"]);
+        expect(await storage.entriesPage("none/", { limit: 3 })).toEqual([]);
+        await expect(storage.entriesPage("../", { limit: 1 })).rejects.toThrow(/invalid key/);
+        await expect(storage.entriesPage("p/", { limit: 0 })).rejects.toThrow(/limit/);
+        await expect(storage.entriesPage("p/", { limit: 1.5 })).rejects.toThrow(/limit/);
+      });
     });
 
     describe("follow", () => {

@@ -593,3 +593,62 @@ async function allEvents(target: HostUnderTest, prefix: string, sessionId: strin
   const body = await response.text();
   return body.split("\n").filter(Boolean).map((line) => JSON.parse(line) as TestEvent);
 }
+
+describeHost(
+  "artifact routes, a page at a time",
+  () =>
+    artifactHost({
+      agents: [{ slug: "hello", project: project({ artifacts: defineArtifacts({ kinds: { file: { description: "A file" } }, agentTool: true, max: 50 }) }), storage: createMemoryStorage() }],
+    }),
+  (target) => {
+    async function turn(who: string, message: string): Promise<void> {
+      const response = await target().fetch(`${base}/v1/session`, { method: "POST", ...withJson(as(who), { message }) });
+      expect(response.status).toBe(200);
+      const { sessionId } = (await response.json()) as { sessionId: string };
+      await eventually(async () => {
+        const all = await allEvents(target(), base, sessionId, who);
+        return all.some((e) => e.type === "session.waiting") ? all : undefined;
+      }, 5000, "session.waiting");
+    }
+
+    async function list(who: string, query = ""): Promise<ListedArtifact[]> {
+      const response = await target().fetch(`${base}/v1/artifacts${query}`, as(who));
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { artifacts: ListedArtifact[] }).artifacts;
+    }
+
+    it("pages with nextCursor over what the caller may see, newest first, no repeat or gap while more are tagged", async () => {
+      const tags = (prefix: string, count: number) =>
+        Array.from({ length: count }, (_, i) => toolLine("tag_artifact", { kind: "file", key: `${prefix}${i}`, title: "t", data: i })).join("\n");
+      await turn("alice", tags("a", 7));
+      await turn("bob", tags("b", 3));
+      const everything = (await list("alice", "?limit=500")).map((a) => a.key);
+      expect(everything).toHaveLength(7);
+      const page = async (query: string) => {
+        const response = await target().fetch(`${base}/v1/artifacts${query}`, as("alice"));
+        expect(response.status).toBe(200);
+        return (await response.json()) as { artifacts: ListedArtifact[]; nextCursor: string | null };
+      };
+      const walked: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const body = await page(`?limit=3${cursor ? `&cursor=${cursor}` : ""}`);
+        expect(body.artifacts.length).toBeLessThanOrEqual(3);
+        walked.push(...body.artifacts.map((a) => a.key));
+        cursor = body.nextCursor;
+        // Tagged mid-walk: newer than the cursor, so this walk does not see it.
+        if (pages++ === 0) await turn("alice", tags("late", 1));
+      } while (cursor !== null && pages < 20);
+      expect(walked).toEqual(everything);
+      expect((await page("?limit=500")).artifacts[0]!.key).toBe("late0");
+      expect((await page("?limit=100000")).nextCursor).toBeNull();
+      for (const bad of ["?cursor=", "?cursor=%%", "?cursor=bm9wZQ", "?limit=2&cursor=AAAA"]) {
+        const response = await target().fetch(`${base}/v1/artifacts${bad}`, as("alice"));
+        expect(response.status, bad).toBe(400);
+        expect(await response.json()).toMatchObject({ ok: false, error: "invalid_request", message: expect.stringMatching(/cursor/) });
+      }
+    });
+
+  },
+);

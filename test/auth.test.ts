@@ -63,7 +63,7 @@ describeHost("default chain (localDevStrict)", () => helloOptions(), (target) =>
     expect(await forwarded.json()).toMatchObject({ ok: false, error: "unauthorized" });
     const created = await target().fetch("/hello/v1/session", postJson({ message: "hi" }, { "x-real-ip": "203.0.113.9" }));
     expect(created.status).toBe(401);
-    expect(await (await target().fetch("/hello/v1/sessions")).json()).toEqual({ sessions: [] });
+    expect(await (await target().fetch("/hello/v1/sessions")).json()).toEqual({ sessions: [], nextCursor: null });
   });
 
   it("health stays public", async () => {

@@ -189,3 +189,48 @@ describe("removing a session", () => {
     expect(usage.stderr).toMatch(/session rm needs the session id/);
   });
 });
+
+describe("sessions a page at a time", () => {
+  test("sessions: --limit and --cursor page, --all follows every cursor, a bad --limit is a usage error", async () => {
+    const created: string[] = [];
+    for (const message of ["two", "three"]) {
+      const response = await fetch(`${url}/v1/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message }) });
+      expect(response.status).toBe(200);
+      created.push(((await response.json()) as { sessionId: string }).sessionId);
+    }
+    // Their turns over, the order stays put while the pages are walked.
+    for (const id of created) {
+      for (let i = 0; i < 200; i++) {
+        const { session } = (await (await fetch(`${url}/v1/session/${id}`)).json()) as { session: { status: string } };
+        if (session.status === "idle") break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+    type Page = { sessions: Array<{ sessionId: string }>; nextCursor: string | null };
+    const page = async (...args: string[]): Promise<Page> => {
+      const result = await run(["sessions", "--url", url, "--json", ...args], { env });
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as Page;
+    };
+    const all = await page("--all", "--limit", "1");
+    expect(all.nextCursor).toBeNull();
+    expect(new Set(all.sessions.map((s) => s.sessionId))).toEqual(new Set([sessionId, ...created]));
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const next: Page = await page("--limit", "2", ...(cursor === null ? [] : ["--cursor", cursor]));
+      expect(next.sessions.length).toBeLessThanOrEqual(2);
+      walked.push(...next.sessions.map((s) => s.sessionId));
+      cursor = next.nextCursor;
+    } while (cursor !== null);
+    expect(walked).toEqual(all.sessions.map((s) => s.sessionId));
+
+    const human = await run(["sessions", "--url", url, "--limit", "1"], { env });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/more: agent-serve sessions --cursor \S+ \(or --all\)/);
+    expect((await run(["sessions", "--url", url, "--limit", "0"], { env })).code).not.toBe(0);
+    const badCursor = await run(["sessions", "--url", url, "--cursor", "nope!"], { env });
+    expect(badCursor.code).not.toBe(0);
+    expect(badCursor.stderr).toMatch(/cursor/);
+  });
+});

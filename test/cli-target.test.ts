@@ -47,7 +47,7 @@ describe("--url", () => {
 
     const ok = await run(["sessions", "--url", `${url}/other/`, "--json"], { env });
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual({ sessions: [] });
+    expect(JSON.parse(ok.stdout)).toEqual({ sessions: [], nextCursor: null });
   });
 
   it("single mode answers at the root", async () => {
@@ -64,7 +64,7 @@ describe("--url", () => {
 
     const admitted = await run(["sessions", "--url", url, "--bearer-token", "0123-secret", "--json"], { env });
     expect(admitted.code).toBe(0);
-    expect(JSON.parse(admitted.stdout)).toEqual({ sessions: [] });
+    expect(JSON.parse(admitted.stdout)).toEqual({ sessions: [], nextCursor: null });
   });
 
   it("an unreachable server, a non-agent URL and a bad URL fail clearly", async () => {

@@ -453,6 +453,26 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(shown.join("\n")).toContain(`banana split ${tag}`);
   });
 
+  it("loads Runs a page at a time: Load more brings the older sessions, each once", async () => {
+    const tag = `page${Date.now().toString(36)}`;
+    const first = await createSession(multi, `/reply first ${tag}`, `first ${tag}`);
+    for (let i = 0; i < 50; i++) {
+      const response = await fetch(`${multi.server.url}/hello/v1/session`, postJson({ message: `/reply more ${tag}`, title: `more ${tag} ${i}` }));
+      expect(response.status).toBe(200);
+    }
+    const page = await open(playground());
+    await tab(page, "Runs").click();
+    const sessions = page.getByRole("list", { name: "Sessions" });
+    const more = page.getByRole("button", { name: "Load more sessions" });
+    await expect.poll(() => sessions.getByRole("listitem").count(), patience).toBe(50);
+    expect(await sessions.getByRole("listitem").filter({ hasText: first }).count()).toBe(0);
+    while (await more.isVisible()) await more.click();
+    await sessions.getByRole("listitem").filter({ hasText: first }).waitFor();
+    const ids = (await sessions.getByRole("listitem").locator("code").allInnerTexts()).map((text) => text.trim());
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBeGreaterThan(50);
+  });
+
   it("forks a session from a line in Raw and continues the fork in Chat", async () => {
     const tag = `${Date.now().toString(36)}`;
     const source = await createSession(multi, `/reply cherry tart ${tag}`, `cherry ${tag}`);

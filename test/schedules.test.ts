@@ -73,7 +73,7 @@ function recordingLogger(): HostLogger & { lines: string[] } {
 const asTarget = (host: AgentHost): HostUnderTest => ({ kind: "in-process", host, fetch: (path, init) => host.request(path, init) });
 
 async function scheduleSessions(host: AgentHost): Promise<Array<{ sessionId: string; channel: string; mode: string; title: string | null; status: string }>> {
-  const body = (await (await host.request(`${base}/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; channel: string; mode: string; title: string | null; status: string }> };
+  const body = (await (await host.request(`${base}/v1/sessions?limit=500`)).json()) as { sessions: Array<{ sessionId: string; channel: string; mode: string; title: string | null; status: string }> };
   return body.sessions.filter((s) => s.channel === "schedule");
 }
 

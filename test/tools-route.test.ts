@@ -204,7 +204,7 @@ describeHost("tool route", () => options(), (target) => {
     expect(runs).toEqual(["weather:Oslo", "weather:Rome", "weather:Oslo"]);
     // No model turn, no session: the call left nothing behind in the session list.
     const list = await target().fetch(`${base}/v1/sessions`, { headers: auth("alice") });
-    expect(await list.json()).toEqual({ sessions: [] });
+    expect(await list.json()).toEqual({ sessions: [], nextCursor: null });
   });
 
   it("gives a session-less call a fresh scratch workspace that is gone when the call returns (rule 2)", async () => {

@@ -14,6 +14,7 @@ import { StorageUnavailableError } from "../../src/base/storage/errors.ts";
 import {
   assertBatch,
   assertKey,
+  assertPage,
   assertPrefix,
   type CommitBatch,
   LogConflictError,
@@ -108,6 +109,14 @@ export function createDurableObjectStorage(storage: DurableObjectSqlStorage, opt
     async entries(prefix) {
       assertPrefix(prefix);
       const rows = read(() => st.entriesBetween.all(...range(prefix)));
+      return rows.map((row) => [strip(String(row.key)), String(row.value)]);
+    },
+    async entriesPage(prefix, page) {
+      assertPrefix(prefix);
+      assertPage(page);
+      const [from, to] = range(prefix);
+      const after = page.after !== undefined && page.after >= prefix ? inner(page.after) : undefined;
+      const rows = read(() => (after === undefined ? st.entriesPageFrom.all(from, to, page.limit) : st.entriesPageAfter.all(after, to, page.limit)));
       return rows.map((row) => [strip(String(row.key)), String(row.value)]);
     },
     async get(key) {

@@ -125,6 +125,7 @@ export async function createPlacedStorage(options: PlacedStorageOptions): Promis
       return at(homeOf(log)).follow(log, listener);
     },
     entries: (prefix) => guard(() => assertPrefix(prefix), () => listing(prefix).entries(prefix)),
+    entriesPage: (prefix, page) => guard(() => assertPrefix(prefix), () => listing(prefix).entriesPage(prefix, page)),
     list: (prefix) => guard(() => assertPrefix(prefix), () => listing(prefix).list(prefix)),
     get: (key) => guard(() => assertKey(key), () => at(homeOf(key)).get(key)),
     set: (key, value) => commit({ records: [{ key, value }] }).then(() => {}),

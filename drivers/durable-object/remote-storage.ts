@@ -5,7 +5,7 @@
  * `follow` holds later operations back until the far side has subscribed.
  * @module
  */
-import { assertBatch, assertKey, assertLines, assertPrefix, type StorageDriver } from "../../src/base/storage/types.ts";
+import { assertBatch, assertKey, assertLines, assertPage, assertPrefix, type StorageDriver } from "../../src/base/storage/types.ts";
 import { followRemote } from "./remote-follow.ts";
 import type { MirrorWrites } from "./session-mirror.ts";
 import { fromWireError, type StorageTransport, type WireOp, type WireResult } from "./storage-wire.ts";
@@ -107,6 +107,14 @@ export function createRemoteStorage(transport: StorageTransport, namespace: stri
       return unsubscribe;
     },
     entries: (prefix) => guard(() => assertPrefix(prefix), () => call({ op: "entries", prefix })),
+    entriesPage: (prefix, page) =>
+      guard(
+        () => {
+          assertPrefix(prefix);
+          assertPage(page);
+        },
+        () => call({ op: "entriesPage", prefix, ...(page.after === undefined ? {} : { after: page.after }), limit: page.limit }),
+      ),
     get: (key) => guard(() => assertKey(key), () => call<string | null | undefined>({ op: "get", key }).then((value) => value ?? undefined)),
     set: (key, value) => guard(() => assertKey(key), () => call<unknown>({ op: "commit", batch: { records: [{ key, value }] } }).then(() => {})),
     delete: (key) => guard(() => assertKey(key), () => call<unknown>({ op: "commit", batch: { records: [{ key, value: null }] } }).then(() => {})),

@@ -15,6 +15,7 @@ export const STORAGE_HEADER = "x-agent-serve-storage";
 export type WireOp =
   | { op: "commit"; batch: Parameters<StorageDriver["commit"]>[0] }
   | { op: "entries" | "list"; prefix: string }
+  | { op: "entriesPage"; prefix: string; after?: string; limit: number }
   | { op: "get" | "length" | "hasLog" | "deleteLog"; key: string }
   | { op: "readPage"; key: string; from: number; to?: number; limit: number }
   | { op: "acquireLease"; key: string; owner: string; ttlMs: number }
@@ -105,6 +106,8 @@ async function apply(driver: StorageDriver, op: WireOp): Promise<unknown> {
       return driver.entries(op.prefix);
     case "list":
       return driver.list(op.prefix);
+    case "entriesPage":
+      return driver.entriesPage(op.prefix, { ...(op.after === undefined ? {} : { after: op.after }), limit: op.limit });
     case "get":
       return driver.get(op.key);
     case "length":

@@ -13,7 +13,7 @@
  * @module
  */
 import type postgres from "postgres";
-import { assertBatch, assertKey, assertPrefix, type CommitBatch, type StorageDriver } from "../../src/base/storage/types.ts";
+import { assertBatch, assertKey, assertPage, assertPrefix, type CommitBatch, type StorageDriver } from "../../src/base/storage/types.ts";
 import { type CommitArgs, commitResult, toCommitArgs, toGroupArgs } from "./commit.ts";
 import { CommitQueue, type Outcome } from "./commit-queue.ts";
 import { PostgresConnection } from "./connection.ts";
@@ -134,6 +134,18 @@ export function createPostgresStorage(options: PostgresStorageOptions): StorageD
       assertPrefix(prefix);
       const rows = await conn.send<Array<{ key: string; value: string }>>(
         (sql) => sql`SELECT key, value FROM ${sql(schema)}.records WHERE ns = ${ns} AND key >= ${prefix} AND key < ${upper(prefix)} ORDER BY key`,
+      );
+      return rows.map((row): [string, string] => [row.key, row.value]);
+    },
+    async entriesPage(prefix, page) {
+      assertPrefix(prefix);
+      assertPage(page);
+      // One lower bound, the tighter of the prefix's start and the page's start.
+      const after = page.after !== undefined && page.after >= prefix ? page.after : undefined;
+      const rows = await conn.send<Array<{ key: string; value: string }>>((sql) =>
+        after === undefined
+          ? sql`SELECT key, value FROM ${sql(schema)}.records WHERE ns = ${ns} AND key >= ${prefix} AND key < ${upper(prefix)} ORDER BY key LIMIT ${page.limit}`
+          : sql`SELECT key, value FROM ${sql(schema)}.records WHERE ns = ${ns} AND key > ${after} AND key < ${upper(prefix)} ORDER BY key LIMIT ${page.limit}`,
       );
       return rows.map((row): [string, string] => [row.key, row.value]);
     },

@@ -11,7 +11,7 @@
  * @module
  */
 import type { RedisOptions } from "ioredis";
-import { assertBatch, assertKey, assertPrefix, type CommitBatch, type StorageDriver } from "../../src/base/storage/types.ts";
+import { assertBatch, assertKey, assertPage, assertPrefix, type CommitBatch, type StorageDriver } from "../../src/base/storage/types.ts";
 import { RedisConnection } from "./connection.ts";
 import { RedisFollowers } from "./follow.ts";
 import {
@@ -22,6 +22,8 @@ import {
   ENTRIES_SCRIPT,
   entryId,
   KeyLayout,
+  ENTRIES_PAGE_SCRIPT,
+  lexPageRange,
   lexRange,
   RELEASE_LEASE_SCRIPT,
 } from "./scripts.ts";
@@ -90,6 +92,15 @@ export function createRedisStorage(options: RedisStorageOptions): StorageDriver 
       assertPrefix(prefix);
       const [from, to] = lexRange(prefix);
       const flat = (await conn.send((client) => client.eval(ENTRIES_SCRIPT, 1, layout.recordIndex, layout.record(""), from, to))) as string[];
+      const out: Array<[string, string]> = [];
+      for (let i = 0; i < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
+      return out;
+    },
+    async entriesPage(prefix, page) {
+      assertPrefix(prefix);
+      assertPage(page);
+      const [from, to] = lexPageRange(prefix, page.after);
+      const flat = (await conn.send((client) => client.eval(ENTRIES_PAGE_SCRIPT, 1, layout.recordIndex, layout.record(""), from, to, page.limit))) as string[];
       const out: Array<[string, string]> = [];
       for (let i = 0; i < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
       return out;

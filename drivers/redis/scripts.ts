@@ -108,6 +108,32 @@ end
 return out
 `;
 
+/**
+ * KEYS: the record index. ARGV: the record key prefix, the range's min and max (ZRANGEBYLEX
+ * syntax), the limit. Up to `limit` keys with values, flat; an index member without a value is
+ * passed over and the range read on, so a short page always means the range is exhausted.
+ */
+export const ENTRIES_PAGE_SCRIPT = `
+local limit = tonumber(ARGV[4])
+local min = ARGV[2]
+local out = {}
+local found = 0
+while found < limit do
+  local members = redis.call('ZRANGEBYLEX', KEYS[1], min, ARGV[3], 'LIMIT', 0, limit - found)
+  if #members == 0 then break end
+  for _, member in ipairs(members) do
+    local value = redis.call('GET', ARGV[1] .. member)
+    if value then
+      out[#out + 1] = member
+      out[#out + 1] = value
+      found = found + 1
+    end
+  end
+  min = '(' .. members[#members]
+end
+return out
+`;
+
 /** KEYS: the lease. ARGV: owner, ttl in ms. 1 when the owner holds it afterwards; a ttl of 0 leaves it expired. */
 export const ACQUIRE_LEASE_SCRIPT = `
 local holder = redis.call('GET', KEYS[1])
@@ -151,4 +177,10 @@ export function commitResult(batch: CommitBatch, reply: unknown): number[] {
 /** The `ZRANGEBYLEX` bounds of the record keys starting with `prefix` (keys are ASCII). */
 export function lexRange(prefix: string): [string, string] {
   return prefix === "" ? ["-", "+"] : [`[${prefix}`, `(${prefix}\u007f`];
+}
+
+/** `lexRange(prefix)` starting strictly after `after` when that lies inside or past the prefix's start. */
+export function lexPageRange(prefix: string, after: string | undefined): [string, string] {
+  const [from, to] = lexRange(prefix);
+  return [after !== undefined && after >= prefix ? `(${after}` : from, to];
 }

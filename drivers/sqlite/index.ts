@@ -16,7 +16,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { StorageUnavailableError } from "../../src/base/storage/errors.ts";
 import { Followers } from "../../src/base/storage/followers.ts";
-import { assertBatch, assertKey, assertPrefix, type StorageDriver } from "../../src/base/storage/types.ts";
+import { assertBatch, assertKey, assertPage, assertPrefix, type StorageDriver } from "../../src/base/storage/types.ts";
 import { type OpenSqlite, openNodeSqlite, type SqliteDatabase } from "./database.ts";
 import { storageError } from "./errors.ts";
 import { configureReader, configureWriter } from "./configure.ts";
@@ -144,6 +144,15 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
     async entries(prefix) {
       assertPrefix(prefix);
       const rows = read("read", () => (prefix === "" ? st.entriesFrom.all("") : st.entriesBetween.all(prefix, upperBound(prefix))));
+      return rows.map((row) => [row.key as string, row.value as string]);
+    },
+    async entriesPage(prefix, page) {
+      assertPrefix(prefix);
+      assertPage(page);
+      const after = page.after !== undefined && page.after >= prefix ? page.after : undefined;
+      const rows = read("read", () =>
+        after === undefined ? st.entriesPageFrom.all(prefix, upperBound(prefix), page.limit) : st.entriesPageAfter.all(after, upperBound(prefix), page.limit),
+      );
       return rows.map((row) => [row.key as string, row.value as string]);
     },
 

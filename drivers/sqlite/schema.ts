@@ -30,6 +30,12 @@ export class Statements {
   readonly keysBetween: SqliteStatement;
   readonly entriesFrom: SqliteStatement;
   readonly entriesBetween: SqliteStatement;
+  /**
+   * `entriesPage` from the prefix's start (`>=`), or strictly after a key (`>`), below the
+   * prefix's end: one lower bound each, since SQLite seeks by only one of two on the same column.
+   */
+  readonly entriesPageFrom: SqliteStatement;
+  readonly entriesPageAfter: SqliteStatement;
   readonly logLength: SqliteStatement;
   readonly appendLine: SqliteStatement;
   readonly readLines: SqliteStatement;
@@ -46,6 +52,8 @@ export class Statements {
     this.keysBetween = db.prepare("SELECT key FROM records WHERE key >= ? AND key < ? ORDER BY key");
     this.entriesFrom = db.prepare("SELECT key, value FROM records WHERE key >= ? ORDER BY key");
     this.entriesBetween = db.prepare("SELECT key, value FROM records WHERE key >= ? AND key < ? ORDER BY key");
+    this.entriesPageFrom = db.prepare("SELECT key, value FROM records WHERE key >= ? AND key < ? ORDER BY key LIMIT ?");
+    this.entriesPageAfter = db.prepare("SELECT key, value FROM records WHERE key > ? AND key < ? ORDER BY key LIMIT ?");
     this.logLength = db.prepare("SELECT coalesce(max(idx) + 1, 0) AS n FROM logs WHERE log = ?");
     this.appendLine = db.prepare("INSERT INTO logs (log, idx, line) VALUES (?, ?, ?)");
     this.readLines = db.prepare("SELECT line FROM logs WHERE log = ? AND idx >= ? AND idx < ? ORDER BY idx");

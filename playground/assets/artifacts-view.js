@@ -36,11 +36,16 @@ export function createArtifactsView({ panel, api, feed, openSession }) {
   const refresh = h("button", { text: "Refresh", attrs: { type: "button" }, on: { click: () => void load() } });
   const list = h("ul", { className: "rows", attrs: { "aria-label": "Artifacts" } });
   const empty = h("p", { className: "muted empty", text: "No artifacts yet.", hidden: true });
+  const more = h("button", { text: "Load more", hidden: true, attrs: { type: "button", "aria-label": "Load more artifacts" }, on: { click: () => void loadMore() } });
+  /** Where the next page starts (the query it belongs to); null when everything is loaded. */
+  /** @type {{query: URLSearchParams, cursor: string} | null} */
+  let next = null;
   panel.append(
     h("div", { className: "toolbar" }, h("h2", { text: "Artifacts" }), kind, h("label", { className: "row" }, onlySession, h("span", { text: "Only the selected session" })), h("span", { className: "spacer" }), refresh),
     problem.element,
     list,
     empty,
+    more,
   );
   kind.addEventListener("change", () => void load());
   onlySession.addEventListener("change", () => void load());
@@ -51,16 +56,38 @@ export function createArtifactsView({ panel, api, feed, openSession }) {
     if (kind.value) query.set("kind", kind.value);
     if (onlySession.checked && feed.sessionId) query.set("sessionId", feed.sessionId);
     try {
-      /** @type {{artifacts: ArtifactRecord[]}} */
-      const { artifacts } = await api.get(`/v1/artifacts${query.size > 0 ? `?${query}` : ""}`);
+      /** @type {{artifacts: ArtifactRecord[], nextCursor?: string | null}} */
+      const { artifacts, nextCursor } = await api.get(`/v1/artifacts${query.size > 0 ? `?${query}` : ""}`);
       if (!kind.value) {
+        // The kinds of the first page: enough to filter by, and the filter pages on its own.
         const kinds = [...new Set(artifacts.map((item) => item.kind))].sort();
         kind.replaceChildren(h("option", { text: "All kinds", attrs: { value: "" } }), ...kinds.map((name) => h("option", { text: name, attrs: { value: name } })));
       }
       list.replaceChildren(...artifacts.map(row));
       empty.hidden = artifacts.length > 0;
+      next = nextCursor ? { query, cursor: nextCursor } : null;
+      more.hidden = next === null;
     } catch (error) {
       problem.show(error);
+    }
+  }
+
+  async function loadMore() {
+    if (!next) return;
+    problem.clear();
+    more.disabled = true;
+    const query = new URLSearchParams(next.query);
+    query.set("cursor", next.cursor);
+    try {
+      /** @type {{artifacts: ArtifactRecord[], nextCursor?: string | null}} */
+      const { artifacts, nextCursor } = await api.get(`/v1/artifacts?${query}`);
+      list.append(...artifacts.map(row));
+      next = nextCursor ? { query: next.query, cursor: nextCursor } : null;
+      more.hidden = next === null;
+    } catch (error) {
+      problem.show(error);
+    } finally {
+      more.disabled = false;
     }
   }
 

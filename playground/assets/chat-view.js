@@ -144,7 +144,7 @@ export function createChatView({ panel, api, feed, tokens, toolbarExtra }) {
 
   /**
    * Continues `sessionId`; a stale token (another tab or client moved it on) is refreshed from the
-   * sessions list and the message sent once more.
+   * session's summary and the message sent once more.
    * @param {string} sessionId
    * @param {string} message
    */
@@ -165,10 +165,16 @@ export function createChatView({ panel, api, feed, tokens, toolbarExtra }) {
 
   /** @param {string} sessionId */
   async function currentToken(sessionId) {
-    /** @type {{sessions: SessionSummary[]}} */
-    const { sessions } = await api.get("/v1/sessions");
-    const summary = sessions.find((item) => item.sessionId === sessionId);
-    if (!summary) throw new Error(`Session ${sessionId} is not in your sessions list, so it cannot be continued from here.`);
+    /** @type {SessionSummary | undefined} */
+    let summary;
+    try {
+      /** @type {{session: SessionSummary}} */
+      const answer = await api.get(`/v1/session/${encodeURIComponent(sessionId)}`);
+      summary = answer.session;
+    } catch (error) {
+      if (!(error instanceof ApiError && (error.status === 404 || error.status === 403))) throw error;
+    }
+    if (!summary) throw new Error(`Session ${sessionId} is not one of your sessions, so it cannot be continued from here.`);
     tokens.set(sessionId, summary.continuationToken);
     return summary.continuationToken;
   }

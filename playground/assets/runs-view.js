@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * The Runs tab: the caller's sessions (newest first, searchable by title or id; open one in Chat
- * or Raw) and the eval runs (open one in Evals).
+ * The Runs tab: the caller's sessions (newest first, a page at a time with "Load more"; the
+ * loaded ones searchable by title or id; open one in Chat or Raw) and the eval runs (open one in
+ * Evals).
  * @module
  */
 import { errorLine, formatTime, h } from "./dom.js";
@@ -25,12 +26,14 @@ export function createRunsView({ panel, api, tokens, openSession, openEvalRun })
   const runList = h("ul", { className: "rows", attrs: { "aria-label": "Eval runs" } });
   const runsEmpty = h("p", { className: "muted empty", text: "No eval runs yet.", hidden: true });
   const refresh = h("button", { text: "Refresh", attrs: { type: "button" }, on: { click: () => void load() } });
+  const more = h("button", { text: "Load more", hidden: true, attrs: { type: "button", "aria-label": "Load more sessions" }, on: { click: () => void loadMore() } });
 
   panel.append(
     h("div", { className: "toolbar" }, h("h2", { text: "Sessions" }), search, h("span", { className: "spacer" }), refresh),
     problem.element,
     sessionList,
     sessionsEmpty,
+    more,
     h("div", { className: "toolbar" }, h("h2", { text: "Eval runs" })),
     runList,
     runsEmpty,
@@ -38,24 +41,50 @@ export function createRunsView({ panel, api, tokens, openSession, openEvalRun })
 
   /** @type {SessionSummary[]} */
   let sessions = [];
+  /** Where the next page of sessions starts; null when every session is loaded. */
+  /** @type {string | null} */
+  let nextCursor = null;
   search.addEventListener("input", () => renderSessions());
 
   async function load() {
     problem.clear();
     refresh.disabled = true;
     try {
-      /** @type {[{sessions: SessionSummary[]}, {runs: EvalRunSnapshot[], activeRunId?: string}]} */
+      /** @type {[{sessions: SessionSummary[], nextCursor?: string | null}, {runs: EvalRunSnapshot[], activeRunId?: string}]} */
       const [listed, evals] = await Promise.all([api.get("/v1/sessions"), api.get("/v1/dev/evals/runs")]);
-      sessions = [...listed.sessions].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
-      // The list carries each session's current token: chatting on in one picked here just works.
-      for (const item of sessions) tokens.set(item.sessionId, item.continuationToken);
-      renderSessions();
+      sessions = [];
+      addPage(listed);
       renderRuns(evals.runs);
     } catch (error) {
       problem.show(error);
     } finally {
       refresh.disabled = false;
     }
+  }
+
+  async function loadMore() {
+    if (nextCursor === null) return;
+    problem.clear();
+    more.disabled = true;
+    try {
+      addPage(await api.get(`/v1/sessions?cursor=${encodeURIComponent(nextCursor)}`));
+    } catch (error) {
+      problem.show(error);
+    } finally {
+      more.disabled = false;
+    }
+  }
+
+  /** @param {{sessions: SessionSummary[], nextCursor?: string | null}} page */
+  function addPage(page) {
+    // A session that changed between two pages may come again at the top of a refresh, never twice here.
+    const known = new Set(sessions.map((item) => item.sessionId));
+    sessions.push(...page.sessions.filter((item) => !known.has(item.sessionId)));
+    nextCursor = page.nextCursor ?? null;
+    // The list carries each session's current token: chatting on in one picked here just works.
+    for (const item of page.sessions) tokens.set(item.sessionId, item.continuationToken);
+    more.hidden = nextCursor === null;
+    renderSessions();
   }
 
   function renderSessions() {

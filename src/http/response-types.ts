@@ -7,6 +7,8 @@
 import type { LogLine } from "../base/logging.ts";
 import type { BudgetReport } from "../base/definitions/budgets.ts";
 import type { CostReport } from "../features/cost/report.ts";
+import type { SessionSummary } from "../base/definitions/sessions.ts";
+import type { ArtifactRecord } from "../base/definitions/artifacts.ts";
 
 export type { ApprovalView } from "../engine/approvals/approval-store.ts";
 export type { CostReport, CostSubagentRun, CostTurn } from "../features/cost/report.ts";
@@ -48,6 +50,23 @@ export interface FollowUpResponse {
   ok: true;
   sessionId: string;
   continuationToken: string;
+}
+
+/** `GET /v1/sessions`: a page, newest-updated first; `nextCursor` is null on the last page. */
+export interface SessionListResponse {
+  sessions: SessionSummary[];
+  nextCursor: string | null;
+}
+
+/** `GET /v1/session/:id`. */
+export interface SessionResponse {
+  session: SessionSummary;
+}
+
+/** `GET /v1/artifacts`: a page, newest-updated first; `nextCursor` is null on the last page. */
+export interface ArtifactListResponse {
+  artifacts: ArtifactRecord[];
+  nextCursor: string | null;
 }
 
 /** `POST /v1/session/:id/stop`. */

@@ -14,6 +14,9 @@ export const SSE_HEADERS: Record<string, string> = {
   "x-accel-buffering": "no",
 };
 
+/** The comment that opens a stream, so the headers go out at once. */
+export const SSE_OPENING: Uint8Array = new TextEncoder().encode(": agent-serve events\n\n");
+
 /** Whether the client asked for Server-Sent Events (an `EventSource` always does). */
 export function wantsEventStream(request: Request): boolean {
   return (request.headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
@@ -31,32 +34,4 @@ export function resumeIndex(request: Request): number | undefined {
 /** One event as an SSE frame; `serialized` is its JSON when the caller already has it. */
 export function sseFrame(event: { index: number }, serialized: string = JSON.stringify(event)): string {
   return `id: ${event.index}\ndata: ${serialized}\n\n`;
-}
-
-/**
- * Re-frames an NDJSON event stream as SSE. A comment opens the stream so the headers go out at
- * once, as the NDJSON stream's empty first chunk does.
- */
-export function ndjsonToEventStream(): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  let pending = "";
-  return new TransformStream({
-    start(controller) {
-      controller.enqueue(encoder.encode(": agent-serve events\n\n"));
-    },
-    transform(chunk, controller) {
-      pending += decoder.decode(chunk, { stream: true });
-      const end = pending.lastIndexOf("\n");
-      if (end === -1) return;
-      const lines = pending.slice(0, end).split("\n");
-      pending = pending.slice(end + 1);
-      let out = "";
-      for (const line of lines) {
-        if (line === "") continue;
-        out += sseFrame(JSON.parse(line) as { index: number }, line);
-      }
-      if (out) controller.enqueue(encoder.encode(out));
-    },
-  });
 }

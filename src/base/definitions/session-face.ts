@@ -7,7 +7,7 @@
  */
 import type { AuthContext } from "../auth.ts";
 import type { PlacedCall } from "./placement.ts";
-import type { CreateSessionInput, FollowUpInput, ForkSessionInput, SendOptions, SendResult, SessionRecord, SessionSummary } from "./sessions.ts";
+import type { CreateSessionInput, FollowUpInput, ForkSessionInput, SendOptions, SendResult, SessionPage, SessionPageRequest, SessionRecord, SessionSummary } from "./sessions.ts";
 
 /** Who may see sessions beyond their own (dev loopback callers, anonymous deployments). */
 export interface Viewer {
@@ -49,6 +49,8 @@ export interface Sessions {
   owned(sessionId: string, auth: AuthContext): Promise<SessionRecord>;
   /** The sessions the viewer may see, most recently updated first. */
   list(viewer: Viewer): Promise<SessionSummary[]>;
+  /** One page of what `list` answers, read from the listing's index (docs/design/listing.md). */
+  page(viewer: Viewer, request: SessionPageRequest): Promise<SessionPage>;
   /** Whether the session's turns run in this host (always, unless sessions live in hosts of their own). */
   isHere(sessionId: string): boolean;
   /** Sends `call` to the host the session lives in; only for a session not here. */

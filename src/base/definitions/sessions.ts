@@ -116,6 +116,21 @@ export interface SessionSummary {
   continuationToken: string;
 }
 
+/** One page of the session listing (docs/design/listing.md). */
+export interface SessionPageRequest {
+  /** At most this many sessions: a positive integer. */
+  limit: number;
+  /** Where the previous page ended (its `next`); from the newest session without it. */
+  after?: string;
+}
+
+export interface SessionPage {
+  /** Newest-updated first. */
+  sessions: SessionSummary[];
+  /** The `after` of the next page; absent on the last page. */
+  next?: string;
+}
+
 export interface SessionRecord {
   sessionId: string;
   channel: string;

@@ -68,7 +68,7 @@ export async function* followLog(log: FollowableLog, sessionId: string, options:
       next += lines.length;
     }
     while (options.live && !signal.aborted) {
-      const batch = take(published, next);
+      const batch = takePublished(published, next);
       if (batch === "hole") {
         // Lines were published that this follower never saw: read them back from storage.
         const before = next;
@@ -100,8 +100,13 @@ async function* readRange(log: FollowableLog, sessionId: string, from: number, t
   for await (const lines of log.read(sessionId, from, to)) if (lines.length > 0) yield lines;
 }
 
-/** Takes the published lines from `next` on, joined; "hole" when the first starts after `next`. */
-function take(published: LineBatch[], next: number): readonly string[] | "hole" {
+/**
+ * Takes the published lines from `next` on, joined; "hole" when the first starts after `next`.
+ * One whole batch is answered as published (the same array every follower of the log gets), so
+ * what is made of it once can be shared by all of them.
+ */
+export function takePublished(published: LineBatch[], next: number): readonly string[] | "hole" {
+  if (published.length === 1 && published[0]!.first === next) return published.shift()!.lines;
   const out: string[] = [];
   while (published.length > 0) {
     const { first, lines } = published[0]!;

@@ -20,6 +20,23 @@ export const cloudTurnKey = (sessionId: string): string => `sessions/${sessionId
 /** Marks a session with a turn admitted and not yet idle again (start-up reads only these). */
 export const activeKey = (sessionId: string): string => `active/${sessionId}`;
 export const ACTIVE_PREFIX = "active/";
+/**
+ * The session listing's index (docs/design/listing.md): one entry per session under every
+ * session and one under its owner's, keyed newest-updated first, its value the session's summary;
+ * written in the commit that writes the record. `ready` marks a store whose older sessions have
+ * been indexed.
+ */
+export const SESSION_INDEX_ALL_PREFIX = "session-index/all/";
+export const sessionIndexOwnerPrefix = (principalId: string): string => `session-index/owner/${ownerSegment(principalId)}/`;
+export const SESSION_INDEX_READY_KEY = "session-index/ready";
+/** A session's place in an index: `<10^13 - 1 - updatedAt ms, 13 digits>/<sessionId>`, so newer sorts first. */
+export function sessionIndexPosition(updatedAt: string, sessionId: string): string {
+  const ms = Date.parse(updatedAt);
+  const clamped = Number.isFinite(ms) ? Math.min(Math.max(ms, 0), RECENCY_MAX) : 0;
+  return `${String(RECENCY_MAX - clamped).padStart(13, "0")}/${sessionId}`;
+}
+/** Whether a string is shaped like a `sessionIndexPosition` (cursors come from clients). */
+export const isSessionIndexPosition = (value: string): boolean => /^\d{13}\/[A-Za-z0-9_.-]{1,128}$/.test(value);
 /** A channel's continuation key (or HTTP token) bound to its session. */
 export const continuationKey = (channel: string, token: string): string => `continuations/${channel}/${encodeSegment(token)}`;
 /** A session's turn lease (one turn at a time across processes). */
@@ -105,6 +122,22 @@ export function sessionIdOfRecordKey(key: string): string | undefined {
 export const PROCESS_STATE_PREFIXES: readonly string[] = [TURN_SLOTS_PREFIX];
 
 // --- internals ---
+
+/** The largest time an index position orders (the year 2286): every ISO time the host writes is below it. */
+const RECENCY_MAX = 9_999_999_999_999;
+
+/**
+ * A principal's index segment: its base64url form, or for a long id a hash of it with a prefix of
+ * that form, so the key stays within the port's 512 characters. Two principals sharing a segment
+ * only share an index; the listing still checks each entry's owner.
+ */
+function ownerSegment(principalId: string): string {
+  const encoded = encodeSegment(principalId);
+  if (encoded.length <= 200) return `p${encoded}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < principalId.length; i++) hash = Math.imul(hash ^ principalId.charCodeAt(i), 0x01000193) >>> 0;
+  return `h${hash.toString(16).padStart(8, "0")}${encoded.slice(0, 160)}`;
+}
 
 /** Channel tokens are free-form (`pr:owner/repo#1`); base64url makes them one safe key segment. */
 function encodeSegment(token: string): string {

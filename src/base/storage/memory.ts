@@ -5,9 +5,11 @@
  */
 
 import { Followers } from "./followers.ts";
+import { SortedKeys } from "./sorted-keys.ts";
 import {
   assertBatch,
   assertKey,
+  assertPage,
   assertPrefix,
   type CommitBatch,
   LogConflictError,
@@ -34,6 +36,8 @@ interface Lease {
  */
 export function createMemoryStorage(): StorageDriver {
   const records = new Map<string, string>();
+  /** The records' keys in order, so prefix scans and pages never sort the whole store. */
+  const sorted = new SortedKeys();
   const logs = new Map<string, string[]>();
   const leases = new Map<string, Lease>();
   const followers = new Followers();
@@ -52,8 +56,12 @@ export function createMemoryStorage(): StorageDriver {
       return index;
     });
     for (const write of batch.records ?? []) {
-      if (write.value === null) records.delete(write.key);
-      else records.set(write.key, write.value);
+      if (write.value === null) {
+        if (records.delete(write.key)) sorted.delete(write.key);
+      } else {
+        if (!records.has(write.key)) sorted.add(write.key);
+        records.set(write.key, write.value);
+      }
     }
     for (const { log, lines } of batch.appends ?? []) {
       if (lines.length === 0) continue;
@@ -63,6 +71,19 @@ export function createMemoryStorage(): StorageDriver {
     }
     (batch.appends ?? []).forEach(({ log, lines }, i) => followers.publish(log, firsts[i]!, lines));
     return firsts;
+  }
+
+  /** Keys under `prefix` from `after` (exclusive) or the prefix's start, at most `limit`. */
+  function keysUnder(prefix: string, after: string | undefined, limit = Number.POSITIVE_INFINITY): string[] {
+    const out: string[] = [];
+    if (limit < 1) return out;
+    const exclusive = after !== undefined && after >= prefix;
+    for (const key of sorted.from(exclusive ? after : prefix, exclusive)) {
+      if (!key.startsWith(prefix)) break;
+      out.push(key);
+      if (out.length >= limit) break;
+    }
+    return out;
   }
 
   return {
@@ -78,7 +99,12 @@ export function createMemoryStorage(): StorageDriver {
     },
     async entries(prefix) {
       assertPrefix(prefix);
-      return [...records.entries()].filter(([key]) => key.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return keysUnder(prefix, undefined).map((key) => [key, records.get(key)!]);
+    },
+    async entriesPage(prefix, page) {
+      assertPrefix(prefix);
+      assertPage(page);
+      return keysUnder(prefix, page.after, page.limit).map((key) => [key, records.get(key)!]);
     },
 
     async get(key) {
@@ -93,7 +119,7 @@ export function createMemoryStorage(): StorageDriver {
     },
     async list(prefix) {
       assertPrefix(prefix);
-      return [...records.keys()].filter((key) => key.startsWith(prefix)).sort();
+      return keysUnder(prefix, undefined);
     },
 
     async append(log, lines, expectedIndex) {

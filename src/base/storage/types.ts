@@ -45,6 +45,14 @@ export interface CommitBatch {
   appends?: LogAppend[];
 }
 
+/** Where a page of `entriesPage` starts and how long it is. */
+export interface EntriesPage {
+  /** Only keys strictly after this one (in key order); usually the last key of the previous page. */
+  after?: string;
+  /** At most this many records: a positive integer. */
+  limit: number;
+}
+
 /** Called with the lines a commit appended to a followed log, after they are durable. */
 export type FollowListener = (firstIndex: number, lines: readonly string[]) => void;
 
@@ -69,6 +77,13 @@ export interface StorageDriver {
   follow(log: string, listener: FollowListener): () => void;
   /** Records whose key starts with `prefix` with their values, sorted by key (one indexed scan). */
   entries(prefix: string): Promise<Array<[key: string, value: string]>>;
+  /**
+   * One page of `entries(prefix)`: at most `limit` records, in key order, whose key sorts strictly
+   * after `after` (all from the start without it). One bounded range read of the store's key
+   * index, whatever the number of records under the prefix: what paged listings stand on
+   * (docs/design/listing.md).
+   */
+  entriesPage(prefix: string, page: EntriesPage): Promise<Array<[key: string, value: string]>>;
 
   /** The stored value, or `undefined` when absent. */
   get(key: string): Promise<string | undefined>;
@@ -152,6 +167,13 @@ export function assertKey(key: string): void {
   for (const segment of key.split("/")) {
     if (!SEGMENT.test(segment) || segment === "." || segment === "..") throw invalidKey(key);
   }
+}
+
+/** Throws unless the page is `{after?: string, limit: positive integer}`. */
+export function assertPage(page: EntriesPage): void {
+  if (typeof page !== "object" || page === null) throw new TypeError("[agent-serve] [storage] a page must be {after?, limit}");
+  if (!Number.isInteger(page.limit) || page.limit < 1) throw new TypeError("[agent-serve] [storage] a page's limit must be a positive integer");
+  if (page.after !== undefined && typeof page.after !== "string") throw new TypeError("[agent-serve] [storage] a page's after must be a string");
 }
 
 /** A prefix is a key that may end with `/`, or the empty string for everything. */

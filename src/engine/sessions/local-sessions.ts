@@ -12,7 +12,7 @@ import { newHttpToken, newSessionId } from "../../base/ids.ts";
 import { conversationLogName, deliveryCursorKey, eventLogName, pendingFilesKey } from "../../base/storage/keys.ts";
 import type { EventDraft } from "../../base/events/vocabulary.ts";
 import type { Sessions, Viewer } from "../../base/definitions/session-face.ts";
-import type { CreateSessionInput, FollowUpInput, ForkSessionInput, SendOptions, SendResult, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
+import type { CreateSessionInput, FollowUpInput, ForkSessionInput, SendOptions, SendResult, SessionPage, SessionPageRequest, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
 import { channelSend } from "./channel-send.ts";
 import type { EventLog } from "./event-log.ts";
 import { conflict } from "../../base/errors.ts";
@@ -260,6 +260,10 @@ export class LocalSessions implements Sessions {
 
   list(viewer: Viewer): Promise<SessionSummary[]> {
     return this.#reads.list(viewer);
+  }
+
+  page(viewer: Viewer, request: SessionPageRequest): Promise<SessionPage> {
+    return this.#reads.page(viewer, request);
   }
 
   /** Every session this service is asked about runs here. */

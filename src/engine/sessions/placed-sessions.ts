@@ -8,7 +8,7 @@
  */
 import type { AuthContext } from "../../base/auth.ts";
 import type { PlacedCall } from "../../base/definitions/placement.ts";
-import type { CreateSessionInput, FollowUpInput, ForkSessionInput, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
+import type { CreateSessionInput, FollowUpInput, ForkSessionInput, SessionPage, SessionPageRequest, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
 import type { Viewer } from "../../base/definitions/session-face.ts";
 import type { LocalSessions } from "./local-sessions.ts";
 import { WrappedSessions } from "./wrapped-sessions.ts";
@@ -93,6 +93,11 @@ export class PlacedSessions extends WrappedSessions {
 
   override async list(viewer: Viewer): Promise<SessionSummary[]> {
     return (await this.local.list(viewer)).map((summary) => this.#stored(summary));
+  }
+
+  override async page(viewer: Viewer, request: SessionPageRequest): Promise<SessionPage> {
+    const page = await this.local.page(viewer, request);
+    return { ...page, sessions: page.sessions.map((summary) => this.#stored(summary)) };
   }
 
   override isHere(sessionId: string): boolean {

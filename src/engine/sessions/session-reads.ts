@@ -5,7 +5,8 @@
  */
 import type { AuthContext } from "../../base/auth.ts";
 import type { Viewer } from "../../base/definitions/session-face.ts";
-import type { SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
+import type { SessionPage, SessionPageRequest, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
+import type { IndexedSession } from "./session-index.ts";
 import { forbidden, sessionNotFound } from "./session-errors.ts";
 import type { SessionStore } from "./session-store.ts";
 
@@ -59,7 +60,13 @@ export class SessionReads {
       .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
   }
 
-  #summary(record: SessionRecord): SessionSummary {
+  /** One page of `list`, from the listing's index: one bounded read however many sessions there are. */
+  async page(viewer: Viewer, request: SessionPageRequest): Promise<SessionPage> {
+    const page = await this.#store.index.page(viewer.wide ? undefined : viewer.auth.principalId, request.limit, request.after);
+    return { sessions: page.sessions.map((session) => this.#summary(session)), ...(page.next === undefined ? {} : { next: page.next }) };
+  }
+
+  #summary(record: SessionRecord | IndexedSession): SessionSummary {
     const queued = this.#live.isQueued(record.sessionId);
     const live = this.#live.isBusy(record.sessionId);
     // A stored "running" status without a live turn here is stale (another process, or a crash
@@ -70,7 +77,7 @@ export class SessionReads {
 }
 
 /** A session's summary with the given status. */
-export function summaryOf(record: SessionRecord, status: SessionRecord["status"], queued: boolean): SessionSummary {
+export function summaryOf(record: SessionRecord | IndexedSession, status: SessionRecord["status"], queued: boolean): SessionSummary {
   return {
     sessionId: record.sessionId,
     channel: record.channel,

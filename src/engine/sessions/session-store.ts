@@ -3,22 +3,27 @@
  *
  * Records are read from storage on every use rather than cached, so removing a session takes
  * effect at once (it leaves listings and answers 404). The `*Write` methods build the record
- * writes that other steps commit together with their events (docs/design/storage.md).
+ * writes that other steps commit together with their events (docs/design/storage.md). Every
+ * write of a record carries the listing index's entries for it (./session-index.ts).
  * @module
  */
 import type { RecordWrite, StorageDriver } from "../../base/storage/types.ts";
 import { KeyedLock } from "../../base/keyed-lock.ts";
 import { ACTIVE_PREFIX, SESSIONS_PREFIX, activeKey, continuationKey as tokenKey, sessionRecordKey as recordKey } from "../../base/storage/keys.ts";
 import type { SessionRecord } from "../../base/definitions/sessions.ts";
+import { indexWrites, SessionIndex } from "./session-index.ts";
 
 export class SessionStore {
   readonly #storage: StorageDriver;
   readonly #lock = new KeyedLock();
   readonly #now: () => number;
+  /** The listing's index over these records (./session-index.ts). */
+  readonly index: SessionIndex;
 
   constructor(storage: StorageDriver, now: () => number) {
     this.#storage = storage;
     this.#now = now;
+    this.index = new SessionIndex(storage, () => this.list());
   }
 
   async get(sessionId: string): Promise<SessionRecord | undefined> {
@@ -26,8 +31,13 @@ export class SessionStore {
     return raw === undefined ? undefined : (JSON.parse(raw) as SessionRecord);
   }
 
+  /** Writes a whole record, with its index entries moved from where the stored one had them. */
   async put(record: SessionRecord): Promise<void> {
-    await this.#storage.set(recordKey(record.sessionId), JSON.stringify(record));
+    await this.#put(record, await this.get(record.sessionId));
+  }
+
+  async #put(record: SessionRecord, previous: SessionRecord | undefined): Promise<void> {
+    await this.#storage.commit({ records: [this.recordWrite(record), ...indexWrites(record, previous)] });
   }
 
   /**
@@ -39,9 +49,10 @@ export class SessionStore {
     return this.#lock.run(sessionId, async () => {
       const record = await this.get(sessionId);
       if (!record) return undefined;
+      const previous = { ...record };
       mutate(record);
       record.updatedAt = new Date(this.#now()).toISOString();
-      await this.put(record);
+      await this.#put(record, previous);
       return record;
     });
   }
@@ -59,15 +70,21 @@ export class SessionStore {
     return this.#lock.run(sessionId, async () => {
       const record = await this.get(sessionId);
       if (!record) return undefined;
+      const previous = { ...record };
       mutate(record);
       record.updatedAt = new Date(this.#now()).toISOString();
-      await commit([this.recordWrite(record)], record);
+      await commit([this.recordWrite(record), ...indexWrites(record, previous)], record);
       return record;
     });
   }
 
   recordWrite(record: SessionRecord): RecordWrite {
     return { key: recordKey(record.sessionId), value: JSON.stringify(record) };
+  }
+
+  /** The writes of a new session's record: the record and its index entries. */
+  newRecordWrites(record: SessionRecord): RecordWrite[] {
+    return [this.recordWrite(record), ...indexWrites(record, null)];
   }
 
   /** Binds `token` to the session, or unbinds it (`null`). */
@@ -109,8 +126,12 @@ export class SessionStore {
    */
   async remove(record: SessionRecord, extraKeys: string[], logs: string[]): Promise<void> {
     await this.#lock.run(record.sessionId, async () => {
+      // The record as stored now: its index entries may have moved since the caller read it.
+      const current = await this.get(record.sessionId);
+      const unindex = new Map([...indexWrites(null, record), ...(current ? indexWrites(null, current) : [])].map((write) => [write.key, write]));
       await this.#storage.commit({
         records: [
+          ...unindex.values(),
           { key: recordKey(record.sessionId), value: null },
           this.tokenWrite(record.channel, record.continuationToken, null),
           this.activeWrite(record.sessionId, null),

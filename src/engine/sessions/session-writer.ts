@@ -76,7 +76,7 @@ export class SessionWriter {
       });
     if (acceptance.create) {
       const record: SessionRecord = start ? { ...acceptance.create, status: "running" } : acceptance.create;
-      await commit([store.recordWrite(record)]);
+      await commit(store.newRecordWrites(record));
       return;
     }
     const updated = await store.updateWith(
@@ -96,7 +96,7 @@ export class SessionWriter {
    */
   fork(sessionId: string, record: SessionRecord, drafts: EventDraft[], times: ReadonlyArray<string | undefined>, conversation: ConversationMessage[], records: RecordWrite[]): Promise<unknown> {
     return this.#deps.log.append(sessionId, drafts, {
-      records: [this.#deps.store.recordWrite(record), ...records],
+      records: [...this.#deps.store.newRecordWrites(record), ...records],
       appends: conversation.length === 0 ? [] : [this.#deps.conversation.appendWrite(sessionId, conversation)],
       at: times,
     });

@@ -8,7 +8,7 @@
 import type { AuthContext } from "../../base/auth.ts";
 import type { PlacedCall } from "../../base/definitions/placement.ts";
 import type { Sessions, Viewer } from "../../base/definitions/session-face.ts";
-import type { CreateSessionInput, ForkSessionInput, FollowUpInput, SendOptions, SendResult, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
+import type { CreateSessionInput, ForkSessionInput, FollowUpInput, SendOptions, SendResult, SessionPage, SessionPageRequest, SessionRecord, SessionSummary } from "../../base/definitions/sessions.ts";
 import { channelSend } from "./channel-send.ts";
 import type { LocalSessions } from "./local-sessions.ts";
 
@@ -82,6 +82,10 @@ export class WrappedSessions implements Sessions {
 
   list(viewer: Viewer): Promise<SessionSummary[]> {
     return this.local.list(viewer);
+  }
+
+  page(viewer: Viewer, request: SessionPageRequest): Promise<SessionPage> {
+    return this.local.page(viewer, request);
   }
 
   isHere(_sessionId: string): boolean {

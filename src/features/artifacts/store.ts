@@ -45,6 +45,14 @@ export interface ArtifactFilter {
   sessionId?: string;
   /** At most this many records. @default all */
   limit?: number;
+  /** Only records after this one in the list's order (a page's last; docs/design/listing.md "Artifacts"). */
+  after?: ArtifactPosition;
+}
+
+/** A place in the list's order (newest-updated first): the record there and its `updatedAt`. */
+export interface ArtifactPosition {
+  updatedAt: string;
+  id: string;
 }
 
 export interface ArtifactContent {
@@ -69,6 +77,8 @@ export class ArtifactStore {
   readonly #max: number;
   /** Oldest-updated first. */
   readonly #records = new Map<string, ArtifactRecord>();
+  /** The records in the list's order (newest-updated first), and where each id is in it, kept until the next change. */
+  #ordered: { records: ArtifactRecord[]; at: Map<string, number> } | undefined;
   /** `JSON.stringify([kind, key])` → id. */
   readonly #byKey = new Map<string, string>();
   #loaded: Promise<void> | undefined;
@@ -115,8 +125,9 @@ export class ArtifactStore {
     await this.#load();
     const limit = filter.limit ?? Number.POSITIVE_INFINITY;
     const out: ArtifactRecord[] = [];
-    const records = [...this.#records.values()];
-    for (let i = records.length - 1; i >= 0 && out.length < limit; i--) {
+    const ordered = (this.#ordered ??= order(this.#records));
+    const records = ordered.records;
+    for (let i = filter.after ? firstAfter(ordered, filter.after) : 0; i < records.length && out.length < limit; i++) {
       const record = records[i]!;
       if (filter.kind !== undefined && record.kind !== filter.kind) continue;
       if (filter.sessionId !== undefined && record.sessionId !== filter.sessionId) continue;
@@ -186,6 +197,7 @@ export class ArtifactStore {
     await this.#storage.set(recordKey(id), JSON.stringify(record));
     this.#records.delete(id);
     this.#records.set(id, record);
+    this.#ordered = undefined;
     this.#byKey.set(mapKey, id);
     await this.#evict();
     return record;
@@ -209,6 +221,7 @@ export class ArtifactStore {
 
   #forget(record: ArtifactRecord): void {
     this.#records.delete(record.id);
+    this.#ordered = undefined;
     const mapKey = JSON.stringify([record.kind, record.key]);
     if (this.#byKey.get(mapKey) === record.id) this.#byKey.delete(mapKey);
   }
@@ -263,4 +276,27 @@ export class ArtifactStore {
 /** The record as events carry it (docs/design/tools.md "Artifacts": id, kind, key, title, data, source). */
 export function eventView(record: ArtifactRecord): ArtifactEventView {
   return { id: record.id, kind: record.kind, key: record.key, title: record.title, data: record.data, source: record.source };
+}
+
+/** The records newest-updated first: the reverse of update order, which holds even when the clock stands still. */
+function order(byUpdate: Map<string, ArtifactRecord>): { records: ArtifactRecord[]; at: Map<string, number> } {
+  const records = [...byUpdate.values()].reverse();
+  return { records, at: new Map(records.map((record, i) => [record.id, i])) };
+}
+
+/**
+ * Where the page after `after` starts: just past that record while it is still where it was;
+ * when it has since been re-tagged or evicted, at the first record updated before it.
+ */
+function firstAfter(ordered: { records: ArtifactRecord[]; at: Map<string, number> }, after: ArtifactPosition): number {
+  const i = ordered.at.get(after.id);
+  if (i !== undefined && ordered.records[i]!.updatedAt === after.updatedAt) return i + 1;
+  let low = 0;
+  let high = ordered.records.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (ordered.records[mid]!.updatedAt >= after.updatedAt) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }

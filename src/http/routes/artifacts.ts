@@ -1,23 +1,28 @@
 /**
- * Artifact routes (docs/design/tools.md "Artifacts"): the list, newest-updated first, and the
- * payload as an attachment. A caller sees the artifacts of the sessions they may read (the rules of
+ * Artifact routes (docs/design/tools.md "Artifacts"): the list, newest-updated first a page at a
+ * time (docs/design/listing.md "Artifacts"), and the payload as an attachment. A caller sees the artifacts of the sessions they may read (the rules of
  * `/v1/sessions`); anything else answers as if it did not exist.
  */
 import * as v from "valibot";
 import { validate } from "../../base/validate.ts";
 import { safeFilename } from "../../features/artifacts/content.ts";
-import { isArtifactId } from "../../features/artifacts/store.ts";
+import { type ArtifactPosition, isArtifactId } from "../../features/artifacts/store.ts";
 import type { ArtifactRecord } from "../../base/definitions/artifacts.ts";
 import { HTTPError, notFound } from "../../base/errors.ts";
 import { json } from "../../base/responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
 import { viewer } from "./sessions.ts";
+import type { ArtifactListResponse } from "../response-types.ts";
+import { cursorOf, pageOf, pageQuery } from "../paging.ts";
 
 const listQuery = v.object({
   kind: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
   sessionId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
-  limit: v.optional(v.pipe(v.string(), v.regex(/^[1-9]\d{0,8}$/, "limit must be a positive integer"), v.transform(Number))),
+  ...pageQuery,
 });
+
+/** How many candidates one read of the store takes while filling a page the caller may only partly see. */
+const CANDIDATES = 256;
 
 export const listArtifacts = defineRoute({
   method: "GET",
@@ -27,19 +32,32 @@ export const listArtifacts = defineRoute({
   querySchema: listQuery,
   async handler(context) {
     const query = await validate(Object.fromEntries(context.url.searchParams), listQuery, "query");
-    const candidates = await context.agent.artifacts.list({
+    const { limit, after } = pageOf(query, (text) => (positionOf(text) ? text : undefined));
+    const filter = {
       ...(query.kind === undefined ? {} : { kind: query.kind }),
       ...(query.sessionId === undefined ? {} : { sessionId: query.sessionId }),
-    });
-    // The limit applies to what the caller may see, so ownership is checked before counting.
-    const limit = query.limit ?? Number.POSITIVE_INFINITY;
+    };
+    // The limit applies to what the caller may see, so ownership is checked before counting; one
+    // more than the limit says whether another page follows.
     const readable = readableSessions(context);
     const artifacts: ArtifactRecord[] = [];
-    for (const record of candidates) {
-      if (artifacts.length >= limit) break;
-      if (await readable(record.sessionId)) artifacts.push(record);
+    let from = after === undefined ? undefined : positionOf(after);
+    let more = false;
+    for (;;) {
+      const candidates = await context.agent.artifacts.list({ ...filter, limit: CANDIDATES, ...(from ? { after: from } : {}) });
+      for (const record of candidates) {
+        if (!(await readable(record.sessionId))) continue;
+        if (artifacts.length === limit) {
+          more = true;
+          break;
+        }
+        artifacts.push(record);
+      }
+      if (more || candidates.length < CANDIDATES) break;
+      from = candidates.at(-1)!;
     }
-    return json({ artifacts });
+    const last = artifacts.at(-1);
+    return json({ artifacts, nextCursor: cursorOf(more && last ? `${last.updatedAt} ${last.id}` : undefined) } satisfies ArtifactListResponse);
   },
 });
 
@@ -68,6 +86,13 @@ export const artifactContent = defineRoute({
 });
 
 // --- internals ---
+
+/** A cursor's text, `<updatedAt> <id>`, as a position in the list's order; undefined when it is not one. */
+function positionOf(text: string): ArtifactPosition | undefined {
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z) (art_[A-Za-z0-9]{1,64})$/.exec(text);
+  if (!match || Number.isNaN(Date.parse(match[1]!)) || !isArtifactId(match[2]!)) return undefined;
+  return { updatedAt: match[1]!, id: match[2]! };
+}
 
 const artifactNotFound = (message = "no such artifact"): HTTPError => notFound("artifact_not_found", message);
 

@@ -20,7 +20,7 @@ import { cancelEvalRun, getEvalRun, listEvalRuns, listEvals, startEvalRun } from
 import { mcpEndpoint, mcpToolsEndpoint } from "./mcp.ts";
 import { callTool } from "./tools.ts";
 import { agentHealth, sessionCost } from "./meta.ts";
-import { createSession, deleteSession, followUp, listSessions, renameSession, stopSession } from "./sessions.ts";
+import { createSession, deleteSession, followUp, getSession, listSessions, renameSession, stopSession } from "./sessions.ts";
 import { sessionEvents, streamSession } from "./streams.ts";
 import { uiChat } from "./ui-chat.ts";
 import { forkSession } from "./fork.ts";
@@ -32,6 +32,7 @@ import { devFireReminder, devFireSchedule, devListReminders, internalFireReminde
 export const agentRoutes: readonly RouteDefinition[] = [
   agentHealth,
   listSessions,
+  getSession,
   createSession,
   streamSession,
   sessionEvents,

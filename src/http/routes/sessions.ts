@@ -1,10 +1,13 @@
-/** Session routes of docs/guide/http-api.md "Sessions" (create, follow-up, stop, list, remove). */
+/** Session routes of docs/guide/http-api.md "Sessions" (create, follow-up, stop, read, list, remove). */
 import { validate } from "../../base/validate.ts";
 import { HTTP_CHANNEL } from "../../features/channels/http-channel.ts";
+import * as v from "valibot";
 import { isSessionId } from "../../base/ids.ts";
+import { isSessionIndexPosition } from "../../base/storage/keys.ts";
+import { cursorOf, pageOf, pageQuery } from "../paging.ts";
 import { createSessionBody, followUpBody, renameSessionBody } from "../schemas/session.ts";
 import { sessionNotFound } from "../../engine/sessions/session-service.ts";
-import type { CreateSessionResponse, FollowUpResponse, StopResponse } from "../response-types.ts";
+import type { CreateSessionResponse, FollowUpResponse, SessionListResponse, SessionResponse, StopResponse } from "../response-types.ts";
 import { readJsonBody } from "../../base/body.ts";
 import { json } from "../../base/responses.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
@@ -105,13 +108,32 @@ export const stopSession = defineRoute({
   },
 });
 
+const listQuery = v.object(pageQuery);
+
 export const listSessions = defineRoute({
   method: "GET",
   path: "/v1/sessions",
   auth: "agent",
-  summary: "Sessions visible to the caller, newest first",
+  summary: "Sessions visible to the caller, most recently updated first, a page at a time (limit, cursor)",
+  querySchema: listQuery,
   async handler(context) {
-    return json({ sessions: await context.agent.sessions.list(viewer(context)) });
+    const query = await validate(Object.fromEntries(context.url.searchParams), listQuery, "query");
+    const page = await context.agent.sessions.page(viewer(context), pageOf(query, (text) => (isSessionIndexPosition(text) ? text : undefined)));
+    return json({ sessions: page.sessions, nextCursor: cursorOf(page.next) } satisfies SessionListResponse);
+  },
+});
+
+export const getSession = defineRoute({
+  method: "GET",
+  path: "/v1/session/:sessionId",
+  auth: "agent",
+  summary: "One session's summary, as the listing shows it (owner, or any session for a wide viewer)",
+  async handler(context) {
+    const sessionId = sessionParam(context);
+    await context.agent.sessions.readable(sessionId, viewer(context));
+    const session = await context.agent.sessions.find(sessionId);
+    if (!session) throw sessionNotFound();
+    return json({ session } satisfies SessionResponse);
   },
 });
 

@@ -2,7 +2,7 @@
 import { validate } from "../../base/validate.ts";
 import { streamQuery } from "../schemas/session.ts";
 import { eventStreamResponse } from "../event-stream.ts";
-import { SSE_HEADERS, ndjsonToEventStream, resumeIndex, wantsEventStream } from "../sse.ts";
+import { resumeIndex, wantsEventStream } from "../sse.ts";
 import { defineRoute } from "../route.ts";
 import { sessionParam, viewer } from "./sessions.ts";
 
@@ -19,19 +19,17 @@ export const streamSession = defineRoute({
     const sse = wantsEventStream(context.request);
     // An EventSource reconnects with Last-Event-ID; it wins over the URL the client keeps reusing.
     const startIndex = (sse ? resumeIndex(context.request) : undefined) ?? query.startIndex ?? 0;
-    const ndjson = eventStreamResponse(context.agent.log, sessionId, {
+    // A finished task has nothing more to send: 204 tells an EventSource to stop reconnecting.
+    if (sse && record.mode === "task" && (record.status === "completed" || record.status === "failed") && startIndex >= (await context.agent.log.length(sessionId))) {
+      return new Response(null, { status: 204 });
+    }
+    return eventStreamResponse(context.agent.log, sessionId, {
       startIndex,
       follow: true,
       endOnTerminal: record.mode === "task",
       closing: context.host.closing,
+      format: sse ? "sse" : "ndjson",
     });
-    if (!sse) return ndjson;
-    // A finished task has nothing more to send: 204 tells an EventSource to stop reconnecting.
-    if (record.mode === "task" && (record.status === "completed" || record.status === "failed") && startIndex >= (await context.agent.log.length(sessionId))) {
-      await ndjson.body?.cancel();
-      return new Response(null, { status: 204 });
-    }
-    return new Response(ndjson.body!.pipeThrough(ndjsonToEventStream()), { status: 200, headers: SSE_HEADERS });
   },
 });
 

@@ -23,8 +23,15 @@ export const redeliverWebhook = defineRoute({
   auth: "agent",
   summary: "Post a failed webhook delivery once more under its id; it leaves the failed list when the receiver takes it",
   async handler(context) {
-    const outcome = await context.agent.webhooks.redeliver(context.params["endpoint"]!, context.params["deliveryId"]!);
+    const endpoint = context.params["endpoint"] ?? "";
+    const deliveryId = context.params["deliveryId"] ?? "";
+    // Both name a storage key segment: anything else cannot be a failed delivery.
+    const outcome = isSegment(endpoint) && isSegment(deliveryId) ? await context.agent.webhooks.redeliver(endpoint, deliveryId) : undefined;
     if (!outcome) throw notFound("webhook_delivery_not_found", "no failed delivery with that endpoint and id");
     return json(outcome, outcome.ok ? 200 : 502);
   },
 });
+
+// --- internals ---
+
+const isSegment = (value: string): boolean => /^[A-Za-z0-9_.-]{1,128}$/.test(value) && value !== "." && value !== "..";
