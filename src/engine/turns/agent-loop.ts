@@ -154,17 +154,22 @@ async function runStep(input: AgentLoopInput, messages: ConversationMessage[], s
         break;
     }
   }
-  await writes.settled();
+  writes.throwIfFailed();
   throwIfAborted(signal, TURN_INTERRUPTED);
+  // The step's end is sent behind its deltas without waiting for them to be durable: one
+  // session's appends commit in call order, and a write after a failed one fails its index check
+  // and writes nothing, so the end is never stored without them; it can share their commit
+  // (docs/design/speed.md "Folded commits"). The step still ends only when all are durable.
   if (reasoning) {
     parts.push({ type: "reasoning", text: reasoning });
-    await recorder.reasoningCompleted(reasoning);
+    writes.add(recorder.reasoningCompleted(reasoning));
   }
   if (text) parts.push({ type: "text", text });
   parts.push(...toolCalls);
   if (toolCalls.length > 0) finishReason = "tool_call";
   const assistant: ConversationMessage = { role: "assistant", content: parts };
-  await recorder.stepCompleted({ stepIndex, text, finishReason, durationMs: Date.now() - started, message: assistant });
+  writes.add(recorder.stepCompleted({ stepIndex, text, finishReason, durationMs: Date.now() - started, message: assistant }));
+  await writes.settled();
   return { text, usage, toolCalls, assistant };
 }
 
@@ -204,11 +209,13 @@ async function runTools(input: AgentLoopInput, calls: ToolCallPart[], recorded?:
 function watchWrites(): { add(write: Promise<unknown>): void; throwIfFailed(): void; settled(): Promise<void> } {
   let last: Promise<unknown> = Promise.resolve();
   let failure: { error: unknown } | undefined;
+  // One handler for every write of the step, not a closure per streamed delta.
+  const failed = (error: unknown): void => {
+    failure ??= { error };
+  };
   return {
     add(write) {
-      last = write.catch((error: unknown) => {
-        failure ??= { error };
-      });
+      last = write.catch(failed);
     },
     throwIfFailed() {
       if (failure) throw failure.error;
