@@ -46,7 +46,7 @@ export function eventStreamResponse(log: EventLogView, sessionId: string, option
       }
       const terminal = options.endOnTerminal ? value.lines.findIndex(isTerminal) : -1;
       const lines = terminal >= 0 ? value.lines.slice(0, terminal + 1) : value.lines;
-      controller.enqueue(encoder.encode(`${lines.join("\n")}\n`));
+      controller.enqueue(lines === value.lines ? encodeShared(lines) : encode(lines));
       if (terminal >= 0) {
         finish();
         controller.close();
@@ -62,5 +62,22 @@ export function eventStreamResponse(log: EventLogView, sessionId: string, option
 // --- internals ---
 
 const encoder = new TextEncoder();
+
+const encode = (lines: readonly string[]): Uint8Array => encoder.encode(`${lines.join("\n")}\n`);
+
+/**
+ * A committed batch reaches every live follower of its session as the same array (followLog hands
+ * it on whole): it is joined and encoded once, not once per follower (docs/design/speed.md
+ * "CPU per turn"). The bytes are only read by the sockets they are written to.
+ */
+const encoded = new WeakMap<readonly string[], Uint8Array>();
+function encodeShared(lines: readonly string[]): Uint8Array {
+  let bytes = encoded.get(lines);
+  if (!bytes) {
+    bytes = encode(lines);
+    encoded.set(lines, bytes);
+  }
+  return bytes;
+}
 
 const isTerminal = (line: string): boolean => isEventType(line, "session.completed") || isEventType(line, "session.failed");

@@ -100,8 +100,14 @@ async function* readRange(log: FollowableLog, sessionId: string, from: number, t
   for await (const lines of log.read(sessionId, from, to)) if (lines.length > 0) yield lines;
 }
 
-/** Takes the published lines from `next` on, joined; "hole" when the first starts after `next`. */
+/**
+ * Takes the published lines from `next` on, joined; "hole" when the first starts after `next`.
+ * A single batch taken whole is handed on as the very array the driver published, which every
+ * follower of the log received: a stream can then encode it once for all of them
+ * (../../http/event-stream.ts).
+ */
 function take(published: LineBatch[], next: number): readonly string[] | "hole" {
+  if (published.length === 1 && published[0]!.first === next) return published.shift()!.lines;
   const out: string[] = [];
   while (published.length > 0) {
     const { first, lines } = published[0]!;
