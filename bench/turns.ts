@@ -5,7 +5,12 @@
  * live fan-out. Measured with 1 and with 50 concurrent clients, on the memory driver (the
  * baseline) and on the sqlite driver (the durable default: WAL, `synchronous=FULL`).
  *
- *   npx node bench/turns.ts [--seconds=4] [--rounds=3] [--clients=1,50]
+ *   npx node bench/turns.ts [--seconds=4] [--rounds=3] [--clients=1,50] [--baseline=<checkout>] [--stores=memory,sqlite]
+ *
+ * `--baseline=<dir>`: another checkout of the project (e.g. `git worktree add` or an export of an
+ * earlier commit, with `node_modules` linked); its host and drivers are loaded into the same
+ * process and measured alternately with this checkout's, as `base memory` and `base sqlite`, so
+ * "before" and "after" share the machine's load of the same minutes.
  *
  * Each measurement gets a fresh host, server and (sqlite) temp root. The two drivers alternate
  * round by round at each concurrency. For reading the sqlite numbers it also prints the storage
@@ -15,7 +20,8 @@
 import { serveNode } from "../adapters/node.ts";
 import { open } from "node:fs/promises";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/index.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
@@ -44,12 +50,24 @@ const clientCounts = (process.argv.find((arg) => arg.startsWith("--clients="))?.
   .map(Number);
 if (clientCounts.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error("turns: --clients must list positive integers, e.g. 1,50");
 
-const drivers = ["memory", "sqlite"] as const;
-type Driver = (typeof drivers)[number];
+interface Code {
+  createHost: typeof createHost;
+  createSqliteStorage: typeof createSqliteStorage;
+  createMemoryStorage: typeof createMemoryStorage;
+  serveNode: typeof serveNode;
+}
+const ours: Code = { createHost, createSqliteStorage, createMemoryStorage, serveNode };
+const baselineDir = process.argv.find((arg) => arg.startsWith("--baseline="))?.slice("--baseline=".length);
+const stores = (process.argv.find((arg) => arg.startsWith("--stores="))?.slice("--stores=".length) ?? "memory,sqlite").split(",") as Array<"memory" | "sqlite">;
+if (stores.some((store) => store !== "memory" && store !== "sqlite")) throw new Error("turns: --stores lists memory and/or sqlite");
+const base: Code | undefined = baselineDir ? await loadCode(baselineDir) : undefined;
+const drivers: string[] = [...stores, ...(base ? stores.map((store) => `base ${store}`) : [])];
+type Driver = string;
 
 console.log(`turns: ${seconds} s per round, ${rounds} rounds per cell; ${machineLine()}`);
 await describeDisk();
 const rows: string[][] = [];
+const summary = new Map<string, { p50: number; cpu: number; rate: number }>();
 for (const clients of clientCounts) {
   const results = await alternate(
     drivers,
@@ -62,10 +80,11 @@ for (const clients of clientCounts) {
       ),
   );
   for (const driver of drivers) {
-    const runs = results[driver];
+    const runs = results[driver]!;
     const failed = runs.reduce((sum, r) => sum + r.errors, 0);
     if (failed > 0) throw new Error(`turns: ${driver} with ${clients} clients had ${failed} failed turns: ${runs.find((r) => r.firstError)?.firstError}`);
     const mid = [...runs].sort((a, b) => a.turnsPerSecond - b.turnsPerSecond)[(runs.length - 1) >> 1]!;
+    summary.set(`${driver}|${clients}`, { p50: median(runs.map((r) => r.p50)), cpu: median(runs.map((r) => r.serverCpuMs)), rate: median(runs.map((r) => r.turnsPerSecond)) });
     rows.push([
       driver,
       String(clients),
@@ -80,15 +99,45 @@ for (const clients of clientCounts) {
   }
 }
 printTable(["driver", "clients", "turns/s (median)", "per round", "p50 ms", "p95 ms", "server CPU ms/turn", "loop delay p99 ms", "turns measured"], rows);
+// Ratios within the run: this code against the baseline's, and sqlite against memory.
+const ratioRows: string[][] = [];
+for (const clients of clientCounts) {
+  for (const prefix of base ? ["", "base "] : [""]) {
+    for (const store of stores) {
+      const own = summary.get(`${prefix}${store}|${clients}`)!;
+      const memory = summary.get(`${prefix}memory|${clients}`);
+      const before = prefix === "" ? summary.get(`base ${store}|${clients}`) : undefined;
+      ratioRows.push([
+        `${prefix}${store}`,
+        String(clients),
+        fmt(own.p50),
+        fmt(own.cpu),
+        memory ? fmt(own.rate / memory.rate) : "n/a",
+        before ? fmt(own.p50 / before.p50) : "",
+        before ? fmt(own.cpu / before.cpu) : "",
+        before ? fmt(own.rate / before.rate) : "",
+      ]);
+    }
+  }
+}
+console.log("");
+printTable(["code, store", "clients", "p50 ms (median of rounds)", "server CPU ms/turn", "turns/s vs memory", "p50 vs base", "CPU vs base", "turns/s vs base"], ratioRows);
 
 // --- internals ---
 
+async function loadCode(dir: string): Promise<Code> {
+  const at = (path: string) => import(pathToFileURL(resolve(dir, path)).href);
+  const [host, sqlite, memory, node] = await Promise.all([at("src/index.ts"), at("drivers/sqlite/index.ts"), at("src/base/storage/memory.ts"), at("adapters/node.ts")]);
+  return { createHost: host.createHost, createSqliteStorage: sqlite.createSqliteStorage, createMemoryStorage: memory.createMemoryStorage, serveNode: node.serveNode };
+}
+
 async function measure(driver: Driver, clients: number): Promise<TurnsResult> {
-  const dir = driver === "memory" ? undefined : await tempDir("turns");
-  const storage: StorageDriver = dir ? createSqliteStorage({ path: join(dir.path, "state.db") }) : createMemoryStorage();
-  const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage }] });
+  const code = driver.startsWith("base ") ? base! : ours;
+  const dir = driver.endsWith("memory") ? undefined : await tempDir("turns");
+  const storage: StorageDriver = dir ? code.createSqliteStorage({ path: join(dir.path, "state.db") }) : code.createMemoryStorage();
+  const host = code.createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage }] });
   await host.ready();
-  const server = await serveNode(host, { port: 0, hostname: "127.0.0.1", silent: true });
+  const server = await code.serveNode(host, { port: 0, hostname: "127.0.0.1", silent: true });
   try {
     const loop = monitorEventLoopDelay({ resolution: 1 });
     let cpuStart = process.cpuUsage();

@@ -76,7 +76,13 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
   let closed = false;
   let idle: (() => void) | undefined;
 
-  const schedule = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate ?? ((fn: () => void) => setTimeout(fn, 0));
+  // How long a group waits before it is sent when the writer is free: only to the end of the
+  // caller's synchronous run (a microtask) on the thread, so writes made together still share a
+  // transaction and a lone write waits for nothing; inline, the commit holds the event loop, so
+  // it gathers a whole event-loop turn first (docs/design/speed.md "Group commit").
+  const schedule: (fn: () => void) => void = threaded
+    ? queueMicrotask
+    : ((globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate ?? ((fn: () => void) => setTimeout(fn, 0)));
 
   /** Sends everything queued as one group; what arrives meanwhile waits for the next group. */
   async function flush(): Promise<void> {
@@ -115,7 +121,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
       queue.push({ op, resolve: resolve as (value: unknown) => void, reject });
       if (!busy) {
         busy = true;
-        // Writes made in the same turn of the event loop share the first group too.
+        // Writes made in the same synchronous run share the first group too.
         schedule(() => void flush());
       }
     });

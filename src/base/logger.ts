@@ -14,21 +14,43 @@ export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === "string" && (LOG_LEVELS as readonly string[]).includes(value);
 }
 
-/** A fixed-size ring of recent log lines with a polling cursor (`GET /v1/logs?after=N`). */
-export function createLogBuffer(capacity = 1000): LogBuffer & { push(level: LogLevel, message: string, fields?: LogFields): void } {
-  const ring: LogLine[] = [];
+/**
+ * A fixed-size ring of recent log lines with a polling cursor (`GET /v1/logs?after=N`). A line is
+ * kept as it was logged and made presentable (`format`, the time as ISO text) when it is first
+ * read, so logging on a turn's path costs a push, not string work nobody may ever read
+ * (docs/design/speed.md "CPU per turn").
+ */
+export function createLogBuffer(capacity = 1000): LogBuffer & {
+  push(level: LogLevel, message: string, fields?: LogFields, format?: (message: string, fields: LogFields | undefined) => string): void;
+} {
+  const ring: Kept[] = [];
   let seq = 0;
+  const present = (kept: Kept): LogLine => {
+    if (kept.line) return kept.line;
+    const line: LogLine = { seq: kept.seq, at: new Date(kept.at).toISOString(), level: kept.level, message: kept.format ? kept.format(kept.message, kept.fields) : kept.message };
+    if (kept.fields && Object.keys(kept.fields).length > 0) line.fields = kept.fields;
+    kept.line = line;
+    return line;
+  };
   return {
-    push(level, message, fields) {
-      const line: LogLine = { seq: ++seq, at: new Date().toISOString(), level, message };
-      if (fields && Object.keys(fields).length > 0) line.fields = fields;
-      ring.push(line);
+    push(level, message, fields, format) {
+      ring.push({ seq: ++seq, at: Date.now(), level, message, fields, format, line: undefined });
       if (ring.length > capacity) ring.shift();
     },
     lines(after = 0) {
-      return ring.filter((line) => line.seq > after);
+      return ring.filter((kept) => kept.seq > after).map(present);
     },
   };
+}
+
+interface Kept {
+  seq: number;
+  at: number;
+  level: LogLevel;
+  message: string;
+  fields: LogFields | undefined;
+  format: ((message: string, fields: LogFields | undefined) => string) | undefined;
+  line: LogLine | undefined;
 }
 
 /**
@@ -48,22 +70,22 @@ export function createHostLogger(
   return {
     debug(message, fields) {
       if (!keeps("debug")) return;
-      buffer.push("debug", forBuffer(message, fields), fields);
+      buffer.push("debug", message, fields, forBuffer);
       out.debug?.(message, fields);
     },
     info(message, fields) {
       if (!keeps("info")) return;
-      buffer.push("info", forBuffer(message, fields), fields);
+      buffer.push("info", message, fields, forBuffer);
       out.info(message, fields);
     },
     warn(message, fields) {
       if (!keeps("warn")) return;
-      buffer.push("warn", forBuffer(message, fields), fields);
+      buffer.push("warn", message, fields, forBuffer);
       out.warn(message, fields);
     },
     error(message, cause, fields) {
       const detail = cause instanceof Error ? `${message}: ${cause.message}` : message;
-      buffer.push("error", forBuffer(detail, fields), fields);
+      buffer.push("error", detail, fields, forBuffer);
       out.error(message, cause, fields);
     },
   };

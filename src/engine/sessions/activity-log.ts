@@ -11,6 +11,20 @@ import type { SessionEvent } from "../../base/events/vocabulary.ts";
 
 /** Start times are kept per open turn and tool call; a crash can leave some open, so the map is capped. */
 const MAX_OPEN = 10_000;
+/** The events that make a line or open a timer; the switch below handles exactly these. */
+const LOGGED: ReadonlySet<string> = new Set([
+  "turn.queued",
+  "turn.started",
+  "turn.completed",
+  "turn.failed",
+  "actions.requested",
+  "action.result",
+  "action.approval_requested",
+  "action.approval_resolved",
+  "subagent.called",
+  "subagent.completed",
+  "session.failed",
+]);
 /** Turn-end messages that are not failures: a person stopped the turn, or the host is closing. */
 const STOPPED = new Set(["turn interrupted", "host shutting down"]);
 
@@ -27,6 +41,8 @@ export function createActivityLog(slug: string, logger: HostLogger): (event: Ses
   };
 
   return (event) => {
+    // Most events (every streamed delta) log nothing: they allocate nothing here either.
+    if (!LOGGED.has(event.type)) return;
     const { sessionId, turnId } = event;
     const where = { agent: slug, sessionId, ...(turnId ? { turnId } : {}) };
     const say = (text: string): string => `${slug} ${sessionId} ${text}`;

@@ -69,6 +69,16 @@ export class EventLog {
     return done;
   }
 
+  /**
+   * Marks a session created just now (a fresh id): its log is empty, so its first append is sent
+   * in the caller's synchronous run, without a length read. Its `expectedIndex` of 0 still guards
+   * the assumption: a log that existed after all rejects the commit and writes nothing.
+   */
+  fresh(sessionId: string): void {
+    const writer = this.#writer(sessionId);
+    if (writer.nextIndex === undefined && !writer.flushing && !writer.pending && writer.inFlight === 0) writer.nextIndex = 0;
+  }
+
   /** Drops what this process caches about a session's log (the session was removed, or another process may have written it since). */
   forget(sessionId: string): void {
     const writer = this.#writers.get(sessionId);

@@ -76,6 +76,8 @@ export class SessionWriter {
       });
     if (acceptance.create) {
       const record: SessionRecord = start ? { ...acceptance.create, status: "running" } : acceptance.create;
+      // A new id has no log yet: its first commit goes out without reading the length first.
+      log.fresh(sessionId);
       await commit(store.newRecordWrites(record));
       return;
     }

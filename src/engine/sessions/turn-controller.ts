@@ -122,10 +122,7 @@ export class TurnController {
       }
       const turnId = newTurnId();
       const leases = this.#deps.leases;
-      // A new session's lease cannot be held elsewhere: it is taken without waiting, and lands in
-      // the same group commit as the session itself (the driver applies writes in call order).
-      if (leases && fresh) void leases.take(sessionId).catch(() => {});
-      else if (leases && !(await this.#takeLease(sessionId))) throw busyElsewhere();
+      if (leases && !fresh && !(await this.#takeLease(sessionId))) throw busyElsewhere();
       let slot: Release | undefined;
       try {
         if (leases && !fresh && this.#deps.recoverOrphan) {
@@ -138,6 +135,10 @@ export class TurnController {
         slot = this.#deps.slots.tryAcquire();
         // The marker names who runs the turn: recovery releases that owner's lease.
         const marker = this.#deps.store.activeWrite(sessionId, leases?.owner ?? turnId);
+        // A new session's lease cannot be held elsewhere: it is taken without waiting, in the same
+        // synchronous run as the session's commit, so both land in one group commit (the driver
+        // applies writes in call order; docs/design/speed.md "Group commit").
+        if (leases && fresh) void leases.take(sessionId).catch(() => {});
         await this.#writer.admit(sessionId, acceptance, marker, slot && { turnId, text });
       } catch (error) {
         slot?.();

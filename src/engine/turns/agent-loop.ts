@@ -49,10 +49,13 @@ export interface AgentLoopResult {
 }
 
 /**
- * The recording points of the loop, in the order they happen within a step. The step's start and
- * its streamed deltas are not awaited one by one (that would slow the stream to the disk's pace),
- * but every such write is watched: the first failure (a full disk, docs/design/faults.md) stops
- * the step and none is left unhandled. Every other point is awaited before the loop goes on.
+ * The recording points of the loop, in the order they happen within a step. The step's start, its
+ * streamed deltas and its end (`reasoningCompleted`, `stepCompleted`) are not awaited one by one
+ * (that would slow the stream to the disk's pace): each is sent in order, and the step ends once
+ * all of them have settled. A recorder must therefore apply them in call order and refuse a write
+ * after a failed one (the event log's index checks do). Every such write is watched: the first
+ * failure (a full disk, docs/design/faults.md) stops the step and none is left unhandled. Every
+ * other point is awaited before the loop goes on.
  */
 export interface LoopRecorder {
   stepStarted(stepIndex: number): Promise<unknown>;
@@ -154,17 +157,22 @@ async function runStep(input: AgentLoopInput, messages: ConversationMessage[], s
         break;
     }
   }
-  await writes.settled();
+  writes.throwIfFailed();
   throwIfAborted(signal, TURN_INTERRUPTED);
+  // The step's end is sent behind its deltas without waiting for them to be durable: one
+  // session's appends commit in call order, and a write after a failed one fails its index check
+  // and writes nothing, so the end is never stored without them; it can share their commit
+  // (docs/design/speed.md "Folded commits"). The step still ends only when all are durable.
   if (reasoning) {
     parts.push({ type: "reasoning", text: reasoning });
-    await recorder.reasoningCompleted(reasoning);
+    writes.add(recorder.reasoningCompleted(reasoning));
   }
   if (text) parts.push({ type: "text", text });
   parts.push(...toolCalls);
   if (toolCalls.length > 0) finishReason = "tool_call";
   const assistant: ConversationMessage = { role: "assistant", content: parts };
-  await recorder.stepCompleted({ stepIndex, text, finishReason, durationMs: Date.now() - started, message: assistant });
+  writes.add(recorder.stepCompleted({ stepIndex, text, finishReason, durationMs: Date.now() - started, message: assistant }));
+  await writes.settled();
   return { text, usage, toolCalls, assistant };
 }
 
@@ -209,11 +217,13 @@ async function runTools(input: AgentLoopInput, calls: ToolCallPart[], recorded?:
 function watchWrites(): { add(write: Promise<unknown>): void; throwIfFailed(): void; settled(): Promise<void> } {
   let last: Promise<unknown> = Promise.resolve();
   let failure: { error: unknown } | undefined;
+  // One handler for every write of the step, not a closure per streamed delta.
+  const failed = (error: unknown): void => {
+    failure ??= { error };
+  };
   return {
     add(write) {
-      last = write.catch((error: unknown) => {
-        failure ??= { error };
-      });
+      last = write.catch(failed);
     },
     throwIfFailed() {
       if (failure) throw failure.error;

@@ -62,6 +62,7 @@ export class A2APushDelivery {
       log: deps.log,
       storage: deps.storage,
       session: async (sessionId) => deps.store.get(sessionId),
+      ownerOfNew: (channel) => channel,
       // The push handler keeps no channel state.
       saveState: async () => {},
       // SAFETY: the push handler reads nothing of the channel services, so none are built.

@@ -76,6 +76,7 @@ export class ChannelHost {
       log: deps.log,
       storage: deps.storage,
       session: async (sessionId) => deps.store.get(sessionId),
+      ownerOfNew: (channel) => channel,
       saveState: async (sessionId, changes) => {
         await deps.store.update(sessionId, (record) => {
           const state = { ...record.state };

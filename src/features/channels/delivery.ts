@@ -41,6 +41,12 @@ export interface DeliveryDeps {
   };
   session(sessionId: string): Promise<DeliverySession | undefined>;
   /**
+   * The owning channel `session(...)` would name, told from a new session's `session.started`
+   * (its `channel`): given, a new session's owner is known without reading its record.
+   * @default the record is read
+   */
+  ownerOfNew?: (channel: string) => string;
+  /**
    * Persists the top-level keys of `channel.state` a handler changed (undefined: removed) over the
    * stored state; a whole-state write would undo what a `send` merged while the handler ran.
    */
@@ -114,6 +120,15 @@ export class ChannelDelivery {
     const known = this.#owners.get(event.sessionId);
     if (known === null) return;
     if (known !== undefined) return this.#pump(event.sessionId, known);
+    if (event.type === "session.started" && this.#deps.ownerOfNew) {
+      // A new session names its channel in its first event: no record read for it, nor for the
+      // events committed with it (docs/design/speed.md "CPU per turn").
+      const channel = this.#deps.ownerOfNew(event.data.channel);
+      const owner = this.#deps.channels.has(channel) ? channel : null;
+      this.#remember(event.sessionId, owner);
+      if (owner !== null) this.#pump(event.sessionId, owner);
+      return;
+    }
     void this.#deps.session(event.sessionId).then(
       (session) => {
         const owner = session && this.#deps.channels.has(session.channel) ? session.channel : null;

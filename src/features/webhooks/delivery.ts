@@ -57,6 +57,7 @@ export class WebhookDelivery {
           const record = await deps.store.get(sessionId);
           return record && { channel, continuationToken: record.continuationToken };
         },
+        ownerOfNew: () => channel,
         // The webhook handler keeps no channel state.
         saveState: async () => {},
         // SAFETY: the webhook handler reads nothing of the channel services, so none are built.
