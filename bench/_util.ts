@@ -260,3 +260,30 @@ export function idleChatRecord(sessionId: string, token: string, at: string): Se
 export function eventLine(sessionId: string, turnId: string, at: string): (index: number, type: string, data: Record<string, unknown>, withTurn?: boolean) => string {
   return (index, type, data, withTurn = true) => JSON.stringify({ type, index, sessionId, ...(withTurn ? { turnId } : {}), at, data });
 }
+
+/** What `bench/_load.ts turns` (and `a2a-turns`) prints. */
+export interface TurnsResult {
+  turns: number;
+  errors: number;
+  firstError?: string;
+  turnsPerSecond: number;
+  p50: number;
+  p95: number;
+}
+
+/**
+ * A subject's turns columns over its rounds: median turns/s, each round's, median p50, and the
+ * median ratio to `baseline` in the same round. Any failed turn throws, saying `where` (`a2a`) and
+ * `detail` (`sqlite, c=8`).
+ */
+export function turnsColumns<S extends string>(results: Record<S, TurnsResult[]>, subject: S, baseline: S, where: string, detail: string): string[] {
+  const runs = results[subject];
+  const failed = runs.reduce((sum, r) => sum + r.errors, 0);
+  if (failed > 0) throw new Error(`${where}: ${failed} failed turns (${subject}, ${detail}): ${runs.find((r) => r.firstError)?.firstError}`);
+  return [
+    fmt(median(runs.map((r) => r.turnsPerSecond))),
+    runs.map((r) => fmt(r.turnsPerSecond)).join(" / "),
+    fmt(median(runs.map((r) => r.p50))),
+    fmt(median(runs.map((r, round) => r.turnsPerSecond / results[baseline][round]!.turnsPerSecond))),
+  ];
+}
