@@ -14,7 +14,7 @@
  * @module
  */
 import http from "node:http";
-import { percentile, postJson } from "./_util.ts";
+import { eachLine, percentile, postJson } from "./_util.ts";
 
 const [mode, base, ...rest] = process.argv.slice(2);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
@@ -40,20 +40,13 @@ async function followers([sessionId, token, fromText, countText, turnsText]: str
       const request = http.get(`${base}/v1/session/${sessionId}/stream?startIndex=${fromText}`, { agent }, (response) => {
         if (response.statusCode !== 200) return reject(new Error(`stream answered ${response.statusCode}`));
         if (++connected === count) resolve();
-        let buffer = "";
-        response.setEncoding("utf8").on("data", (chunk: string) => {
-          const now = Date.now();
-          buffer += chunk;
-          for (let end = buffer.indexOf("\n"); end !== -1; end = buffer.indexOf("\n")) {
-            const line = buffer.slice(0, end);
-            buffer = buffer.slice(end + 1);
-            if (!line) continue;
-            const event = JSON.parse(line) as { type: string; at: string };
-            samples.push(now - Date.parse(event.at));
-            if (i === 0 && event.type === "session.waiting") {
-              waitingSeen++;
-              onWaiting?.();
-            }
+        eachLine(response, (line, now) => {
+          if (!line) return;
+          const event = JSON.parse(line) as { type: string; at: string };
+          samples.push(now - Date.parse(event.at));
+          if (i === 0 && event.type === "session.waiting") {
+            waitingSeen++;
+            onWaiting?.();
           }
         });
       });

@@ -21,7 +21,7 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { createInterface } from "node:readline";
-import { percentile, postJson } from "./_util.ts";
+import { eachLine, percentile, postJson } from "./_util.ts";
 
 const [mode, base, ...rest] = process.argv.slice(2);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
@@ -70,17 +70,10 @@ async function fan([file, perText, rateText, secondsText]: string[]) {
             }
             connected++;
             settle();
-            let buffer = "";
-            response.setEncoding("utf8").on("data", (chunk: string) => {
-              const now = Date.now();
-              buffer += chunk;
-              for (let end = buffer.indexOf("\n"); end !== -1; end = buffer.indexOf("\n")) {
-                const line = buffer.slice(0, end);
-                buffer = buffer.slice(end + 1);
-                const json = sse ? (line.startsWith("data: ") ? line.slice(6) : "") : line;
-                if (!json || !measuring) continue;
-                samples.push(now - Date.parse((JSON.parse(json) as { at: string }).at));
-              }
+            eachLine(response, (line, now) => {
+              const json = sse ? (line.startsWith("data: ") ? line.slice(6) : "") : line;
+              if (!json || !measuring) return;
+              samples.push(now - Date.parse((JSON.parse(json) as { at: string }).at));
             });
           },
         );

@@ -287,3 +287,17 @@ export function turnsColumns<S extends string>(results: Record<S, TurnsResult[]>
     fmt(median(runs.map((r, round) => r.turnsPerSecond / results[baseline][round]!.turnsPerSecond))),
   ];
 }
+
+/** Calls `onLine` with each complete line `response` sends, and when (`Date.now()`) the chunk that completed it arrived. */
+export function eachLine(response: http.IncomingMessage, onLine: (line: string, receivedAt: number) => void): void {
+  let buffer = "";
+  response.setEncoding("utf8").on("data", (chunk: string) => {
+    const now = Date.now();
+    buffer += chunk;
+    for (let end = buffer.indexOf("\n"); end !== -1; end = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + 1);
+      onLine(line, now);
+    }
+  });
+}
