@@ -14,7 +14,7 @@
  * @module
  */
 import http from "node:http";
-import { percentile } from "./_util.ts";
+import { eachLine, percentile, postJson } from "./_util.ts";
 
 const [mode, base, ...rest] = process.argv.slice(2);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
@@ -40,20 +40,13 @@ async function followers([sessionId, token, fromText, countText, turnsText]: str
       const request = http.get(`${base}/v1/session/${sessionId}/stream?startIndex=${fromText}`, { agent }, (response) => {
         if (response.statusCode !== 200) return reject(new Error(`stream answered ${response.statusCode}`));
         if (++connected === count) resolve();
-        let buffer = "";
-        response.setEncoding("utf8").on("data", (chunk: string) => {
-          const now = Date.now();
-          buffer += chunk;
-          for (let end = buffer.indexOf("\n"); end !== -1; end = buffer.indexOf("\n")) {
-            const line = buffer.slice(0, end);
-            buffer = buffer.slice(end + 1);
-            if (!line) continue;
-            const event = JSON.parse(line) as { type: string; at: string };
-            samples.push(now - Date.parse(event.at));
-            if (i === 0 && event.type === "session.waiting") {
-              waitingSeen++;
-              onWaiting?.();
-            }
+        eachLine(response, (line, now) => {
+          if (!line) return;
+          const event = JSON.parse(line) as { type: string; at: string };
+          samples.push(now - Date.parse(event.at));
+          if (i === 0 && event.type === "session.waiting") {
+            waitingSeen++;
+            onWaiting?.();
           }
         });
       });
@@ -65,7 +58,7 @@ async function followers([sessionId, token, fromText, countText, turnsText]: str
   for (let turn = 0; turn < turns; turn++) {
     const seen = waitingSeen;
     const done = new Promise<void>((resolve) => (onWaiting = () => waitingSeen > seen && resolve()));
-    const reply = await post(`${base}/v1/session/${sessionId}`, { continuationToken: current, message: `turn ${turn}` });
+    const reply = await postJson(agent, `${base}/v1/session/${sessionId}`, { continuationToken: current, message: `turn ${turn}` });
     current = (reply as { continuationToken: string }).continuationToken;
     await done;
   }
@@ -102,7 +95,7 @@ async function creates([rateText, secondsText]: string[]) {
 
 async function oneCreate(): Promise<number> {
   const begin = performance.now();
-  const { sessionId } = (await post(`${base}/v1/session`, { message: "hi" })) as { sessionId: string };
+  const { sessionId } = (await postJson(agent, `${base}/v1/session`, { message: "hi" })) as { sessionId: string };
   return new Promise((resolve, reject) => {
     const request = http.get(`${base}/v1/session/${sessionId}/stream`, { agent }, (response) => {
       response.setEncoding("utf8").on("data", (chunk: string) => {
@@ -114,18 +107,5 @@ async function oneCreate(): Promise<number> {
     request.on("error", (error) => {
       if (!request.destroyed) reject(error);
     });
-  });
-}
-
-function post(url: string, body: unknown): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const data = JSON.stringify(body);
-    const request = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) } }, (response) => {
-      let text = "";
-      response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => (response.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${url} answered ${response.statusCode}: ${text}`))));
-    });
-    request.on("error", reject);
-    request.end(data);
   });
 }

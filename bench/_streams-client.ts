@@ -21,7 +21,7 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { createInterface } from "node:readline";
-import { percentile } from "./_util.ts";
+import { eachLine, percentile, postJson } from "./_util.ts";
 
 const [mode, base, ...rest] = process.argv.slice(2);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
@@ -70,17 +70,10 @@ async function fan([file, perText, rateText, secondsText]: string[]) {
             }
             connected++;
             settle();
-            let buffer = "";
-            response.setEncoding("utf8").on("data", (chunk: string) => {
-              const now = Date.now();
-              buffer += chunk;
-              for (let end = buffer.indexOf("\n"); end !== -1; end = buffer.indexOf("\n")) {
-                const line = buffer.slice(0, end);
-                buffer = buffer.slice(end + 1);
-                const json = sse ? (line.startsWith("data: ") ? line.slice(6) : "") : line;
-                if (!json || !measuring) continue;
-                samples.push(now - Date.parse((JSON.parse(json) as { at: string }).at));
-              }
+            eachLine(response, (line, now) => {
+              const json = sse ? (line.startsWith("data: ") ? line.slice(6) : "") : line;
+              if (!json || !measuring) return;
+              samples.push(now - Date.parse((JSON.parse(json) as { at: string }).at));
             });
           },
         );
@@ -113,7 +106,7 @@ async function fan([file, perText, rateText, secondsText]: string[]) {
     busy.add(session.sessionId);
     sent++;
     pending.push(
-      post(`${base}/v1/session/${session.sessionId}`, { continuationToken: session.token, message: `turn ${n}` }).then(
+      postJson(agent, `${base}/v1/session/${session.sessionId}`, { continuationToken: session.token, message: `turn ${n}` }).then(
         (reply) => {
           session.token = (reply as { continuationToken: string }).continuationToken;
           busy.delete(session.sessionId);
@@ -181,7 +174,7 @@ async function replay([sessionId, token, roundsText]: string[]) {
               replayed = performance.now() - begin;
               // Live from here: the follow-up's first event is the first live one.
               sentAt = performance.now();
-              post(`${base}/v1/session/${sessionId}`, { continuationToken: current, message: `round ${round}` }).then(
+              postJson(agent, `${base}/v1/session/${sessionId}`, { continuationToken: current, message: `round ${round}` }).then(
                 (reply) => void (current = (reply as { continuationToken: string }).continuationToken),
                 reject,
               );
@@ -224,18 +217,5 @@ function get(url: string): Promise<string> {
         response.on("end", () => resolve(text));
       })
       .on("error", reject);
-  });
-}
-
-function post(url: string, body: unknown): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const data = JSON.stringify(body);
-    const request = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) } }, (response) => {
-      let text = "";
-      response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => (response.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${url} answered ${response.statusCode}: ${text}`))));
-    });
-    request.on("error", reject);
-    request.end(data);
   });
 }

@@ -15,6 +15,7 @@ import http from "node:http";
 import { serve } from "srvx";
 import type { ServerRequest } from "srvx";
 import type { ProjectDefinition } from "../src/base/definitions/project.ts";
+import type { SessionRecord } from "../src/base/definitions/sessions.ts";
 
 export const CLIENT_SCRIPT = fileURLToPath(new URL("./_load.ts", import.meta.url));
 
@@ -36,13 +37,18 @@ export async function serveLoopback(
 }
 
 /**
- * Runs `bench/_load.ts <args>` in a child process and parses the JSON it prints. The client
- * writes `mark:start` / `mark:stop` lines on stderr around its measured window; `onMark` gets
- * them as they happen, so the server side can sample its own counters over the same window.
+ * Runs `bench/_load.ts <args>` (or another client `script`) in a child process and parses the
+ * JSON it prints. The client writes `mark:start` / `mark:stop` lines on stderr around its measured
+ * window; `onMark` gets them as they happen, so the server side can sample its own counters over
+ * the same window, and may `send` the client a line on its stdin in answer.
  */
-export function runClient<T>(args: readonly (string | number)[], onMark?: (mark: string) => void): Promise<T> {
+export function runClient<T>(
+  args: readonly (string | number)[],
+  onMark?: (mark: string, send: (line: string) => void) => void,
+  script = CLIENT_SCRIPT,
+): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLIENT_SCRIPT, ...args.map(String)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [script, ...args.map(String)], { stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -51,7 +57,7 @@ export function runClient<T>(args: readonly (string | number)[], onMark?: (mark:
       for (let end = stderr.indexOf("\n"); end !== -1; end = stderr.indexOf("\n")) {
         const line = stderr.slice(0, end);
         stderr = stderr.slice(end + 1);
-        if (line.startsWith("mark:")) onMark?.(line.slice("mark:".length));
+        if (line.startsWith("mark:")) onMark?.(line.slice("mark:".length), (text) => child.stdin.write(`${text}\n`));
         else process.stderr.write(`${line}\n`);
       }
     });
@@ -218,5 +224,80 @@ export function readStreamToWaiting(url: string): Promise<void> {
       response.on("end", () => reject(new Error("stream ended before session.waiting")));
     });
     request.on("error", reject);
+  });
+}
+
+/** POSTs `body` as JSON over `agent`: the parsed answer, or an error naming any status but 200 and the body. */
+export function postJson(agent: http.Agent, url: string, body: unknown): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const request = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) } }, (response) => {
+      let text = "";
+      response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      response.on("end", () => (response.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${url} answered ${response.statusCode}: ${text}`))));
+    });
+    request.on("error", reject);
+    request.end(data);
+  });
+}
+
+/** The record of an idle `http` chat session after one turn, as the host leaves it, for benchmarks that write a store directly. */
+export function idleChatRecord(sessionId: string, token: string, at: string): SessionRecord {
+  return {
+    sessionId,
+    channel: "http",
+    mode: "chat",
+    owner: { authenticator: "localDevStrict", principalId: "local", principalType: "local" },
+    continuationToken: token,
+    status: "idle",
+    turnCount: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** One stored event line of `sessionId`, in `turnId` unless `withTurn` is false (the session's own events). */
+export function eventLine(sessionId: string, turnId: string, at: string): (index: number, type: string, data: Record<string, unknown>, withTurn?: boolean) => string {
+  return (index, type, data, withTurn = true) => JSON.stringify({ type, index, sessionId, ...(withTurn ? { turnId } : {}), at, data });
+}
+
+/** What `bench/_load.ts turns` (and `a2a-turns`) prints. */
+export interface TurnsResult {
+  turns: number;
+  errors: number;
+  firstError?: string;
+  turnsPerSecond: number;
+  p50: number;
+  p95: number;
+}
+
+/**
+ * A subject's turns columns over its rounds: median turns/s, each round's, median p50, and the
+ * median ratio to `baseline` in the same round. Any failed turn throws, saying `where` (`a2a`) and
+ * `detail` (`sqlite, c=8`).
+ */
+export function turnsColumns<S extends string>(results: Record<S, TurnsResult[]>, subject: S, baseline: S, where: string, detail: string): string[] {
+  const runs = results[subject];
+  const failed = runs.reduce((sum, r) => sum + r.errors, 0);
+  if (failed > 0) throw new Error(`${where}: ${failed} failed turns (${subject}, ${detail}): ${runs.find((r) => r.firstError)?.firstError}`);
+  return [
+    fmt(median(runs.map((r) => r.turnsPerSecond))),
+    runs.map((r) => fmt(r.turnsPerSecond)).join(" / "),
+    fmt(median(runs.map((r) => r.p50))),
+    fmt(median(runs.map((r, round) => r.turnsPerSecond / results[baseline][round]!.turnsPerSecond))),
+  ];
+}
+
+/** Calls `onLine` with each complete line `response` sends, and when (`Date.now()`) the chunk that completed it arrived. */
+export function eachLine(response: http.IncomingMessage, onLine: (line: string, receivedAt: number) => void): void {
+  let buffer = "";
+  response.setEncoding("utf8").on("data", (chunk: string) => {
+    const now = Date.now();
+    buffer += chunk;
+    for (let end = buffer.indexOf("\n"); end !== -1; end = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + 1);
+      onLine(line, now);
+    }
   });
 }

@@ -13,20 +13,11 @@ import { serveNode } from "../adapters/node.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/index.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
-import { alternate, fmt, machineLine, median, option, printTable, runClient, scriptedProject, tempDir } from "./_util.ts";
+import { type TurnsResult, alternate, machineLine, option, printTable, runClient, scriptedProject, tempDir, turnsColumns } from "./_util.ts";
 
 const seconds = option("seconds", 4);
 const rounds = option("rounds", 3);
 const clientCounts = (process.argv.find((arg) => arg.startsWith("--clients="))?.slice("--clients=".length) ?? "1,8").split(",").map(Number);
-
-interface TurnsResult {
-  turns: number;
-  errors: number;
-  firstError?: string;
-  turnsPerSecond: number;
-  p50: number;
-  p95: number;
-}
 
 const rows: string[][] = [];
 for (const driver of ["memory", "sqlite"] as const) {
@@ -41,20 +32,7 @@ for (const driver of ["memory", "sqlite"] as const) {
       const results = await alternate(subjects, rounds, (subject) =>
         runClient<TurnsResult>([subject === "A2A SendMessage" ? "a2a-turns" : "turns", `${server.url}/bench`, clients, seconds]),
       );
-      for (const subject of subjects) {
-        const runs = results[subject];
-        const failed = runs.reduce((sum, r) => sum + r.errors, 0);
-        if (failed > 0) throw new Error(`a2a: ${failed} failed turns (${subject}, ${driver}, c=${clients}): ${runs.find((r) => r.firstError)?.firstError}`);
-        rows.push([
-          driver,
-          String(clients),
-          subject,
-          fmt(median(runs.map((r) => r.turnsPerSecond))),
-          runs.map((r) => fmt(r.turnsPerSecond)).join(" / "),
-          fmt(median(runs.map((r) => r.p50))),
-          fmt(median(runs.map((r, round) => r.turnsPerSecond / results["session API"][round]!.turnsPerSecond))),
-        ]);
-      }
+      for (const subject of subjects) rows.push([driver, String(clients), subject, ...turnsColumns(results, subject, "session API", "a2a", `${driver}, c=${clients}`)]);
     }
   } finally {
     await server.close(true);

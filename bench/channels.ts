@@ -21,7 +21,7 @@ import { createHost } from "../src/index.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import { defineTool } from "../src/engine/tools/define.ts";
-import { alternate, fmt, machineLine, median, option, printTable, runClient, scriptedProject, tempDir } from "./_util.ts";
+import { type TurnsResult, alternate, fmt, machineLine, median, option, printTable, runClient, scriptedProject, tempDir } from "./_util.ts";
 
 const clients = option("clients", 16);
 const turnClients = option("turn-clients", 8);
@@ -70,15 +70,6 @@ async function routeOverhead(): Promise<void> {
   );
   await host.close();
   await server.close(true);
-}
-
-interface TurnsResult {
-  turns: number;
-  errors: number;
-  firstError?: string;
-  turnsPerSecond: number;
-  p50: number;
-  p95: number;
 }
 
 async function deliveryOverhead(): Promise<void> {

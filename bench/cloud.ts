@@ -12,21 +12,13 @@ import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { alternate, fmt, machineLine, median, option, printTable, runClient, serveCli, stopCli, tempDir } from "./_util.ts";
+import { type TurnsResult, alternate, machineLine, option, printTable, runClient, serveCli, stopCli, tempDir, turnsColumns } from "./_util.ts";
 
 const seconds = option("seconds", 4);
 const rounds = option("rounds", 3);
 const clientCounts = (process.argv.find((arg) => arg.startsWith("--clients="))?.slice("--clients=".length) ?? "1,8").split(",").map(Number);
 const SECRET = "bench-runner-secret-0123456789";
 const CLI = fileURLToPath(new URL("../bin/agent-serve.mjs", import.meta.url));
-
-interface TurnsResult {
-  turns: number;
-  errors: number;
-  firstError?: string;
-  turnsPerSecond: number;
-  p50: number;
-}
 
 const dir = await tempDir("cloud-bench");
 async function project(name: string, agent: string): Promise<string> {
@@ -66,19 +58,7 @@ try {
     const results = await alternate(subjects, rounds, (subject) =>
       runClient<TurnsResult>(["turns", subject === "local turn" ? local.url : cloud.url, clients, seconds]),
     );
-    for (const subject of subjects) {
-      const runs = results[subject];
-      const failed = runs.reduce((sum, r) => sum + r.errors, 0);
-      if (failed > 0) throw new Error(`cloud: ${failed} failed turns (${subject}, c=${clients}): ${runs.find((r) => r.firstError)?.firstError}`);
-      rows.push([
-        String(clients),
-        subject,
-        fmt(median(runs.map((r) => r.turnsPerSecond))),
-        runs.map((r) => fmt(r.turnsPerSecond)).join(" / "),
-        fmt(median(runs.map((r) => r.p50))),
-        fmt(median(runs.map((r, round) => r.turnsPerSecond / results["local turn"][round]!.turnsPerSecond))),
-      ]);
-    }
+    for (const subject of subjects) rows.push([String(clients), subject, ...turnsColumns(results, subject, "local turn", "cloud", `c=${clients}`)]);
   }
 } finally {
   await stopCli(local);

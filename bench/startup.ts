@@ -15,8 +15,7 @@ import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import type { SessionRecord } from "../src/base/definitions/sessions.ts";
-import { alternate, fmt, machineLine, median, option, printTable, tempDir } from "./_util.ts";
+import { alternate, eventLine, fmt, idleChatRecord, machineLine, median, option, printTable, tempDir } from "./_util.ts";
 import { serveCli, stopCli } from "./_util.ts";
 
 const sessions = option("sessions", 10_000);
@@ -111,19 +110,8 @@ async function writeSessions(root: string, count: number): Promise<void> {
       const turnId = `turn_bench${String(n).padStart(6, "0")}`;
       const token = `http:bench${String(n).padStart(27, "0")}`;
       const at = new Date(start + n * 1000).toISOString();
-      const record: SessionRecord = {
-        sessionId,
-        channel: "http",
-        mode: "chat",
-        owner: { authenticator: "localDevStrict", principalId: "local", principalType: "local" },
-        continuationToken: token,
-        status: "idle",
-        turnCount: 1,
-        createdAt: at,
-        updatedAt: at,
-      };
-      const event = (index: number, type: string, data: Record<string, unknown>, withTurn = true) =>
-        JSON.stringify({ type, index, sessionId, ...(withTurn ? { turnId } : {}), at, data });
+      const record = idleChatRecord(sessionId, token, at);
+      const event = eventLine(sessionId, turnId, at);
       const usage = { inputTokens: 3, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 };
       await storage.set(`sessions/${sessionId}/record`, JSON.stringify(record));
       await storage.set(`continuations/http/${Buffer.from(token).toString("base64url")}`, sessionId);

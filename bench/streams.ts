@@ -14,7 +14,6 @@
  *   npx node bench/streams.ts [--sessions=1000] [--per=10] [--rate=100] [--seconds=10] [--store=sqlite|memory]
  * @module
  */
-import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,12 +21,11 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { serveNode } from "../adapters/node.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import type { SessionRecord } from "../src/base/definitions/sessions.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import { SessionStore } from "../src/engine/sessions/session-store.ts";
 import { createHost } from "../src/index.ts";
-import { fmt, machineLine, option, printTable, scriptedProject, tempDir } from "./_util.ts";
+import { eventLine, fmt, idleChatRecord, machineLine, option, printTable, runClient, scriptedProject, tempDir } from "./_util.ts";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
@@ -84,7 +82,7 @@ try {
     const replays: Record<string, ReplayResult> = {};
     // Each replay round adds a turn to its session: the short one starts at 10 events and stays small.
     for (const [name, session] of [["short session", short], ["10,000-event session", long], ["short session ", short], ["10,000-event session ", long]] as const) {
-      const r = await client<ReplayResult>(["replay", base, session.sessionId, session.token, 5]);
+      const r = await runClient<ReplayResult>(["replay", base, session.sessionId, session.token, 5], undefined, CLIENT);
       // The client rotated the token: the next run reads it back.
       session.token = ((await (await fetch(`${base}/v1/session/${session.sessionId}`)).json()) as { session: { continuationToken: string } }).session.continuationToken;
       console.log(`  replay ${name.trim()}: ${r.events} events, replay p50 ${fmt(r.replayP50)} ms (max ${fmt(r.replayMax)}), first live event p50 ${fmt(r.firstLiveP50)} ms (max ${fmt(r.firstLiveMax)})`);
@@ -123,11 +121,11 @@ try {
   async function fanRound(sessionsFile: string, followers: number, name: string): Promise<{ result: FanResult; perStream: number; rssPerStream: number }> {
     const before = memory();
     let after = before;
-    const result = await client<FanResult>(["fan", base, sessionsFile, followers, rate, seconds], (mark, send) => {
+    const result = await runClient<FanResult>(["fan", base, sessionsFile, followers, rate, seconds], (mark, send) => {
       if (!mark.startsWith("connected")) return;
       after = memory();
       send("go");
-    });
+    }, CLIENT);
     // The next round follows on from where these turns left the sessions.
     const current = await Promise.all(
       (JSON.parse(await readFile(sessionsFile, "utf8")) as Array<{ sessionId: string }>).map(async (s) => {
@@ -185,21 +183,10 @@ async function seedLongSession(storage: StorageDriver, events: number): Promise<
   const token = `http:streams${String(events).padStart(24, "0")}`;
   const at = new Date().toISOString();
   const turnId = "turn_streams0000001";
-  const record: SessionRecord = {
-    sessionId,
-    channel: "http",
-    mode: "chat",
-    owner: { authenticator: "localDevStrict", principalId: "local", principalType: "local" },
-    continuationToken: token,
-    status: "idle",
-    turnCount: 1,
-    createdAt: at,
-    updatedAt: at,
-  };
+  const record = idleChatRecord(sessionId, token, at);
   const store = new SessionStore(storage, Date.now);
   await storage.commit({ records: [...store.newRecordWrites(record), store.tokenWrite("http", token, sessionId)] });
-  const line = (index: number, type: string, data: Record<string, unknown>, withTurn = true): string =>
-    JSON.stringify({ type, index, sessionId, ...(withTurn ? { turnId } : {}), at, data });
+  const line = eventLine(sessionId, turnId, at);
   const lines = [line(0, "session.started", { mode: "chat", channel: "http" }, false), line(1, "message.received", { text: "hi" }), line(2, "turn.started", {}), line(3, "step.started", { stepIndex: 0 })];
   while (lines.length < events - 4) lines.push(line(lines.length, "message.appended", { delta: "a few words of a long reply " }));
   const usage = { inputTokens: 3, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -211,23 +198,4 @@ async function seedLongSession(storage: StorageDriver, events: number): Promise<
   );
   for (let i = 0; i < lines.length; i += 1000) await storage.append(`sessions/${sessionId}/events`, lines.slice(i, i + 1000));
   return { sessionId, token };
-}
-
-function client<T>(args: Array<string | number>, onMark?: (mark: string, send: (line: string) => void) => void): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLIENT, ...args.map(String)], { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      for (let end = stderr.indexOf("\n"); end !== -1; end = stderr.indexOf("\n")) {
-        const line = stderr.slice(0, end);
-        stderr = stderr.slice(end + 1);
-        if (line.startsWith("mark:")) onMark?.(line.slice(5), (text) => child.stdin.write(`${text}\n`));
-        else process.stderr.write(`${line}\n`);
-      }
-    });
-    child.on("close", (code) => (code === 0 ? resolve(JSON.parse(stdout) as T) : reject(new Error(`streams client exited with ${code}`))));
-  });
 }

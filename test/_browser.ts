@@ -3,7 +3,8 @@
  * everything a page reports as broken (console errors, CSP violations, uncaught exceptions).
  */
 import { accessSync, constants } from "node:fs";
-import { type Browser, type Page, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
+import { afterEach, expect } from "vitest";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 /** CI installs Chromium at this path; elsewhere the browser suite is skipped and says why. */
@@ -47,4 +48,44 @@ export function watchProblems(page: Page): PageProblems {
   });
   page.on("pageerror", (error) => errors.push(`page: ${error.stack ?? error.message}`));
   return { errors, allow: (pattern) => allowed.push(pattern) };
+}
+
+export interface FreshPages {
+  /** A page at `url` in a context of its own (own storage), its problems watched. */
+  open(url: string): Promise<Page>;
+  /** The open page's context and problems, until the test ends. */
+  readonly context: BrowserContext | undefined;
+  readonly problems: PageProblems | undefined;
+}
+
+/**
+ * Pages for the tests of the `describe` it is called in, from `browser()`, waiting `timeoutMs` at
+ * most per locator; after each test the context closes, and any problem a page reported fails it.
+ */
+export function freshPages(browser: () => Browser, timeoutMs: number): FreshPages {
+  let context: BrowserContext | undefined;
+  let problems: PageProblems | undefined;
+  afterEach(async () => {
+    await context?.close();
+    context = undefined;
+    const seen = problems?.errors ?? [];
+    problems = undefined;
+    expect(seen).toEqual([]);
+  });
+  return {
+    async open(url) {
+      context = await browser().newContext();
+      context.setDefaultTimeout(timeoutMs);
+      const page = await context.newPage();
+      problems = watchProblems(page);
+      await page.goto(url);
+      return page;
+    },
+    get context() {
+      return context;
+    },
+    get problems() {
+      return problems;
+    },
+  };
 }

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
+import { expect } from "vitest";
 import { main } from "../cli/main.ts";
 import { REPO, cliEnv } from "./_cli.ts";
 
@@ -121,4 +122,31 @@ export function toolsProject(dir: string): string {
     "bot/tools/danger.ts": `export default { description: "Deletes things", needsApproval: true, execute: () => "deleted" };\n`,
     "bot/tools/boom.ts": `export default { description: "Always fails", execute: () => { throw new Error("kaboom"); } };\n`,
   });
+}
+
+export interface CapturedCli {
+  out(): string;
+  err(): string;
+  /** Runs `main` with `argv`; answers its exit code. */
+  run(...argv: string[]): Promise<number>;
+}
+
+/** `main` in-process with `env` and `cwd`, what it prints kept. */
+export function captureCli(env: NodeJS.ProcessEnv, cwd: string): CapturedCli {
+  let out = "";
+  let err = "";
+  const io = {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    env,
+    cwd,
+  };
+  return { out: () => out, err: () => err, run: (...argv: string[]) => main({ ...io, argv }) };
+}
+
+/** Runs `argv` with `--json` and answers what it printed; an exit code but 0 fails the test, showing the output. */
+export async function cliJson(cli: CapturedCli, ...argv: string[]): Promise<Record<string, unknown>> {
+  const code = await cli.run(...argv, "--json");
+  expect(code, `${cli.out()}${cli.err()}`).toBe(0);
+  return JSON.parse(cli.out()) as Record<string, unknown>;
 }

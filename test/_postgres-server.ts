@@ -4,11 +4,12 @@
  * removed afterwards. Postgres refuses to run as root, so under root the cluster belongs to the
  * package's `postgres` user and its programs run as that user.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer, connect } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnServer, startOnFreePort, stopProcess } from "./_server-process.ts";
 
 /** The folder of the server's programs (`initdb`, `postgres`), when installed. */
 export const POSTGRES_BIN: string | undefined = findBin();
@@ -68,37 +69,24 @@ export async function startPostgresServer(options: PostgresServerOptions = {}): 
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const proc = spawn(join(POSTGRES_BIN!, "postgres"), args(), { ...as, stdio: ["ignore", "pipe", "pipe"] });
-    child = proc;
-    let output = "";
-    proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    proc.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    // Exit can come before the last output: an error reads what the process printed once its pipes closed.
-    const closed = new Promise<void>((resolve) => proc.once("close", () => resolve()));
-    await waitForReady(port, proc, () => output, closed);
+    const server = spawnServer(join(POSTGRES_BIN!, "postgres"), args(), as);
+    child = server.proc;
+    await waitForReady(port, server.proc, server.output, server.closed);
   };
-  const stopWith = async (signal: NodeJS.Signals) => {
+  const stopWith = (signal: NodeJS.Signals) => {
     const proc = child;
     child = undefined;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise((resolve) => proc.once("exit", resolve));
-    proc.kill(signal);
-    await exited;
+    return stopProcess(proc, signal);
   };
 
-  // The free port is only free when it is picked: another process may bind it before the server
-  // does (the suite runs beside other test processes), so a taken one means trying another.
-  for (let attempt = 1; ; attempt++) {
-    port = await freePort();
-    try {
-      await start();
-      break;
-    } catch (error) {
-      if (!/Address already in use/.test(String(error)) || attempt === 5) {
-        rmSync(dir, { recursive: true, force: true });
-        throw error;
-      }
-    }
+  try {
+    await startOnFreePort((free) => {
+      port = free;
+      return start();
+    }, (error) => /Address already in use/.test(String(error)));
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
   return {
     port,
@@ -132,17 +120,6 @@ function serverUser(): { uid: number; gid: number } | undefined {
   const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
   if (uid.status !== 0 || gid.status !== 0) throw new Error("running as root, and there is no postgres user to run the server as");
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -2,11 +2,11 @@
  * A real `redis-server` for tests and benchmarks (the Debian package; `.ci/run` installs it): on a
  * free loopback port, with its files in a temp folder, stopped and removed afterwards.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnServer, startOnFreePort, stopProcess } from "./_server-process.ts";
 
 /** The server binary, when installed. */
 export const REDIS_SERVER = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find(
@@ -46,38 +46,25 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const proc = spawn(REDIS_SERVER!, args(), { stdio: ["ignore", "pipe", "pipe"] });
-    child = proc;
-    let output = "";
-    proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    proc.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    // Exit can come before the last output: an error reads what the process printed once its pipes closed.
-    const closed = new Promise<void>((resolve) => proc.once("close", () => resolve()));
-    await waitForPort(port, proc, () => output, closed);
+    const server = spawnServer(REDIS_SERVER!, args());
+    child = server.proc;
+    await waitForPort(port, server.proc, server.output, server.closed);
   };
-
-  // The free port is only free when it is picked: another process may bind it before the server
-  // does (the suite runs beside other test processes), so a taken one means trying another.
-  for (let attempt = 1; ; attempt++) {
-    port = await freePort();
-    try {
-      await start();
-      break;
-    } catch (error) {
-      if (!(error instanceof PortTakenError) || attempt === 5) {
-        rmSync(dir, { recursive: true, force: true });
-        throw error;
-      }
-    }
-  }
-  const stop = async () => {
+  const stop = () => {
     const proc = child;
     child = undefined;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise((resolve) => proc.once("exit", resolve));
-    proc.kill("SIGTERM");
-    await exited;
+    return stopProcess(proc, "SIGTERM");
   };
+
+  try {
+    await startOnFreePort((free) => {
+      port = free;
+      return start();
+    }, (error) => error instanceof PortTakenError);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 
   return {
     port,
@@ -89,17 +76,6 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The port was bound by another process before this server could. */

@@ -9,30 +9,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TaskState } from "@a2a-js/sdk";
 import { LegacyJsonRpcTransport, parseLegacyAgentCard } from "@a2a-js/sdk/compat/v0_3/client";
-import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
-import { defineTool } from "../src/entries/tools.ts";
+import { dangerTool } from "./_danger-tool.ts";
 import { helloOptions, project } from "./_harness.ts";
 import { type ServedHost, clientFor, rpc, serve, stateOf, textOf, userMessage } from "./_a2a.ts";
 
-let runs: string[] = [];
-const tools = {
-  danger: defineTool({
-    description: "Deletes things; always needs approval",
-    inputSchema: v.object({ what: v.string() }),
-    needsApproval: true,
-    execute(input) {
-      runs.push(input.what);
-      return `deleted ${input.what}`;
-    },
-  }),
-};
+const { tools, runs } = dangerTool("Deletes things; always needs approval");
 
 let dir: string;
 beforeEach(() => {
-  runs = [];
   dir = mkdtempSync(join(tmpdir(), "a2a-durable-"));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

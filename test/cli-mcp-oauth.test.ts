@@ -9,8 +9,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { main } from "../cli/main.ts";
 import { checkConnection } from "../loader/harness/load-connections.ts";
+import { type CapturedCli, captureCli, cliJson } from "./_cli-io.ts";
 import { startOAuthMcpServer } from "./_oauth-mcp-server.ts";
 import type { OAuthMcpServer } from "./_oauth-mcp-server.ts";
 import { tempProjects } from "./_temp-projects.ts";
@@ -22,24 +22,8 @@ const project = tempProjects("mcpoauth");
 let server: OAuthMcpServer;
 let dir = "";
 
-function cli(env: Record<string, string> = {}) {
-  let out = "";
-  let err = "";
-  const io = {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s) },
-    env: { ...process.env, NO_COLOR: "1", BROWSER: browser, ...env },
-    cwd: scratch,
-  };
-  return { out: () => out, err: () => err, run: (...argv: string[]) => main({ ...io, argv }) };
-}
-
-async function json(...argv: string[]): Promise<Record<string, unknown>> {
-  const { run, out, err } = cli();
-  const code = await run(...argv, "--json");
-  expect(code, `${out()}${err()}`).toBe(0);
-  return JSON.parse(out()) as Record<string, unknown>;
-}
+const cli = (env: Record<string, string> = {}): CapturedCli => captureCli({ ...process.env, NO_COLOR: "1", BROWSER: browser, ...env }, scratch);
+const json = (...argv: string[]): Promise<Record<string, unknown>> => cliJson(cli(), ...argv);
 
 /** One turn through `agent-serve run` whose model calls the tracker's `whoami` tool; its results. */
 async function whoami(): Promise<Array<{ isError: boolean; output: unknown }>> {

@@ -14,7 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { main } from "../cli/main.ts";
+import { type CapturedCli, captureCli, cliJson } from "./_cli-io.ts";
 import { miniflareOptions, readWranglerConfig } from "./_cloudflare.ts";
 import { objectDatabases } from "./_durable-object-files.ts";
 import { startOAuthMcpServer } from "./_oauth-mcp-server.ts";
@@ -59,24 +59,9 @@ const outDir = join(dir, ".agent-serve", "cloudflare");
 let url = "";
 let mf: Miniflare | undefined;
 
-function cli() {
-  let out = "";
-  let err = "";
-  const io = {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s) },
-    env: { ...process.env, NO_COLOR: "1", PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`, FAKE_SECRETS: secrets, FAKE_DEPLOYMENTS: deploymentsFile, FAKE_WORKER_URL: url },
-    cwd: repo,
-  };
-  return { out: () => out, err: () => err, run: (...argv: string[]) => main({ ...io, argv }) };
-}
-
-async function json(...argv: string[]): Promise<Record<string, unknown>> {
-  const { run, out, err } = cli();
-  const code = await run(...argv, "--json");
-  expect(code, `${out()}${err()}`).toBe(0);
-  return JSON.parse(out()) as Record<string, unknown>;
-}
+const cli = (): CapturedCli =>
+  captureCli({ ...process.env, NO_COLOR: "1", PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`, FAKE_SECRETS: secrets, FAKE_DEPLOYMENTS: deploymentsFile, FAKE_WORKER_URL: url }, repo);
+const json = (...argv: string[]): Promise<Record<string, unknown>> => cliJson(cli(), ...argv);
 
 /** What Cloudflare would serve now: the last build with the secrets wrangler was given. */
 async function publish(): Promise<void> {

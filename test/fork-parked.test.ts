@@ -8,36 +8,23 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as v from "valibot";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
 import { createPostgresStorage } from "../drivers/postgres/index.ts";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
-import { defineTool } from "../src/entries/tools.ts";
 import { createHost } from "../src/host/host.ts";
 import type { AgentHost } from "../src/host/types.ts";
+import { dangerTool } from "./_danger-tool.ts";
 import { type TestEvent, eventually, fetchEvents, helloOptions, postJson, project } from "./_harness.ts";
 import { type PostgresServer, POSTGRES_BIN, POSTGRES_MISSING, startPostgresServer } from "./_postgres-server.ts";
 
-let runs: string[] = [];
-const tools = {
-  danger: defineTool({
-    description: "Deletes things",
-    inputSchema: v.object({ what: v.string() }),
-    needsApproval: true,
-    execute(input) {
-      runs.push(input.what);
-      return `deleted ${input.what}`;
-    },
-  }),
-};
+const { tools, runs } = dangerTool("Deletes things");
 
 let dir: string;
 const open: Array<{ host: AgentHost; server: NodeServer }> = [];
 beforeEach(() => {
-  runs = [];
   dir = mkdtempSync(join(tmpdir(), "fork-parked-"));
 });
 afterEach(async () => {

@@ -8,7 +8,6 @@
 import {
   CancelTaskResultV2Schema,
   CreateTaskResultV2Schema,
-  GetTaskResultV2Schema,
   ServerTaskCapabilityEnvelopeV2Schema,
   UpdateTaskResultV2Schema,
 } from "@modelcontextprotocol/ext-tasks/core/v2";
@@ -16,15 +15,11 @@ import * as v from "valibot";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type NodeServer, serveNode } from "../adapters/node.ts";
+import { describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
-import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import { defineTool } from "../src/entries/tools.ts";
-import { createHost } from "../src/host/host.ts";
-import type { AgentHost } from "../src/host/types.ts";
-import { eventually, helloOptions, project } from "./_harness.ts";
+import { serveHelloWith, tasksClient } from "./_mcp-tasks.ts";
 
 const refunds: number[] = [];
 const tools = {
@@ -39,57 +34,17 @@ const tools = {
   }),
 };
 
-const open: Array<{ host: AgentHost; server: NodeServer }> = [];
-async function serve(storage: StorageDriver = createMemoryStorage()): Promise<{ url: string; stop(): Promise<void> }> {
-  const host = createHost(helloOptions({ agents: [{ slug: "hello", project: project({ tools }), storage }] }));
-  const server = await serveNode(host, { port: 0, silent: true });
-  const entry = { host, server };
-  open.push(entry);
-  return {
-    url: `${server.url}/hello/v1/mcp`,
-    async stop() {
-      open.splice(open.indexOf(entry), 1);
-      await host.close();
-      await server.close(true);
-    },
-  };
+const serveHello = serveHelloWith(tools, () => refunds.splice(0));
+async function serve(storage?: StorageDriver): Promise<{ url: string; stop(): Promise<void> }> {
+  const served = await serveHello(storage);
+  return { url: `${served.base}/v1/mcp`, stop: served.stop };
 }
-afterEach(async () => {
-  for (const { host, server } of open.splice(0)) {
-    await host.close();
-    await server.close(true);
-  }
-  refunds.splice(0);
-});
-
-const meta = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "tasks-test", version: "1" },
-  "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-};
-let nextId = 0;
-async function rpc(url: string, method: string, params: Record<string, unknown> = {}): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } }> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": method },
-    body: JSON.stringify({ jsonrpc: "2.0", id: ++nextId, method, params: { ...params, _meta: meta } }),
-  });
-  expect(response.status).toBe(200);
-  return (await response.json()) as { result?: Record<string, unknown> };
-}
+const { rpc, poll } = tasksClient("tasks-test");
 
 async function startAsk(url: string, message: string): Promise<string> {
   const { result } = await rpc(url, "tools/call", { name: "ask", arguments: { message } });
   expect(CreateTaskResultV2Schema.safeParse(result).success, JSON.stringify(result)).toBe(true);
   return String(result!["taskId"]);
-}
-
-async function poll(url: string, taskId: string, status: string): Promise<Record<string, unknown>> {
-  return eventually(async () => {
-    const { result } = await rpc(url, "tasks/get", { taskId });
-    expect(GetTaskResultV2Schema.safeParse(result).success, JSON.stringify(result)).toBe(true);
-    return result!["status"] === status ? result : undefined;
-  }, 10_000, `task ${status}`);
 }
 
 describe("MCP Tasks backed by sessions", () => {

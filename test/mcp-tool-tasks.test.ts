@@ -15,16 +15,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { afterEach, describe, expect, it } from "vitest";
-import { type NodeServer, serveNode } from "../adapters/node.ts";
+import { describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
-import type { StorageDriver } from "../src/base/storage/types.ts";
 import { defineTool } from "../src/entries/tools.ts";
 import { toolTasks } from "../src/features/mcp/tool-tasks.ts";
-import { createHost } from "../src/host/host.ts";
-import type { AgentHost } from "../src/host/types.ts";
-import { eventually, helloOptions, project, quietLogger } from "./_harness.ts";
+import { eventually, quietLogger } from "./_harness.ts";
+import { serveHelloWith, tasksClient } from "./_mcp-tasks.ts";
 
 /** Gates the `slow` tool: it ends when released, or when its call is aborted. */
 let release: (value: string) => void = () => {};
@@ -45,46 +42,11 @@ const tools = {
   }),
 };
 
-const open: Array<{ host: AgentHost; server: NodeServer }> = [];
-async function serve(storage: StorageDriver = createMemoryStorage()): Promise<{ base: string; stop(): Promise<void> }> {
-  const host = createHost(helloOptions({ agents: [{ slug: "hello", project: project({ tools }), storage }] }));
-  const server = await serveNode(host, { port: 0, silent: true });
-  const entry = { host, server };
-  open.push(entry);
-  return {
-    base: `${server.url}/hello`,
-    async stop() {
-      open.splice(open.indexOf(entry), 1);
-      await host.close();
-      await server.close(true);
-    },
-  };
-}
-afterEach(async () => {
-  for (const { host, server } of open.splice(0)) {
-    await host.close();
-    await server.close(true);
-  }
+const serve = serveHelloWith(tools, () => {
   seen.aborted = 0;
   seen.calls = 0;
 });
-
-const meta = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "tool-tasks-test", version: "1" },
-  "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-};
-let nextId = 0;
-type RpcAnswer = { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } };
-async function rpc(url: string, method: string, params: Record<string, unknown> = {}, withTasks = true): Promise<RpcAnswer> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": method },
-    body: JSON.stringify({ jsonrpc: "2.0", id: ++nextId, method, params: { ...params, _meta: withTasks ? meta : { ...meta, "io.modelcontextprotocol/clientCapabilities": {} } } }),
-  });
-  expect(response.status).toBe(200);
-  return (await response.json()) as RpcAnswer;
-}
+const { rpc, poll } = tasksClient("tool-tasks-test");
 
 async function startTask(url: string, name: string, args: Record<string, unknown>): Promise<string> {
   const { result, error } = await rpc(url, "tools/call", { name, arguments: args });
@@ -92,14 +54,6 @@ async function startTask(url: string, name: string, args: Record<string, unknown
   expect(CreateTaskResultV2Schema.safeParse(result).success, JSON.stringify(result)).toBe(true);
   expect(result).toMatchObject({ resultType: "task", status: "working" });
   return String(result!["taskId"]);
-}
-
-async function poll(url: string, taskId: string, status: string): Promise<Record<string, unknown>> {
-  return eventually(async () => {
-    const { result } = await rpc(url, "tasks/get", { taskId });
-    expect(GetTaskResultV2Schema.safeParse(result).success, JSON.stringify(result)).toBe(true);
-    return result!["status"] === status ? result : undefined;
-  }, 10_000, `task ${status}`);
 }
 
 describe("MCP tool calls as tasks", () => {

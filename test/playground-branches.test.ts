@@ -6,16 +6,16 @@
  * fork at a parked approval is decided in its own Chat, apart from the source. Any console error
  * or uncaught exception on a page (CSP violations included) fails the test.
  */
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import * as v from "valibot";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
 import { readPlaygroundSite } from "../loader/playground-site.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { defineTool } from "../src/entries/tools.ts";
 import { createHost } from "../src/host/host.ts";
 import type { AgentHost } from "../src/host/types.ts";
-import { CHROMIUM_PATH, type PageProblems, hasChromium, launchChromium, watchProblems } from "./_browser.ts";
+import { CHROMIUM_PATH, freshPages, hasChromium, launchChromium } from "./_browser.ts";
 import { type TestEvent, eventually, fetchEvents, postJson, project, quietLogger } from "./_harness.ts";
 
 const tools = {
@@ -35,8 +35,7 @@ describe.skipIf(!hasChromium)(title, () => {
   let host: AgentHost;
   let server: NodeServer;
   let base: string;
-  let context: BrowserContext | undefined;
-  let problems: PageProblems | undefined;
+  const pages = freshPages(() => browser, patience.timeout);
 
   beforeAll(async () => {
     const site = await readPlaygroundSite();
@@ -51,22 +50,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await server?.close(true);
   });
 
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
-    const seen = problems?.errors ?? [];
-    problems = undefined;
-    expect(seen).toEqual([]);
-  });
-
-  async function open(path: string): Promise<Page> {
-    context = await browser.newContext();
-    context.setDefaultTimeout(patience.timeout);
-    const page = await context.newPage();
-    problems = watchProblems(page);
-    await page.goto(`${base}${path}`);
-    return page;
-  }
+  const open = (path: string): Promise<Page> => pages.open(`${base}${path}`);
 
   const tab = (page: Page, name: string) => page.getByRole("tab", { name, exact: true });
   const events = (sessionId: string): Promise<TestEvent[]> => fetchEvents(base, sessionId);

@@ -9,9 +9,9 @@
 import { type Server, type Socket, createServer, connect } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import * as v from "valibot";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
 import { readPlaygroundSite } from "../loader/playground-site.ts";
 import { GET, POST, defineChannel } from "../src/entries/channels.ts";
@@ -22,7 +22,7 @@ import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { defineTool } from "../src/entries/tools.ts";
 import type { AgentHost, AgentHostOptions } from "../src/host/types.ts";
 import type { PlaygroundSite } from "../src/http/site-types.ts";
-import { CHROMIUM_PATH, type PageProblems, hasChromium, launchChromium, watchProblems } from "./_browser.ts";
+import { CHROMIUM_PATH, freshPages, hasChromium, launchChromium } from "./_browser.ts";
 import { type TestEvent, postJson, project, quietLogger } from "./_harness.ts";
 
 const tools = {
@@ -110,8 +110,7 @@ describe.skipIf(!hasChromium)(title, () => {
   let single: Running;
   let guarded: Running;
   let proxy: SeverableProxy;
-  let context: BrowserContext | undefined;
-  let problems: PageProblems | undefined;
+  const pages = freshPages(() => browser, patience.timeout);
 
   beforeAll(async () => {
     const site = await readPlaygroundSite();
@@ -134,28 +133,12 @@ describe.skipIf(!hasChromium)(title, () => {
     }
   });
 
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
-    const seen = problems?.errors ?? [];
-    problems = undefined;
-    expect(seen).toEqual([]);
-  });
-
   /** Saves a screenshot under test/artifacts/playground/ (gitignored) for a person to look at. */
   async function keepScreenshot(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
   }
 
-  /** A fresh context (own storage) and page at `url`, with its problems watched. */
-  async function open(url: string): Promise<Page> {
-    context = await browser.newContext();
-    context.setDefaultTimeout(patience.timeout);
-    const page = await context.newPage();
-    problems = watchProblems(page);
-    await page.goto(url);
-    return page;
-  }
+  const open = (url: string): Promise<Page> => pages.open(url);
 
   const playground = (running: Running = multi, path = "/hello/playground"): string => `${running.server.url}${path}`;
   const assistant = (page: Page): Locator => page.getByRole("article", { name: "Assistant message" });
@@ -413,7 +396,7 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(moved.status).toBe(200);
     await assistant(page).filter({ hasText: "from elsewhere" }).waitFor();
 
-    problems?.allow(/status of 409/);
+    pages.problems?.allow(/status of 409/);
     await send(page, "/reply back in the page");
     await assistant(page).filter({ hasText: "back in the page" }).waitFor();
     expect(await page.getByRole("alert").count()).toBe(0);
@@ -497,7 +480,7 @@ describe.skipIf(!hasChromium)(title, () => {
   it("resumes a dropped stream from the last index without duplicates", async () => {
     const page = await open(`${proxy.url}/hello/playground`);
     // Chromium reports the cut stream (and any cut keep-alive connection) as a failed load.
-    problems?.allow(/Failed to load resource: net::ERR_(INCOMPLETE_CHUNKED_ENCODING|CONNECTION_RESET|EMPTY_RESPONSE)/);
+    pages.problems?.allow(/Failed to load resource: net::ERR_(INCOMPLETE_CHUNKED_ENCODING|CONNECTION_RESET|EMPTY_RESPONSE)/);
     await send(page, "/reply before the drop");
     await assistant(page).filter({ hasText: "before the drop" }).waitFor();
     const sessionId = await sessionIdOf(page);
@@ -549,8 +532,8 @@ describe.skipIf(!hasChromium)(title, () => {
       await dev.host.close();
       await dev.server.close(true);
     }
-    expect(problems?.errors ?? []).toEqual([]);
-    await context?.close();
+    expect(pages.problems?.errors ?? []).toEqual([]);
+    await pages.context?.close();
     // Outside --dev there is no Run now: schedules fire on their own, at the time shown.
     const plain = await start(
       hostOptions(await readPlaygroundSite(), {
@@ -624,7 +607,7 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(await result.innerText()).toContain('"city": "Oslo"');
 
     // The API's error envelope is shown, not swallowed.
-    problems?.allow(/status of 400/);
+    pages.problems?.allow(/status of 400/);
     await input.fill("{}");
     await weather.getByRole("button", { name: "Call weather" }).click();
     await result.getByText(/city/).waitFor();
@@ -654,7 +637,7 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(await result.innerText()).toContain("/ticket <text>  Open a support ticket");
     expect(await result.innerText()).toContain("/status <json>  Desk status");
 
-    problems?.allow(/status of 400/);
+    pages.problems?.allow(/status of 400/);
     await send(page, '/ticket {"text":""}');
     await result.getByText("POST /hello/v1/channels/desk/ticket → 400").waitFor();
     expect(await result.innerText()).toContain("invalid_request");
@@ -678,7 +661,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await answer.getByText("200", { exact: true }).waitFor();
     expect(await answer.innerText()).toMatch(/"sessionId": "ses_/);
 
-    problems?.allow(/status of 400/);
+    pages.problems?.allow(/status of 400/);
     await body.fill("{}");
     await route.getByRole("button", { name: "Send POST /hello/v1/channels/desk/ticket" }).click();
     await answer.getByText("400", { exact: true }).waitFor();
@@ -716,7 +699,7 @@ describe.skipIf(!hasChromium)(title, () => {
 
   it("asks for the bearer token when the agent answers 401, then works", async () => {
     const page = await open(playground(guarded));
-    problems?.allow(/status of 401/);
+    pages.problems?.allow(/status of 401/);
     const dialog = page.getByRole("dialog", { name: "Authentication required" });
     await dialog.waitFor();
     await dialog.getByLabel("Bearer token").fill("wrong");

@@ -1,134 +1,57 @@
 /**
- * `agent-serve serve --storage postgres://…` as a real process (docs/guide/storage.md): a session
- * created and streamed on one process is replayed from Postgres by the next one, which starts
- * with an empty state root; while the server is down requests get 503 `storage_unavailable`, and
- * once it is back the same process carries on.
+ * `agent-serve serve --storage postgres://…` as a real process (docs/guide/storage.md): the shared
+ * store suite (test/_serve-storage-suite.ts) on Postgres, and a database crash during turns.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { cliEnv, finished, killAfterEach, startServe } from "./_cli.ts";
-import type { CliProcess } from "./_cli.ts";
+import { expect, test } from "vitest";
+import { finished, startServe } from "./_cli.ts";
 import { eventually, fetchEvents, readEvents } from "./_harness.ts";
-import { type PostgresServer, POSTGRES_BIN, POSTGRES_MISSING, startPostgresServer } from "./_postgres-server.ts";
+import { POSTGRES_BIN, POSTGRES_MISSING, startPostgresServer } from "./_postgres-server.ts";
+import { json, serveStorageSuite } from "./_serve-storage-suite.ts";
 
-const scratch = mkdtempSync(join(tmpdir(), "agent-serve-postgres-serve-"));
-const env = cliEnv(join(scratch, "config"));
-const running: CliProcess[] = killAfterEach();
-
-const json = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-
-describe.skipIf(!POSTGRES_BIN)(`serve on Postgres${POSTGRES_MISSING}`, () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    // Synced as in production: the crash below must keep every acknowledged write.
-    server = await startPostgresServer({ fsync: true });
-  }, 60_000);
-  afterAll(async () => {
-    await server?.close();
-    rmSync(scratch, { recursive: true, force: true });
-  });
-
-  test("a session streamed on one process is replayed from Postgres after a restart", async () => {
-    const storage = `${server.url}?namespace=e2e`;
-    const first = await startServe(["examples/hello", "--port", "0", "--state-root", join(scratch, "state-1"), "--storage", storage], env);
-    running.push(first);
-    const base1 = `${first.url}/hello`;
-    const created = await fetch(`${base1}/v1/session`, json({ message: "hello postgres" }));
-    expect(created.status).toBe(200);
-    const { sessionId } = (await created.json()) as { sessionId: string };
-    const streamed = await readEvents(await fetch(`${base1}/v1/session/${sessionId}/stream`), (event) => event.type === "session.waiting", 10_000);
-    expect(streamed.map((event) => event.index)).toEqual(streamed.map((_, i) => i));
-    expect(streamed.filter((event) => event.type === "message.completed").at(-1)?.data.text).toBe("echo: hello postgres");
-    first.child.kill("SIGTERM");
-    expect((await finished(first)).code).toBe(0);
-
-    // Another state root: nothing of the session is on this disk, only in Postgres.
-    const second = await startServe(["examples/hello", "--port", "0", "--state-root", join(scratch, "state-2"), "--storage", storage], env);
-    running.push(second);
-    const base2 = `${second.url}/hello`;
-    expect(await fetchEvents(base2, sessionId)).toEqual(streamed);
-    const replayed = await readEvents(await fetch(`${base2}/v1/session/${sessionId}/stream?startIndex=0`), (event) => event.type === "session.waiting", 10_000);
-    expect(replayed).toEqual(streamed);
-    const listed = ((await (await fetch(`${base2}/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; status: string; continuationToken: string }> }).sessions;
-    const row = listed.find((r) => r.sessionId === sessionId);
-    expect(row?.status).toBe("idle");
-
-    // While Postgres is down a write is refused with 503, and nothing is half written.
-    await server.stop();
-    const refused = await fetch(`${base2}/v1/session/${sessionId}`, json({ continuationToken: row!.continuationToken, message: "while down" }));
-    expect(refused.status).toBe(503);
-    expect(await refused.json()).toMatchObject({ ok: false, error: "storage_unavailable" });
-    await server.start();
-    await eventually(async () => ((await fetch(`${base2}/v1/sessions`)).status === 200 ? true : undefined), 10_000, "the reconnect");
-
-    const followUp = await fetch(`${base2}/v1/session/${sessionId}`, json({ continuationToken: row!.continuationToken, message: "after the restart" }));
-    expect(followUp.status).toBe(200);
-    const reply = await readEvents(await fetch(`${base2}/v1/session/${sessionId}/stream?startIndex=${streamed.length}`), (event) => event.type === "session.waiting", 10_000);
-    expect(reply[0]?.index).toBe(streamed.length);
-    expect(reply.filter((event) => event.type === "message.completed").at(-1)?.data.text).toBe("echo: after the restart");
-    second.child.kill("SIGTERM");
-    expect((await finished(second)).code).toBe(0);
-  }, 60_000);
-
-  test("a stream opened on one process shows, live and gapless, a turn run by another", async () => {
-    const storage = `${server.url}?namespace=two`;
-    const [a, b] = await Promise.all(
-      ["a", "b"].map((name) => startServe(["examples/hello", "--port", "0", "--state-root", join(scratch, `two-${name}`), "--storage", storage], env)),
-    );
-    running.push(a!, b!);
-    const created = await fetch(`${a!.url}/hello/v1/session`, json({ message: "/sleep 60000" }));
-    expect(created.status).toBe(200);
-    const { sessionId, continuationToken } = (await created.json()) as { sessionId: string; continuationToken: string };
-    // Opened on B while A's turn sleeps. Only once B has shown that turn's step does a follow-up on A
-    // replace it: what A appends from there on (the cut turn's end, the new turn) reaches B through LISTEN/NOTIFY.
-    let followedUp: Promise<Response> | undefined;
-    const live = await readEvents(await fetch(`${b!.url}/hello/v1/session/${sessionId}/stream`), (event) => {
-      if (event.type === "step.started") followedUp ??= fetch(`${a!.url}/hello/v1/session/${sessionId}`, json({ continuationToken, message: "after the sleep" }));
-      return event.type === "session.waiting";
-    }, 15_000);
-    expect((await followedUp)?.status, "the stream showed the sleeping turn before it ended").toBe(200);
-    expect(live.filter((event) => event.type === "turn.failed").map((event) => event.data)).toEqual([{ message: "turn interrupted" }]);
-    expect(live.filter((event) => event.type === "message.completed").map((event) => event.data.text)).toEqual(["echo: after the sleep"]);
-    expect(live.map((event) => event.index)).toEqual(live.map((_, i) => i));
-    expect(live.map((event) => event.type)).toEqual(expect.arrayContaining(["turn.started", "turn.completed", "session.waiting"]));
-    expect(live).toEqual(await fetchEvents(`${a!.url}/hello`, sessionId));
-  }, 60_000);
-
-  test("a database crash during turns loses no event a stream has shown, and every session comes to rest", async () => {
-    const storage = `${server.url}?namespace=crash`;
-    const host = await startServe(["examples/hello", "--port", "0", "--state-root", join(scratch, "crash"), "--storage", storage], env);
-    running.push(host);
-    const base = `${host.url}/hello`;
-    const ids: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      const created = await fetch(`${base}/v1/session`, json({ message: `/sleep 1500\nturn ${i}` }));
-      expect(created.status).toBe(200);
-      ids.push(((await created.json()) as { sessionId: string }).sessionId);
-    }
-    // What each stream has shown before the crash: acknowledged, so it must all be there after.
-    const shown = await Promise.all(ids.map(async (id) => readEvents(await fetch(`${base}/v1/session/${id}/stream`), (event) => event.type === "step.started", 10_000)));
-    await server.crash();
-    await server.start();
-    let last = "";
-    const rested = await eventually(async () => {
-      const response = await fetch(`${base}/v1/sessions`).catch(() => undefined);
-      if (response?.status !== 200) return undefined;
-      const rows = ((await response.json()) as { sessions: Array<{ sessionId: string; status: string }> }).sessions.filter((row) => ids.includes(row.sessionId));
-      last = JSON.stringify(rows.map((row) => row.status));
-      return rows.length === ids.length && rows.every((row) => row.status !== "running" && row.status !== "queued") ? rows : undefined;
-    }, 30_000, "every session at rest after the crash").catch((error: unknown) => {
-      throw new Error(`${String(error)}: ${last}\n${host.stderr()}`);
-    });
-    expect(rested).toHaveLength(ids.length);
-    for (const [i, id] of ids.entries()) {
-      const all = await fetchEvents(base, id);
-      expect(all.slice(0, shown[i]!.length)).toEqual(shown[i]);
-      expect(all.map((event) => event.index)).toEqual(all.map((_, k) => k));
-      expect(["session.waiting", "session.failed"]).toContain(all.at(-1)?.type);
-    }
-    host.child.kill("SIGTERM");
-    expect((await finished(host)).code).toBe(0);
-  }, 120_000);
+serveStorageSuite({
+  name: "Postgres",
+  installed: POSTGRES_BIN !== undefined,
+  missing: POSTGRES_MISSING,
+  // Synced as in production: the crash below must keep every acknowledged write.
+  startServer: () => startPostgresServer({ fsync: true }),
+  startTimeoutMs: 60_000,
+  storage: (url, namespace) => `${url}?namespace=${namespace}`,
+  more({ server, scratch, env, running }) {
+    test("a database crash during turns loses no event a stream has shown, and every session comes to rest", async () => {
+      const storage = `${server().url}?namespace=crash`;
+      const host = await startServe(["examples/hello", "--port", "0", "--state-root", join(scratch, "crash"), "--storage", storage], env);
+      running.push(host);
+      const base = `${host.url}/hello`;
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const created = await fetch(`${base}/v1/session`, json({ message: `/sleep 1500\nturn ${i}` }));
+        expect(created.status).toBe(200);
+        ids.push(((await created.json()) as { sessionId: string }).sessionId);
+      }
+      // What each stream has shown before the crash: acknowledged, so it must all be there after.
+      const shown = await Promise.all(ids.map(async (id) => readEvents(await fetch(`${base}/v1/session/${id}/stream`), (event) => event.type === "step.started", 10_000)));
+      await server().crash();
+      await server().start();
+      let last = "";
+      const rested = await eventually(async () => {
+        const response = await fetch(`${base}/v1/sessions`).catch(() => undefined);
+        if (response?.status !== 200) return undefined;
+        const rows = ((await response.json()) as { sessions: Array<{ sessionId: string; status: string }> }).sessions.filter((row) => ids.includes(row.sessionId));
+        last = JSON.stringify(rows.map((row) => row.status));
+        return rows.length === ids.length && rows.every((row) => row.status !== "running" && row.status !== "queued") ? rows : undefined;
+      }, 30_000, "every session at rest after the crash").catch((error: unknown) => {
+        throw new Error(`${String(error)}: ${last}\n${host.stderr()}`);
+      });
+      expect(rested).toHaveLength(ids.length);
+      for (const [i, id] of ids.entries()) {
+        const all = await fetchEvents(base, id);
+        expect(all.slice(0, shown[i]!.length)).toEqual(shown[i]);
+        expect(all.map((event) => event.index)).toEqual(all.map((_, k) => k));
+        expect(["session.waiting", "session.failed"]).toContain(all.at(-1)?.type);
+      }
+      host.child.kill("SIGTERM");
+      expect((await finished(host)).code).toBe(0);
+    }, 120_000);
+  },
 });

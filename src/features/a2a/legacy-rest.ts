@@ -8,11 +8,10 @@
  * @module
  */
 import type { HostLogger } from "../../base/logging.ts";
-import { json } from "../../base/responses.ts";
 import { A2A_CODES } from "./errors.ts";
 import { isObject } from "./incoming.ts";
 import type { PushConfig } from "./push-configs.ts";
-import { type RestCall, SSE_HEADERS, classifyError } from "./rest.ts";
+import { type RestCall, type RestDialect, classifyError, restError, restStream, restUnary } from "./rest.ts";
 import { type Artifact, type Message, type Part, type StreamResponse, type Task, TERMINAL_STATES, type TaskStatus } from "./wire.ts";
 
 /** A 0.3 `SendMessageRequest` (proto-JSON) as a 1.0 one; what does not fit is left for the 1.0 checks to refuse. */
@@ -81,53 +80,27 @@ export function toLegacyRestFrame(frame: StreamResponse): Record<string, unknown
   return { artifactUpdate: { ...rest, artifact: toLegacyArtifact(artifact) } };
 }
 
+/** The 0.3 binding's rendering: `{code, message}` errors with the JSON-RPC code, frames translated. */
+const LEGACY_DIALECT: RestDialect<StreamResponse> = {
+  error(error, logger) {
+    const { kind, message, status } = classifyError(error, logger);
+    return { status, body: { code: A2A_CODES[kind], message } };
+  },
+  frame: toLegacyRestFrame,
+};
+
 /** A unary 0.3 answer: the translated result, or `{code, message}` under the binding's HTTP status. */
-export async function legacyRestUnary(call: RestCall, run: () => Promise<unknown>): Promise<Response> {
-  try {
-    return json(await run());
-  } catch (error) {
-    return legacyRestError(error, call.logger);
-  } finally {
-    call.release();
-  }
+export function legacyRestUnary(call: RestCall, run: () => Promise<unknown>): Promise<Response> {
+  return restUnary(call, run, LEGACY_DIALECT);
 }
 
 /** A 0.3 stream: Server-Sent Events of bare frames; a failure mid-stream is an `error` event. */
-export async function legacyRestStream(call: RestCall, open: () => Promise<AsyncIterable<StreamResponse>>): Promise<Response> {
-  let frames: AsyncIterable<StreamResponse>;
-  try {
-    frames = await open();
-  } catch (error) {
-    call.release();
-    return legacyRestError(error, call.logger);
-  }
-  const encoder = new TextEncoder();
-  const iterator = frames[Symbol.asyncIterator]();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await iterator.next();
-        if (!next.done) return controller.enqueue(encoder.encode(`data: ${JSON.stringify(toLegacyRestFrame(next.value))}\n\n`));
-        call.release();
-        controller.close();
-      } catch (error) {
-        call.release();
-        const { kind, message } = classifyError(error, call.logger);
-        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ code: A2A_CODES[kind], message })}\n\n`));
-        controller.close();
-      }
-    },
-    async cancel() {
-      call.release();
-      await iterator.return?.();
-    },
-  });
-  return new Response(body, { status: 200, headers: SSE_HEADERS });
+export function legacyRestStream(call: RestCall, open: () => Promise<AsyncIterable<StreamResponse>>): Promise<Response> {
+  return restStream(call, open, LEGACY_DIALECT);
 }
 
 export function legacyRestError(error: unknown, logger: HostLogger): Response {
-  const { kind, message, status } = classifyError(error, logger);
-  return json({ code: A2A_CODES[kind], message }, status);
+  return restError(error, logger, LEGACY_DIALECT);
 }
 
 // --- internals ---

@@ -16,25 +16,34 @@ export interface RestCall extends OperationCall {
   release(): void;
 }
 
+/**
+ * How a binding renders what it answers: the error body under its HTTP status, and each stream
+ * result as its `data:` JSON. The 1.0 binding's is the default; the 0.3 one is ./legacy-rest.ts.
+ */
+export interface RestDialect<T = unknown> {
+  error(error: unknown, logger: HostLogger): { status: number; body: unknown };
+  frame(result: T): unknown;
+}
+
 /** Runs a unary operation: its result as JSON, or the error as the binding renders it. */
-export async function restUnary(call: RestCall, run: () => Promise<unknown>): Promise<Response> {
+export async function restUnary(call: RestCall, run: () => Promise<unknown>, dialect: Pick<RestDialect, "error"> = REST_DIALECT): Promise<Response> {
   try {
     return json(await run());
   } catch (error) {
-    return restError(error, call.logger);
+    return restError(error, call.logger, dialect);
   } finally {
     call.release();
   }
 }
 
-/** Runs a streaming operation: Server-Sent Events, one result per `data:` frame. */
-export async function restStream(call: RestCall, open: () => Promise<AsyncIterable<unknown>>): Promise<Response> {
-  let results: AsyncIterable<unknown>;
+/** Runs a streaming operation: Server-Sent Events, one result per `data:` frame; a failure mid-stream is an `error` event. */
+export async function restStream<T>(call: RestCall, open: () => Promise<AsyncIterable<T>>, dialect: RestDialect<T> = REST_DIALECT): Promise<Response> {
+  let results: AsyncIterable<T>;
   try {
     results = await open();
   } catch (error) {
     call.release();
-    return restError(error, call.logger);
+    return restError(error, call.logger, dialect);
   }
   const encoder = new TextEncoder();
   const iterator = results[Symbol.asyncIterator]();
@@ -42,12 +51,12 @@ export async function restStream(call: RestCall, open: () => Promise<AsyncIterab
     async pull(controller) {
       try {
         const next = await iterator.next();
-        if (!next.done) return controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
+        if (!next.done) return controller.enqueue(encoder.encode(`data: ${JSON.stringify(dialect.frame(next.value))}\n\n`));
         call.release();
         controller.close();
       } catch (error) {
         call.release();
-        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify(statusOf(error, call.logger).body)}\n\n`));
+        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify(dialect.error(error, call.logger).body)}\n\n`));
         controller.close();
       }
     },
@@ -59,9 +68,9 @@ export async function restStream(call: RestCall, open: () => Promise<AsyncIterab
   return new Response(body, { status: 200, headers: SSE_HEADERS });
 }
 
-/** The error response of this binding for any thrown value. */
-export function restError(error: unknown, logger: HostLogger): Response {
-  const { status, body } = statusOf(error, logger);
+/** The error response of a binding for any thrown value. */
+export function restError(error: unknown, logger: HostLogger, dialect: Pick<RestDialect, "error"> = REST_DIALECT): Response {
+  const { status, body } = dialect.error(error, logger);
   return json(body, status);
 }
 
@@ -104,6 +113,9 @@ function statusOf(error: unknown, logger: HostLogger): { status: number; body: u
   const info = { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "a2a-protocol.org" };
   return { status, body: { error: { code: status, status: status === 503 ? "UNAVAILABLE" : name, message, details: [info] } } };
 }
+
+/** The 1.0 binding: `google.rpc.Status` errors, results as they are. */
+const REST_DIALECT: RestDialect = { error: statusOf, frame: (result) => result };
 
 /** What any thrown value is as an A2A error, with the HTTP status the binding answers it with. */
 export function classifyError(error: unknown, logger: HostLogger): { kind: A2AErrorKind; message: string; status: number } {

@@ -55,8 +55,8 @@ export async function runRunnerTurn(deps: RunnerTurnDeps, request: TurnRequest, 
     const planned = plannedWorkspace(deps.project);
     await runtime.prepareWorkspace?.(cwd, planned.plan, request.files ?? {});
     const full = new Set(HARNESS_TOOL_NAMES);
-    const subagents = subagentRunner(deps, request, runtime, cwd, emit, () => seq, planned.systemNotes, model);
-    const tools = runnerTools(deps, request, runtime, cwd, emit, () => seq, full, subagents);
+    const scope: TurnScope = { deps, request, runtime, cwd, emit, seq: () => seq };
+    const tools = runnerTools(scope, full, subagentRunner(scope, planned.systemNotes, model));
     const result = await runAgentLoop({
       model,
       system: planned.systemNotes,
@@ -76,6 +76,19 @@ export async function runRunnerTurn(deps: RunnerTurnDeps, request: TurnRequest, 
 }
 
 // --- internals ---
+
+/** What the turn's tools and its subagents' tools run against. */
+interface TurnScope {
+  deps: RunnerTurnDeps;
+  request: TurnRequest;
+  runtime: RuntimePort;
+  cwd: string;
+  emit: (draft: EventDraft) => Promise<void>;
+  /** The number of the latest `emit` line, which each host tool call carries. */
+  seq: () => number;
+}
+
+type Subagents = { list: Array<{ id: string; description: string }>; run: SubagentRunner };
 
 /** The workspace plan of each project, made once: it depends on the project alone. */
 const plans = new WeakMap<ProjectDefinition, ReturnType<typeof planWorkspace>>();
@@ -105,16 +118,8 @@ function withFirstPrompt(request: TurnRequest): ConversationMessage[] {
  * (src/engine/harness/runner.ts): each with its own allowlist, no `task` of its own, its own model
  * or the turn's.
  */
-function subagentRunner(
-  deps: RunnerTurnDeps,
-  request: TurnRequest,
-  runtime: RuntimePort,
-  cwd: string,
-  emit: (draft: EventDraft) => Promise<void>,
-  seq: () => number,
-  notes: string,
-  parent: LanguageModelPort,
-): { list: Array<{ id: string; description: string }>; run: SubagentRunner } | undefined {
+function subagentRunner(scope: TurnScope, notes: string, parent: LanguageModelPort): Subagents | undefined {
+  const { deps, request } = scope;
   const defined = deps.project.subagents ?? {};
   const list = Object.entries(defined)
     .map(([id, def]) => ({ id, description: def.description }))
@@ -136,7 +141,7 @@ function subagentRunner(
         system: [subagent.instructions, canRead ? notes : ""].filter(Boolean).join("\n\n"),
         params: spec ? spec.params : request.model.params,
         prompt,
-        tools: runnerTools(deps, request, runtime, cwd, emit, seq, new Set([...own.allowed].filter((name) => name !== "task")), undefined),
+        tools: runnerTools(scope, new Set([...own.allowed].filter((name) => name !== "task")), undefined),
         signal,
         maxSteps: request.maxSteps,
       });
@@ -145,16 +150,8 @@ function subagentRunner(
   };
 }
 
-function runnerTools(
-  deps: RunnerTurnDeps,
-  request: TurnRequest,
-  runtime: RuntimePort,
-  cwd: string,
-  emit: (draft: EventDraft) => Promise<void>,
-  seq: () => number,
-  allowed: ReadonlySet<HarnessToolId>,
-  subagents: { list: Array<{ id: string; description: string }>; run: SubagentRunner } | undefined,
-): ToolExecutor {
+function runnerTools(scope: TurnScope, allowed: ReadonlySet<HarnessToolId>, subagents: Subagents | undefined): ToolExecutor {
+  const { deps, request, runtime, cwd, emit, seq } = scope;
   // Agent-execution tools need shell, as in a local turn (docs/guide/agent-projects.md "Agent configuration").
   const agentTools = allowed.has("shell") ? Object.entries(deps.project.tools ?? {}).filter(([, def]) => def.execution === "agent") : [];
   const byName = new Map<string, ToolDefinition>(agentTools);

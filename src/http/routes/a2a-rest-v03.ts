@@ -5,8 +5,6 @@
  * translated by ../../features/a2a/legacy-rest.ts.
  * @module
  */
-import { readBodyText } from "../../base/body.ts";
-import { A2AError } from "../../features/a2a/errors.ts";
 import { isObject } from "../../features/a2a/incoming.ts";
 import {
   fromLegacyPushConfig,
@@ -20,8 +18,9 @@ import {
 import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from "../../features/a2a/push-configs.ts";
 import { cancelTaskOp, extendedCardOp, getTaskOp, sendMessageOp, sendStreamingOp, subscribeOp } from "../../features/a2a/operations.ts";
 import { intParam } from "../../features/a2a/rest.ts";
-import { type RouteContext, defineRoute } from "../route.ts";
+import { defineRoute } from "../route.ts";
 import { a2aCall, requireJson } from "./a2a.ts";
+import { readRestBody, taskParam, unknownOperation } from "./a2a-rest-input.ts";
 
 export const a2aLegacyRestMessage = defineRoute({
   method: "POST",
@@ -30,9 +29,9 @@ export const a2aLegacyRestMessage = defineRoute({
   summary: "A2A 0.3 HTTP+JSON: POST message:send ({task}) and message:stream (Server-Sent Events)",
   async handler(context) {
     const operation = context.params["operation"];
-    if (operation !== "message:send" && operation !== "message:stream") return legacyRestError(unknownOperation(context), context.host.logger);
+    if (operation !== "message:send" && operation !== "message:stream") return legacyRestError(unknownOperation(context, "A2A 0.3"), context.host.logger);
     requireJson(context.request);
-    const body = await readBody(context);
+    const body = await readRestBody(context, legacyRestError);
     if (body instanceof Response) return body;
     const call = a2aCall(context);
     const params = fromLegacyRestSend(body);
@@ -48,7 +47,7 @@ export const a2aLegacyRestGetTask = defineRoute({
   summary: "A2A 0.3 HTTP+JSON: tasks/<id>?historyLength=N, and tasks/<id>:subscribe (Server-Sent Events)",
   async handler(context) {
     const { id, verb } = taskParam(context);
-    if (verb !== undefined && verb !== "subscribe") return legacyRestError(unknownOperation(context), context.host.logger);
+    if (verb !== undefined && verb !== "subscribe") return legacyRestError(unknownOperation(context, "A2A 0.3"), context.host.logger);
     const call = a2aCall(context);
     if (verb === "subscribe") return legacyRestStream(call, () => subscribeOp(call, { id }));
     return legacyRestUnary(call, async () => {
@@ -65,7 +64,7 @@ export const a2aLegacyRestTaskAction = defineRoute({
   summary: "A2A 0.3 HTTP+JSON: tasks/<id>:cancel, tasks/<id>:subscribe",
   async handler(context) {
     const { id, verb } = taskParam(context);
-    if (verb !== "cancel" && verb !== "subscribe") return legacyRestError(unknownOperation(context), context.host.logger);
+    if (verb !== "cancel" && verb !== "subscribe") return legacyRestError(unknownOperation(context, "A2A 0.3"), context.host.logger);
     const call = a2aCall(context);
     if (verb === "subscribe") return legacyRestStream(call, () => subscribeOp(call, { id }));
     return legacyRestUnary(call, async () => toLegacyRestTask(await cancelTaskOp(call, { id })));
@@ -79,7 +78,7 @@ export const a2aLegacyRestCreatePush = defineRoute({
   summary: "A2A 0.3 HTTP+JSON: create a push notification config ({pushNotificationConfig})",
   async handler(context) {
     requireJson(context.request);
-    const body = await readBody(context);
+    const body = await readRestBody(context, legacyRestError);
     if (body instanceof Response) return body;
     const call = a2aCall(context);
     const taskId = context.params["task"] ?? "";
@@ -143,23 +142,3 @@ export const A2A_LEGACY_REST_ROUTES = [
   a2aLegacyRestGetPush,
   a2aLegacyRestDeletePush,
 ];
-
-// --- internals ---
-
-async function readBody(context: RouteContext): Promise<unknown> {
-  const text = await readBodyText(context.request, context.host.maxBodyBytes);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return legacyRestError(new A2AError("parseError", "the body is not valid JSON"), context.host.logger);
-  }
-}
-
-function taskParam(context: RouteContext): { id: string; verb?: string } {
-  const segment = context.params["task"] ?? "";
-  const colon = segment.lastIndexOf(":");
-  return colon < 0 ? { id: segment } : { id: segment.slice(0, colon), verb: segment.slice(colon + 1) };
-}
-
-const unknownOperation = (context: RouteContext): A2AError =>
-  new A2AError("methodNotFound", `no A2A 0.3 operation at ${context.request.method} ${context.url.pathname}`);

@@ -5,8 +5,6 @@
  * segment's parameter.
  * @module
  */
-import { readBodyText } from "../../base/body.ts";
-import { A2AError } from "../../features/a2a/errors.ts";
 import { isObject as isRecord } from "../../features/a2a/incoming.ts";
 import { checkVersion } from "../../features/a2a/jsonrpc.ts";
 import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from "../../features/a2a/push-configs.ts";
@@ -14,6 +12,7 @@ import { cancelTaskOp, extendedCardOp, getTaskOp, listTasksOp, sendMessageOp, se
 import { type RestCall, intParam, restError, restStream, restUnary } from "../../features/a2a/rest.ts";
 import { type RouteContext, defineRoute } from "../route.ts";
 import { a2aCall, requireJson } from "./a2a.ts";
+import { readRestBody, taskParam, unknownOperation } from "./a2a-rest-input.ts";
 
 export const a2aRestMessage = defineRoute({
   method: "POST",
@@ -22,9 +21,9 @@ export const a2aRestMessage = defineRoute({
   summary: "A2A HTTP+JSON: POST message:send (a SendMessageRequest → {task}) and message:stream (Server-Sent Events)",
   async handler(context) {
     const operation = context.params["operation"];
-    if (operation !== "message:send" && operation !== "message:stream") return restError(unknownOperation(context), context.host.logger);
+    if (operation !== "message:send" && operation !== "message:stream") return restError(unknownOperation(context, "A2A"), context.host.logger);
     requireJson(context.request);
-    const body = await readBody(context);
+    const body = await readRestBody(context, restError);
     if (body instanceof Response) return body;
     const call = await restCall(context);
     if (call instanceof Response) return call;
@@ -58,7 +57,7 @@ export const a2aRestGetTask = defineRoute({
   summary: "A2A HTTP+JSON: GetTask (tasks/<id>?historyLength=N), SubscribeToTask (tasks/<id>:subscribe, Server-Sent Events)",
   async handler(context) {
     const { id, verb } = taskParam(context);
-    if (verb !== undefined && verb !== "subscribe") return restError(unknownOperation(context), context.host.logger);
+    if (verb !== undefined && verb !== "subscribe") return restError(unknownOperation(context, "A2A"), context.host.logger);
     const call = await restCall(context);
     if (call instanceof Response) return call;
     if (verb === "subscribe") return restStream(call, () => subscribeOp(call, { id }));
@@ -76,7 +75,7 @@ export const a2aRestTaskAction = defineRoute({
   summary: "A2A HTTP+JSON: CancelTask (tasks/<id>:cancel), SubscribeToTask (tasks/<id>:subscribe, Server-Sent Events)",
   async handler(context) {
     const { id, verb } = taskParam(context);
-    if (verb !== "cancel" && verb !== "subscribe") return restError(unknownOperation(context), context.host.logger);
+    if (verb !== "cancel" && verb !== "subscribe") return restError(unknownOperation(context, "A2A"), context.host.logger);
     const call = await restCall(context);
     if (call instanceof Response) return call;
     return verb === "cancel" ? restUnary(call, () => cancelTaskOp(call, { id })) : restStream(call, () => subscribeOp(call, { id }));
@@ -90,7 +89,7 @@ export const a2aRestPushConfigs = defineRoute({
   summary: "A2A HTTP+JSON: CreateTaskPushNotificationConfig ({url, token?, authentication?, id?} → the config)",
   async handler(context) {
     requireJson(context.request);
-    const body = await readBody(context);
+    const body = await readRestBody(context, restError);
     if (body instanceof Response) return body;
     const call = await restCall(context);
     if (call instanceof Response) return call;
@@ -158,23 +157,3 @@ async function restCall(context: RouteContext): Promise<RestCall | Response> {
   }
   return a2aCall(context);
 }
-
-/** The JSON body of a POST; a body that is not JSON is the binding's own 400. */
-async function readBody(context: RouteContext): Promise<unknown> {
-  const text = await readBodyText(context.request, context.host.maxBodyBytes);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return restError(new A2AError("parseError", "the body is not valid JSON"), context.host.logger);
-  }
-}
-
-/** `<id>` or `<id>:<verb>` of the task segment. */
-function taskParam(context: RouteContext): { id: string; verb?: string } {
-  const segment = context.params["task"] ?? "";
-  const colon = segment.lastIndexOf(":");
-  return colon < 0 ? { id: segment } : { id: segment.slice(0, colon), verb: segment.slice(colon + 1) };
-}
-
-const unknownOperation = (context: RouteContext): A2AError =>
-  new A2AError("methodNotFound", `no A2A operation at ${context.request.method} ${context.url.pathname}`);
