@@ -104,9 +104,6 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
     log.forEach((event, i) => {
       if (event.index !== i) violations.push(`${sessionId}: index ${event.index} at position ${i}`);
     });
-    const followed = acknowledged.followed.get(sessionId) ?? [];
-    const diverged = followed.findIndex((line, i) => line !== lines[i]);
-    if (diverged >= 0) violations.push(`${sessionId}: a follower received line ${diverged} as ${followed[diverged]?.slice(0, 80)}, the log holds ${lines[diverged]?.slice(0, 80)}`);
     if (!SETTLED.has(log.at(-1)?.type ?? "")) violations.push(`${sessionId}: not at rest (last event ${log.at(-1)?.type})`);
     restartedTurns += log.filter((e) => e.type === "turn.failed" && e.data["message"] === "host restarted").length;
     const open = new Set<string>();
@@ -125,6 +122,14 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
       if (event.type === "turn.completed" || event.type === "turn.failed") open.delete(event.turnId);
     }
     for (const turnId of open) violations.push(`${sessionId}: turn ${turnId} never ended`);
+  }
+
+  // What every follower received (keyed `<sessionId>` or `<sessionId>#<follower>`) is a prefix of the log.
+  for (const [key, followed] of acknowledged.followed) {
+    const sessionId = key.split("#")[0]!;
+    const lines = logs.get(sessionId) ?? [];
+    const diverged = followed.findIndex((line, i) => line !== lines[i]);
+    if (diverged >= 0) violations.push(`${sessionId}: a follower received line ${diverged} as ${followed[diverged]?.slice(0, 80)}, the log holds ${lines[diverged]?.slice(0, 80)}`);
   }
 
   // Side effects: every run recorded, none repeated, none of a call recorded as never run.

@@ -7,6 +7,7 @@
  *   npm run chaos -- --full                         every operation of 40 seeds, both stores, both modes
  *   npm run chaos -- --seeds=5 --first-seed=100 --points=20 --stores=sqlite --workers=2
  *   npm run chaos -- --store=sqlite --seed=7 --at=93 --mode=landed     replay one crash point
+ *   npm run chaos -- --kill --deaths=20 --seed=1    SIGKILL real `serve` processes (./kill.ts)
  * @module
  */
 import { fork } from "node:child_process";
@@ -29,7 +30,10 @@ interface Job {
 const modes: CrashMode[] = (arg("modes")?.split(",") as CrashMode[] | undefined) ?? ["lost", "landed"];
 const points = full ? 0 : num("points", 12);
 
-if (process.argv.includes("--worker")) {
+if (process.argv.includes("--kill")) {
+  // Real process deaths instead of crash points (./kill.ts); it exits the process itself.
+  await import("./kill.ts");
+} else if (process.argv.includes("--worker")) {
   // A worker: runs the jobs its parent sends, answers each with its totals.
   process.on("message", (job: Job | "done") => {
     if (job === "done") process.exit(0);
