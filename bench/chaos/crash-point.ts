@@ -76,6 +76,9 @@ export async function crashPoint(store: StoreName, seed: number, crashAt: number
       await first.close();
       return { operations, violations: [], checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0 };
     }
+    // Past this run's last operation (or a machine so loaded the store fell quiet): crash here,
+    // so the abandoned host never runs beside the next one.
+    crashing.crash();
     acknowledged.stopFollowers();
     // Abandoned, never closed. Writes already handed to the store finish, as on a disk.
     await crashing.quiesced();

@@ -19,6 +19,8 @@ export interface CrashingStore {
   /** Operations started so far (the crash point's scale). */
   operations(): number;
   crashed(): boolean;
+  /** Crashes now: for a crash point past the end of this run's operations. */
+  crash(): void;
   /** Settles once every operation handed to the inner store has finished there. */
   quiesced(): Promise<void>;
 }
@@ -68,6 +70,9 @@ export function crashingStore(inner: StorageDriver, crashAt: number, mode: Crash
     driver,
     operations: () => count,
     crashed: () => dead,
+    crash: () => {
+      dead = true;
+    },
     quiesced: async () => {
       while (inFlight.size > 0) await Promise.all(inFlight);
     },

@@ -39,6 +39,8 @@ if (process.argv.includes("--kill")) {
     if (job === "done") process.exit(0);
     void sweepSeed(job.store, job.seed, { points, modes }).then((totals) => process.send!({ job, totals }));
   });
+  // A worker whose parent is gone stops too.
+  process.on("disconnect", () => process.exit(1));
   process.send!("ready");
 } else if (arg("at") !== undefined) {
   const result = await crashPoint((arg("store") ?? "memory") as StoreName, num("seed", 1), num("at", 1), (arg("mode") ?? "lost") as CrashMode);
@@ -67,6 +69,7 @@ if (process.argv.includes("--kill")) {
           if (message !== "ready") {
             addTotals(byStore.get(message.job.store)!, message.totals);
             console.log(`${((performance.now() - started) / 1000).toFixed(1)} s ${message.job.store} seed ${message.job.seed}: ${message.totals.operations} operations, ${message.totals.points} crash points, ${message.totals.failures.length} violations`);
+            for (const failure of message.totals.failures.slice(0, 5)) console.log(`  ${failure}`);
           }
           nextJob();
         });
