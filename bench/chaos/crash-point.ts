@@ -74,7 +74,7 @@ export async function crashPoint(store: StoreName, seed: number, crashAt: number
       const operations = crashing.operations();
       acknowledged.stopFollowers();
       await first.close();
-      return { operations, violations: [], checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0 };
+      return { operations, violations: [], checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0 };
     }
     // Past this run's last operation (or a machine so loaded the store fell quiet): crash here,
     // so the abandoned host never runs beside the next one.

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSqliteStorage } from "../../drivers/sqlite/index.ts";
 import type { AgentHost } from "../../src/host/types.ts";
-import { countTool, newLedger } from "./ledger.ts";
+import { countTool, type Ledger, newLedger } from "./ledger.ts";
 import { checkOracles } from "./oracles.ts";
 import { type Acknowledged, random, runWorkload, T0 } from "./workload.ts";
 
@@ -101,7 +101,7 @@ writeProject(dir);
 
 const started = performance.now();
 const next = random(seed);
-const all: Acknowledged = { messages: new Map(), followed: new Map(), decisions: [], slots: new Set(), stopFollowers: () => {} };
+const all: Acknowledged = { messages: new Map(), followed: new Map(), decisions: [], slots: new Set(), reminders: new Set(), stopFollowers: () => {} };
 let code = 1;
 try {
   for (let round = 1; round <= deaths; round++) {
@@ -129,11 +129,18 @@ try {
   const last = await serve(dir, env);
   const storage = createSqliteStorage({ path: join(dir, ".state", "state.db"), readOnly: true });
   try {
-    const ledger = newLedger();
-    for (const line of readFileSync(ledgerFile, "utf8").split("\n").filter(Boolean)) {
-      const [callId, toolName] = line.split(" ");
-      countTool(ledger, callId!, toolName!);
-    }
+    // Read when the oracles look: the final process runs the calls they approve while settling.
+    const ledger: Ledger = {
+      get toolRuns() {
+        const read = newLedger();
+        for (const line of readFileSync(ledgerFile, "utf8").split("\n").filter(Boolean)) {
+          const [callId, toolName] = line.split(" ");
+          countTool(read, callId!, toolName!);
+        }
+        return read.toolRuns;
+      },
+      slotRuns: new Map(),
+    };
     const verdict = await checkOracles(overHttp(last.url), storage, all, ledger, { now: T0 });
     const checked = [...all.messages.values()].flat().length;
     const seconds = (performance.now() - started) / 1000;

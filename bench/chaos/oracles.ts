@@ -5,7 +5,8 @@
  * tool body that is not idempotent run twice for one call, a call cut short recorded as
  * `outcome_unknown` and never re-run, a call recorded as never run never run, every run recorded
  * (docs/design/tools.md "Side effects and crashes"); each acknowledged approval decision applied
- * exactly once; each schedule slot run at most once, and exactly once when a tick reported it.
+ * exactly once; each schedule slot run at most once, and exactly once when a tick reported it;
+ * each one-shot reminder delivered at most once, and exactly once when a tick reported it fired.
  * Each check returns the violations it found, as text.
  * @module
  */
@@ -15,7 +16,7 @@ import type { AgentHost } from "../../src/host/types.ts";
 import type { Ledger } from "./ledger.ts";
 import { AGENT } from "./project.ts";
 import type { Acknowledged, Clock } from "./workload.ts";
-import { MINUTE } from "./workload.ts";
+import { MINUTE, REMINDED } from "./workload.ts";
 
 interface Event {
   index: number;
@@ -26,6 +27,10 @@ interface Event {
 
 const SETTLED = new Set(["session.waiting", "session.completed", "session.failed"]);
 const NEVER_RAN = "the host restarted before this call ran";
+/** The tools whose bodies the ledger counts (./project.ts). */
+/** How a reminder's delivery reads (the prompt the workload armed it with). */
+const DELIVERED = `/reply ${REMINDED}`;
+const LEDGER_TOOLS = new Set(["record", "lookup", "gated"]);
 
 async function storedLines(storage: StorageDriver, sessionId: string): Promise<string[]> {
   const lines: string[] = [];
@@ -77,6 +82,7 @@ export interface Verdict {
   unknownOutcomes: number;
   decisions: number;
   slots: number;
+  reminders: number;
 }
 
 /**
@@ -90,6 +96,7 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
   const logs = await settle(host, storage, acknowledged, 15_000);
   const results = new Map<string, Record<string, unknown>>();
   const resolved = new Map<string, string[]>();
+  const deliveries = new Map<string, number>();
   for (const [sessionId, lines] of logs) {
     const tags = acknowledged.messages.get(sessionId) ?? [];
     if (lines.length === 0) {
@@ -99,7 +106,7 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
     const log = parse(lines);
     const received = log.filter((e) => e.type === "message.received").map((e) => String(e.data["text"]));
     for (const tag of tags) {
-      if (!received.some((text) => text.includes(tag))) violations.push(`${sessionId}: acknowledged message ${tag} lost`);
+      if (!received.some((text) => text.includes(tag) && !text.startsWith(DELIVERED))) violations.push(`${sessionId}: acknowledged message ${tag} lost`);
     }
     log.forEach((event, i) => {
       if (event.index !== i) violations.push(`${sessionId}: index ${event.index} at position ${i}`);
@@ -146,8 +153,8 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
       if (result["idempotent"] !== (result["toolName"] === "lookup")) violations.push(`call ${callId}: outcome_unknown names idempotent=${String(result["idempotent"])} for ${String(result["toolName"])}`);
     } else if (output.startsWith(NEVER_RAN) || output === "denied" || output.includes("turn interrupted")) {
       if (runs > 0) violations.push(`call ${callId} is recorded as never run but ran ${runs} time(s)`);
-    } else if (result["isError"] !== true && runs !== 1) {
-      violations.push(`call ${callId} has a result but ran ${runs} times`);
+    } else if (result["isError"] !== true && LEDGER_TOOLS.has(String(result["toolName"])) && runs !== 1) {
+      violations.push(`call ${callId} (${String(result["toolName"])}) has the result ${output.slice(0, 60)} but ran ${runs} times`);
     }
   }
 
@@ -163,12 +170,34 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
   // Schedule slots: the recovered host ticks the minute of the crash again, then the next one.
   for (const at of [clock.now, clock.now + MINUTE]) {
     clock.now = at;
-    for (const report of await host.tick()) for (const firing of report.schedules) acknowledged.slots.add(`${firing.scheduleId}@${firing.slot}`);
+    for (const report of await host.tick()) {
+      for (const firing of report.schedules) acknowledged.slots.add(`${firing.scheduleId}@${firing.slot}`);
+      for (const id of report.reminders) acknowledged.reminders.add(id);
+    }
+  }
+  // What those ticks delivered joins the logs: count reminder deliveries again once they rest.
+  const after = await settle(host, storage, acknowledged, 15_000);
+  for (const [sessionId, lines] of after) {
+    const last = lines.length > 0 ? (JSON.parse(lines.at(-1)!) as Event).type : "";
+    if (lines.length > 0 && !SETTLED.has(last)) violations.push(`${sessionId}: not at rest after the reminders fired (last event ${last})`);
+    for (const event of parse(lines)) {
+      if (event.type !== "message.received") continue;
+      const text = String(event.data["text"]);
+      if (text.startsWith(DELIVERED)) deliveries.set(text, (deliveries.get(text) ?? 0) + 1);
+    }
+  }
+  for (const [reminder, count] of deliveries) if (count > 1) violations.push(`reminder ${reminder} delivered ${count} times`);
+  for (const id of acknowledged.reminders) {
+    const record = await storage.get(`reminders/${id}`);
+    const prompt = record ? String((JSON.parse(record) as { prompt?: unknown }).prompt ?? "") : "";
+    const key = prompt;
+    if (!prompt.startsWith(DELIVERED)) violations.push(`reminder ${id} was reported fired but its record is ${record ? "not the workload's" : "gone"}`);
+    else if ((deliveries.get(key) ?? 0) !== 1) violations.push(`reminder ${id} (${key}) was reported fired but was delivered ${deliveries.get(key) ?? 0} times`);
   }
   for (const [slot, runs] of ledger.slotRuns) if (runs > 1) violations.push(`schedule slot ${slot} fired ${runs} times`);
   for (const slot of acknowledged.slots) {
     if (!slot.startsWith("minutely@")) continue;
     if ((ledger.slotRuns.get(slot) ?? 0) !== 1) violations.push(`schedule slot ${slot} was reported fired but ran ${ledger.slotRuns.get(slot) ?? 0} times`);
   }
-  return { violations, restartedTurns, unknownOutcomes, decisions: acknowledged.decisions.length, slots: acknowledged.slots.size };
+  return { violations, restartedTurns, unknownOutcomes, decisions: acknowledged.decisions.length, slots: acknowledged.slots.size, reminders: deliveries.size };
 }

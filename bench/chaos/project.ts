@@ -1,7 +1,8 @@
 /**
  * The chaos agent: tools with side effects the ledger counts (`record`, not idempotent; `lookup`,
  * idempotent; `gated`, parked for approval), and a schedule that fires every minute. Every body
- * counts only while its host is alive (./ledger.ts).
+ * counts only while its host is alive (./ledger.ts). The built-in reminder tools are on, so a
+ * message can arm a one-shot reminder that a later tick delivers into its session.
  * @module
  */
 import type { ProjectDefinition } from "../../src/base/definitions/project.ts";
@@ -27,7 +28,8 @@ export function chaosProject(ledger: Ledger, alive: () => boolean): ProjectDefin
   });
   return {
     name: "Chaos",
-    agent: {},
+    // The built-in reminder tools: the model arms reminders the clock's ticks fire.
+    agent: { builtinTools: { reminders: true } },
     instructions: "Be brief.",
     diagnostics: [],
     tools: {

@@ -79,13 +79,13 @@ if (process.argv.includes("--kill")) {
   );
   const seconds = (performance.now() - started) / 1000;
   const all = emptyTotals();
-  console.log("\n| store | crash points | acknowledged messages checked | turns closed by recovery | outcome_unknown results | approval decisions checked | schedule slots checked | violations |");
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log("\n| store | crash points | acknowledged messages checked | turns closed by recovery | outcome_unknown results | approval decisions checked | schedule slots checked | reminder deliveries checked | violations |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
   for (const [store, totals] of byStore) {
     addTotals(all, totals);
-    console.log(`| ${store} | ${totals.points} | ${totals.checked} | ${totals.restartedTurns} | ${totals.unknownOutcomes} | ${totals.decisions} | ${totals.slots} | ${totals.failures.length} |`);
+    console.log(`| ${store} | ${totals.points} | ${totals.checked} | ${totals.restartedTurns} | ${totals.unknownOutcomes} | ${totals.decisions} | ${totals.slots} | ${totals.reminders} | ${totals.failures.length} |`);
   }
-  console.log(`| all | ${all.points} | ${all.checked} | ${all.restartedTurns} | ${all.unknownOutcomes} | ${all.decisions} | ${all.slots} | ${all.failures.length} |`);
+  console.log(`| all | ${all.points} | ${all.checked} | ${all.restartedTurns} | ${all.unknownOutcomes} | ${all.decisions} | ${all.slots} | ${all.reminders} | ${all.failures.length} |`);
   console.log(`\n${all.points} crash points in ${seconds.toFixed(1)} s: ${all.failures.length} violations`);
   for (const failure of all.failures.slice(0, 50)) console.log(`  ${failure}`);
   process.exit(all.failures.length > 0 ? 1 : 0);

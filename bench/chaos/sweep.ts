@@ -17,10 +17,11 @@ export interface SweepTotals {
   unknownOutcomes: number;
   decisions: number;
   slots: number;
+  reminders: number;
   failures: string[];
 }
 
-export const emptyTotals = (): SweepTotals => ({ points: 0, operations: 0, checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, failures: [] });
+export const emptyTotals = (): SweepTotals => ({ points: 0, operations: 0, checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0, failures: [] });
 
 export function addTotals(into: SweepTotals, from: SweepTotals): void {
   into.points += from.points;
@@ -30,6 +31,7 @@ export function addTotals(into: SweepTotals, from: SweepTotals): void {
   into.unknownOutcomes += from.unknownOutcomes;
   into.decisions += from.decisions;
   into.slots += from.slots;
+  into.reminders += from.reminders;
   into.failures.push(...from.failures);
 }
 
@@ -54,6 +56,7 @@ export async function sweepSeed(store: StoreName, seed: number, options: SweepOp
       totals.unknownOutcomes += result.unknownOutcomes;
       totals.decisions += result.decisions;
       totals.slots += result.slots;
+      totals.reminders += result.reminders;
       for (const violation of result.violations) totals.failures.push(`--store=${store} --seed=${seed} --at=${crashAt} --mode=${mode}: ${violation}`);
     }
   }

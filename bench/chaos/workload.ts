@@ -1,8 +1,8 @@
 /**
  * The chaos harness's workload, deterministic from a seed: sessions created and followed live,
  * follow-ups that preempt or queue behind running turns, calls of tools that are and are not
- * idempotent, calls parked for approval and decided, and the clock moved a minute at a time so
- * schedules fire, against one host. It records what the host acknowledged (a 200 means the
+ * idempotent, calls parked for approval and decided, one-shot reminders armed by the model, and
+ * the clock moved a minute at a time so schedules and reminders fire, against one host. It records what the host acknowledged (a 200 means the
  * message or decision was committed, a tick's report means the slot was handled:
  * docs/design/foundation.md "Guarantees") and what every follower received, and tolerates every
  * failure once the store has crashed.
@@ -38,6 +38,8 @@ export interface Acknowledged {
   decisions: Decision[];
   /** Schedule slots a tick reported fired, as `<scheduleId>@<slot>`. */
   slots: Set<string>;
+  /** Reminders a tick reported fired, by id. */
+  reminders: Set<string>;
   /** Ends the live followers (the harness's own cleanup, not part of the run). */
   stopFollowers(): void;
 }
@@ -52,6 +54,9 @@ export const MINUTE = 60_000;
 
 const post = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
+/** What a reminder's message starts with, so the oracle can count its deliveries. */
+export const REMINDED = "reminded-";
+
 /** One message of the workload: a reply, a sleep then a reply, tool calls, or a gated call. */
 function message(next: () => number, tag: string): string {
   const pick = next();
@@ -60,6 +65,7 @@ function message(next: () => number, tag: string): string {
   if (pick < 0.55) return `/tool record {"tag":"${tag}"}\n${tag}`;
   if (pick < 0.65) return `/tool lookup {"tag":"${tag}"}\n${tag}`;
   if (pick < 0.75) return `/tool record {"tag":"${tag}"}\n/tool lookup {"tag":"${tag}"}\n/tool record {"tag":"${tag}b"}\n${tag}`;
+  if (pick < 0.82) return `/tool reminders_create {"purpose":"${tag}","prompt":"/reply ${REMINDED}${tag}","delay":"30s"}\n${tag}`;
   return `/tool gated {"tag":"${tag}"}\n${tag}`;
 }
 
@@ -93,6 +99,7 @@ export async function runWorkload(host: AgentHost, seed: number, clock: Clock, s
     followed: new Map(),
     decisions: [],
     slots: new Set(),
+    reminders: new Set(),
     stopFollowers: () => {
       for (const reader of readers) void reader.cancel().catch(() => {});
     },
@@ -110,6 +117,7 @@ export async function runWorkload(host: AgentHost, seed: number, clock: Clock, s
         if (stop()) break;
         for (const report of reports) {
           for (const firing of report.schedules) acknowledged.slots.add(`${firing.scheduleId}@${firing.slot}`);
+          for (const id of report.reminders) acknowledged.reminders.add(id);
         }
       } else if (pick < 0.25 && sessions.length > 0) {
         const { sessionId } = sessions[Math.floor(next() * sessions.length)]!;
