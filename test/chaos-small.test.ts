@@ -86,4 +86,19 @@ describe("chaos: the oracles catch what they are there to catch", () => {
     });
     expect(violations.some((v) => /schedule slot minutely@.* fired 2 times/.test(v))).toBe(true);
   });
+
+  it("a reminder delivered twice", async () => {
+    const violations = await lateCrash(async (_ledger, acknowledged, storage) => {
+      const [sessionId] = acknowledged.messages.keys();
+      const log = eventLogName(sessionId!);
+      const at = await storage.length(log);
+      const delivery = (index: number): string => JSON.stringify({ index, type: "message.received", data: { text: "/reply reminded-twice" } });
+      // The session's last event again after them, so it still reads as at rest.
+      let last = "";
+      for await (const batch of storage.read(log, at - 1)) last = batch.at(-1) ?? last;
+      const rest = JSON.stringify({ ...(JSON.parse(last) as object), index: at + 2 });
+      await storage.append(log, [delivery(at), delivery(at + 1), rest], at);
+    });
+    expect(violations).toContain("reminder /reply reminded-twice delivered 2 times");
+  }, 90_000);
 });
