@@ -19,16 +19,20 @@ import { type StoreName, storeState } from "./stores.ts";
 import { type Acknowledged, type Clock, runWorkload, T0 } from "./workload.ts";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+// `CHAOS_LOG=1` shows what the hosts log (warnings and errors), to see why a replayed point failed.
+const logger = process.env["CHAOS_LOG"] ? { ...quiet, warn: console.warn, error: console.error } : quiet;
 
 function hostOn(storage: StorageDriver, ledger: Ledger, alive: () => boolean, clock: Clock): AgentHost {
   const model = createScriptedModel();
   return createHost({
     agents: [{ slug: AGENT, project: chaosProject(ledger, alive), storage }],
     models: { resolve: () => model },
-    logger: quiet,
+    logger,
     drainTimeoutMs: 50,
     // Only the workload's ticks fire schedules, at the workload's clock.
     timers: noTimers,
+    // A lease the crash orphaned (taken, the turn never recorded) expires in seconds, not 30.
+    leaseTtlMs: 3_000,
     now: () => clock.now,
   });
 }
