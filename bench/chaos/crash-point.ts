@@ -38,7 +38,7 @@ function hostOn(storage: StorageDriver, ledger: Ledger, alive: () => boolean, cl
 }
 
 /** Resolves once the store has crashed, or has seen no operation for 100 ms. */
-async function quiet100(crashing: { operations(): number; crashed(): boolean }): Promise<void> {
+async function quietOrCrashed(crashing: { operations(): number; crashed(): boolean }): Promise<void> {
   let seen = -1;
   let since = Date.now();
   while (!crashing.crashed() && Date.now() - since < 100) {
@@ -56,7 +56,7 @@ export interface PointResult extends Verdict {
   checked: number;
 }
 
-/** What a test may change to prove the oracles can fail: a hook run on the ledger before the checks. */
+/** What a test may change to prove the oracles can fail: run on what the crashed run left, before the new host opens. */
 export type Tamper = (ledger: Ledger, acknowledged: Acknowledged, storage: StorageDriver) => Promise<void> | void;
 
 /** `crashAt` 0 runs the workload uncrashed and drained: it counts the operations to sweep. */
@@ -73,7 +73,7 @@ export async function crashPoint(store: StoreName, seed: number, crashAt: number
     const acknowledged = await runWorkload(first, seed, clock, crashing.crashed);
     // The run goes on after the workload's last request (turns finish): until the crash, or
     // until the store has been quiet for a while (a crash point past the end of this run).
-    await quiet100(crashing);
+    await quietOrCrashed(crashing);
     if (crashAt === 0) {
       const operations = crashing.operations();
       acknowledged.stopFollowers();
