@@ -4,7 +4,7 @@
  * worker processes, so the sweep uses every core and its result does not depend on how many.
  *
  *   npm run chaos                                   the small default (sampled points)
- *   npm run chaos -- --full                         every operation of 40 seeds, both stores, both modes
+ *   npm run chaos -- --full                         every operation of 45 seeds, both stores, both modes
  *   npm run chaos -- --seeds=5 --first-seed=100 --points=20 --stores=sqlite --workers=2
  *   npm run chaos -- --store=sqlite --seed=7 --at=93 --mode=landed     replay one crash point
  *   npm run chaos -- --kill --deaths=20 --seed=1    SIGKILL real `serve` processes (./kill.ts)
@@ -48,7 +48,7 @@ if (process.argv.includes("--kill")) {
   process.exit(result.violations.length > 0 ? 1 : 0);
 } else {
   const stores = (arg("stores")?.split(",") ?? ["memory", "sqlite"]) as StoreName[];
-  const seeds = num("seeds", full ? 40 : 4);
+  const seeds = num("seeds", full ? 45 : 4);
   const firstSeed = num("first-seed", 1);
   const workers = num("workers", availableParallelism());
   const jobs: Job[] = [];
