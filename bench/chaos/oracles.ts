@@ -1,12 +1,22 @@
 /**
- * What must hold after every recovery (docs/design/foundation.md "Guarantees"): no acknowledged
- * message lost, event indexes contiguous, every turn closed and every session at rest, and no
- * tool body that is not idempotent run twice for one call (docs/design/tools.md "Side effects and
- * crashes"). Each check returns the violations it found, as text.
+ * What must hold after every recovery (docs/reliability.md "Oracles", docs/design/foundation.md
+ * "Guarantees"): no acknowledged message lost; event indexes contiguous; what every follower
+ * received is a byte-equal prefix of the log; every turn closed and every session at rest; no
+ * tool body that is not idempotent run twice for one call, a call cut short recorded as
+ * `outcome_unknown` and never re-run, a call recorded as never run never run, every run recorded
+ * (docs/design/tools.md "Side effects and crashes"); each acknowledged approval decision applied
+ * exactly once; each schedule slot run at most once, and exactly once when a tick reported it;
+ * each one-shot reminder delivered at most once, and exactly once when a tick reported it fired.
+ * Each check returns the violations it found, as text.
  * @module
  */
+import { eventLogName, sessionIdOfRecordKey } from "../../src/base/storage/keys.ts";
+import type { StorageDriver } from "../../src/base/storage/types.ts";
 import type { AgentHost } from "../../src/host/types.ts";
-import type { Acknowledged } from "./workload.ts";
+import type { Ledger } from "./ledger.ts";
+import { AGENT } from "./project.ts";
+import type { Acknowledged, Clock } from "./workload.ts";
+import { MINUTE, REMINDED } from "./workload.ts";
 
 interface Event {
   index: number;
@@ -16,47 +26,87 @@ interface Event {
 }
 
 const SETTLED = new Set(["session.waiting", "session.completed", "session.failed"]);
+const NEVER_RAN = "the host restarted before this call ran";
+/** The tools whose bodies the ledger counts (./project.ts). */
+/** How a reminder's delivery reads (the prompt the workload armed it with). */
+const DELIVERED = `/reply ${REMINDED}`;
+const LEDGER_TOOLS = new Set(["record", "lookup", "gated"]);
 
-async function events(host: AgentHost, sessionId: string): Promise<Event[] | undefined> {
-  const response = await host.request(`/chaos/v1/session/${sessionId}/events`);
-  if (response.status !== 200) {
-    await response.body?.cancel();
-    return undefined;
-  }
-  return (await response.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line) as Event);
+async function storedLines(storage: StorageDriver, sessionId: string): Promise<string[]> {
+  const lines: string[] = [];
+  for await (const batch of storage.read(eventLogName(sessionId))) lines.push(...batch);
+  return lines;
 }
 
-/** Waits for every acknowledged session to rest (recovered turns, or turns queued behind them, finish). */
-async function settled(host: AgentHost, sessionIds: readonly string[], timeoutMs: number): Promise<Map<string, Event[] | undefined>> {
+const parse = (lines: readonly string[]): Event[] => lines.map((line) => JSON.parse(line) as Event);
+
+/**
+ * Waits for every acknowledged session to rest, deciding what is still parked for approval (a
+ * user coming back: approve) so parked turns finish too; those decisions are acknowledged as well.
+ */
+async function settle(host: AgentHost, storage: StorageDriver, acknowledged: Acknowledged, timeoutMs: number): Promise<Map<string, string[]>> {
   const deadline = Date.now() + timeoutMs;
+  // Every stored session, acknowledged or not: a create cut by the crash after its commit must rest too.
+  const stored = (await storage.list("sessions/")).map(sessionIdOfRecordKey).filter((id): id is string => id !== undefined);
+  const sessionIds = [...new Set([...acknowledged.messages.keys(), ...stored])];
   for (;;) {
-    const all = new Map<string, Event[] | undefined>();
-    for (const sessionId of sessionIds) all.set(sessionId, await events(host, sessionId));
-    const resting = [...all.values()].every((log) => log === undefined || SETTLED.has(log.at(-1)?.type ?? ""));
+    const all = new Map<string, string[]>();
+    let resting = true;
+    for (const sessionId of sessionIds) {
+      const lines = await storedLines(storage, sessionId);
+      all.set(sessionId, lines);
+      const last = lines.length > 0 ? (JSON.parse(lines.at(-1)!) as Event).type : "";
+      if (lines.length === 0 || SETTLED.has(last)) continue;
+      resting = false;
+      const listed = await host.request(`/${AGENT}/v1/session/${sessionId}/approvals`);
+      const { approvals } = (await listed.json()) as { approvals?: Array<{ callId: string }> };
+      for (const { callId } of approvals ?? []) {
+        const response = await host.request(`/${AGENT}/v1/session/${sessionId}/approvals/${encodeURIComponent(callId)}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ decision: "approve" }),
+        });
+        await response.body?.cancel();
+        if (response.status === 200) acknowledged.decisions.push({ sessionId, callId, decision: "approve" });
+      }
+    }
     if (resting || Date.now() > deadline) return all;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
-/** The violations found, and how many turns recovery closed (proof it had something to do). */
+/** The violations found, and counts that prove the run had something to check. */
 export interface Verdict {
   violations: string[];
   restartedTurns: number;
+  unknownOutcomes: number;
+  decisions: number;
+  slots: number;
+  reminders: number;
 }
 
-export async function checkOracles(host: AgentHost, acknowledged: Acknowledged, toolRuns: ReadonlyMap<string, number>): Promise<Verdict> {
+/**
+ * Runs the checks on the recovered host. `storage` is the reopened store (its raw lines are what
+ * followers must have seen a prefix of); `clock` is moved on to fire the schedule after recovery.
+ */
+export async function checkOracles(host: AgentHost, storage: StorageDriver, acknowledged: Acknowledged, ledger: Ledger, clock: Clock): Promise<Verdict> {
   const violations: string[] = [];
   let restartedTurns = 0;
-  const logs = await settled(host, [...acknowledged.messages.keys()], 5_000);
-  for (const [sessionId, tags] of acknowledged.messages) {
-    const log = logs.get(sessionId);
-    if (!log) {
-      violations.push(`${sessionId}: an acknowledged session is gone`);
+  let unknownOutcomes = 0;
+  const logs = await settle(host, storage, acknowledged, 15_000);
+  const results = new Map<string, Record<string, unknown>>();
+  const resolved = new Map<string, string[]>();
+  const deliveries = new Map<string, number>();
+  for (const [sessionId, lines] of logs) {
+    const tags = acknowledged.messages.get(sessionId) ?? [];
+    if (lines.length === 0) {
+      violations.push(acknowledged.messages.has(sessionId) ? `${sessionId}: an acknowledged session is gone` : `${sessionId}: a session record without events`);
       continue;
     }
-    const received = new Set(log.filter((e) => e.type === "message.received").map((e) => String(e.data["text"])));
+    const log = parse(lines);
+    const received = log.filter((e) => e.type === "message.received").map((e) => String(e.data["text"]));
     for (const tag of tags) {
-      if (![...received].some((text) => text.includes(tag))) violations.push(`${sessionId}: acknowledged message ${tag} lost`);
+      if (!received.some((text) => text.includes(tag) && !text.startsWith(DELIVERED))) violations.push(`${sessionId}: acknowledged message ${tag} lost`);
     }
     log.forEach((event, i) => {
       if (event.index !== i) violations.push(`${sessionId}: index ${event.index} at position ${i}`);
@@ -65,12 +115,102 @@ export async function checkOracles(host: AgentHost, acknowledged: Acknowledged, 
     restartedTurns += log.filter((e) => e.type === "turn.failed" && e.data["message"] === "host restarted").length;
     const open = new Set<string>();
     for (const event of log) {
+      if (event.type === "action.result") {
+        const callId = String(event.data["toolCallId"]);
+        if (results.has(callId)) violations.push(`${sessionId}: call ${callId} has two results`);
+        results.set(callId, event.data);
+      }
+      if (event.type === "action.approval_resolved") {
+        const callId = String(event.data["callId"]);
+        resolved.set(callId, [...(resolved.get(callId) ?? []), String(event.data["decision"])]);
+      }
       if (!event.turnId) continue;
       if (event.type === "turn.started" || event.type === "turn.queued") open.add(event.turnId);
       if (event.type === "turn.completed" || event.type === "turn.failed") open.delete(event.turnId);
     }
     for (const turnId of open) violations.push(`${sessionId}: turn ${turnId} never ended`);
   }
-  for (const [callId, runs] of toolRuns) if (runs > 1) violations.push(`tool call ${callId} ran ${runs} times`);
-  return { violations, restartedTurns };
+
+  // What every follower received (keyed `<sessionId>` or `<sessionId>#<follower>`) is a prefix of the log.
+  for (const [key, followed] of acknowledged.followed) {
+    const sessionId = key.split("#")[0]!;
+    const lines = logs.get(sessionId) ?? [];
+    const diverged = followed.findIndex((line, i) => line !== lines[i]);
+    if (diverged >= 0) violations.push(`${sessionId}: a follower received line ${diverged} as ${followed[diverged]?.slice(0, 80)}, the log holds ${lines[diverged]?.slice(0, 80)}`);
+  }
+
+  // Side effects: every run recorded, none repeated, none of a call recorded as never run.
+  for (const [callId, { toolName, runs }] of ledger.toolRuns) {
+    const result = results.get(callId);
+    if (!result) violations.push(`tool call ${callId} (${toolName}) ran ${runs} time(s) and left no result`);
+    if (runs > 1 && toolName !== "lookup") violations.push(`tool call ${callId} (${toolName}, not idempotent) ran ${runs} times`);
+  }
+  for (const [callId, result] of results) {
+    const runs = ledger.toolRuns.get(callId)?.runs ?? 0;
+    const output = String(result["output"]);
+    if (result["outcome"] === "outcome_unknown") {
+      unknownOutcomes++;
+      if (result["idempotent"] !== (result["toolName"] === "lookup")) violations.push(`call ${callId}: outcome_unknown names idempotent=${String(result["idempotent"])} for ${String(result["toolName"])}`);
+    } else if (output.startsWith(NEVER_RAN) || output === "denied" || output.includes("turn interrupted")) {
+      if (runs > 0) violations.push(`call ${callId} is recorded as never run but ran ${runs} time(s)`);
+    } else if (result["isError"] !== true && LEDGER_TOOLS.has(String(result["toolName"])) && runs !== 1) {
+      violations.push(`call ${callId} (${String(result["toolName"])}) has the result ${output.slice(0, 60)} but ran ${runs} times`);
+    }
+  }
+
+  // Approvals: each decision answered 200 is applied once, as decided; nothing is decided twice.
+  for (const [callId, decisions] of resolved) if (decisions.length > 1) violations.push(`approval ${callId} resolved ${decisions.length} times`);
+  for (const { sessionId, callId, decision } of acknowledged.decisions) {
+    const applied = resolved.get(callId) ?? [];
+    if (applied.length !== 1 || applied[0] !== decision) violations.push(`${sessionId}: decision ${decision} on ${callId} acknowledged, applied as [${applied.join(", ")}]`);
+    const runs = ledger.toolRuns.get(callId)?.runs ?? 0;
+    if (decision === "deny" && runs > 0) violations.push(`${sessionId}: denied call ${callId} ran ${runs} time(s)`);
+  }
+
+  // Schedule slots: the recovered host ticks the minute of the crash again, then the next one.
+  for (const at of [clock.now, clock.now + MINUTE]) {
+    clock.now = at;
+    for (const report of await host.tick()) {
+      for (const firing of report.schedules) acknowledged.slots.add(`${firing.scheduleId}@${firing.slot}`);
+      for (const id of report.reminders) acknowledged.reminders.add(id);
+    }
+  }
+  // What those ticks delivered joins the logs: count reminder deliveries once they rest. A
+  // delivery refused by a lease the crash orphaned is retried until the lease expires (the
+  // harness's hosts use a short one), so wait for the reported ones a while.
+  const reported = new Map<string, string>();
+  for (const id of acknowledged.reminders) {
+    const record = await storage.get(`reminders/${id}`);
+    reported.set(id, record ? String((JSON.parse(record) as { prompt?: unknown }).prompt ?? "") : "");
+  }
+  const deadline = Date.now() + 15_000;
+  let after: Map<string, string[]>;
+  for (;;) {
+    after = await settle(host, storage, acknowledged, 15_000);
+    deliveries.clear();
+    for (const lines of after.values()) {
+      for (const event of parse(lines)) {
+        if (event.type !== "message.received") continue;
+        const text = String(event.data["text"]);
+        if (text.startsWith(DELIVERED)) deliveries.set(text, (deliveries.get(text) ?? 0) + 1);
+      }
+    }
+    if ([...reported.values()].every((prompt) => !prompt.startsWith(DELIVERED) || deliveries.has(prompt)) || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  for (const [sessionId, lines] of after) {
+    const last = lines.length > 0 ? (JSON.parse(lines.at(-1)!) as Event).type : "";
+    if (lines.length > 0 && !SETTLED.has(last)) violations.push(`${sessionId}: not at rest after the reminders fired (last event ${last})`);
+  }
+  for (const [reminder, count] of deliveries) if (count > 1) violations.push(`reminder ${reminder} delivered ${count} times`);
+  for (const [id, prompt] of reported) {
+    if (!prompt.startsWith(DELIVERED)) violations.push(`reminder ${id} was reported fired but its record is ${prompt ? "not the workload's" : "gone"}`);
+    else if ((deliveries.get(prompt) ?? 0) !== 1) violations.push(`reminder ${id} (${prompt}) was reported fired but was delivered ${deliveries.get(prompt) ?? 0} times`);
+  }
+  for (const [slot, runs] of ledger.slotRuns) if (runs > 1) violations.push(`schedule slot ${slot} fired ${runs} times`);
+  for (const slot of acknowledged.slots) {
+    if (!slot.startsWith("minutely@")) continue;
+    if ((ledger.slotRuns.get(slot) ?? 0) !== 1) violations.push(`schedule slot ${slot} was reported fired but ran ${ledger.slotRuns.get(slot) ?? 0} times`);
+  }
+  return { violations, restartedTurns, unknownOutcomes, decisions: acknowledged.decisions.length, slots: acknowledged.slots.size, reminders: deliveries.size };
 }

@@ -1,104 +1,92 @@
 /**
- * The start of the chaos harness (issue 32): crash points in process, deterministic from a seed.
- * For each seed it runs the workload once to count its storage operations, then, for crash
- * points N spread over that count, runs it again on a fresh memory store that crashes at its Nth
- * operation, abandons that host without draining, opens a new host on the same store, lets
- * recovery run, and checks the oracles (./oracles.ts). The workload's interleaving follows the
- * event loop, so a crash point names the Nth operation of that seed's run, not one fixed write.
+ * The chaos harness (issue 32, docs/reliability.md): crash points in process, deterministic from a
+ * seed, on the memory store and on sqlite. Each (store, seed) is one job (./sweep.ts); jobs run in
+ * worker processes, so the sweep uses every core and its result does not depend on how many.
  *
- *   npm run chaos [-- --seeds=3 --points=40]     the small default
- *   npm run chaos -- --full                      every operation of every seed
+ *   npm run chaos                                   the small default (sampled points)
+ *   npm run chaos -- --full                         every operation of 45 seeds, both stores, both modes
+ *   npm run chaos -- --seeds=5 --first-seed=100 --points=20 --stores=sqlite --workers=2
+ *   npm run chaos -- --store=sqlite --seed=7 --at=93 --mode=landed     replay one crash point
+ *   npm run chaos -- --kill --deaths=20 --seed=1    SIGKILL real `serve` processes (./kill.ts)
  * @module
  */
-import { createHost } from "../../src/host/host.ts";
-import { createMemoryStorage } from "../../src/base/storage/memory.ts";
-import { createScriptedModel } from "../../src/testing.ts";
-import type { ProjectDefinition } from "../../src/base/definitions/project.ts";
-import type { StorageDriver } from "../../src/base/storage/types.ts";
-import type { AgentHost } from "../../src/host/types.ts";
-import { crashingStore } from "./crash-store.ts";
-import { checkOracles } from "./oracles.ts";
-import { runWorkload } from "./workload.ts";
+import { fork } from "node:child_process";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import type { CrashMode } from "./crash-store.ts";
+import { crashPoint } from "./crash-point.ts";
+import type { StoreName } from "./stores.ts";
+import { addTotals, emptyTotals, type SweepTotals, sweepSeed } from "./sweep.ts";
 
-const flag = (name: string, fallback: number): number => {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return arg ? Number(arg.split("=")[1]) : fallback;
-};
+const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
+const num = (name: string, fallback: number): number => (arg(name) === undefined ? fallback : Number(arg(name)));
 const full = process.argv.includes("--full");
-const seeds = flag("seeds", 3);
-const firstSeed = flag("seed", 1);
-const points = flag("points", 40);
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-
-function project(toolRuns: Map<string, number>): ProjectDefinition {
-  return {
-    name: "Chaos",
-    agent: {},
-    instructions: "Be brief.",
-    diagnostics: [],
-    tools: {
-      record: {
-        description: "Records a tag: a side effect that must not run twice for one call",
-        execute: (_input: unknown, ctx: { toolCallId: string }) => {
-          toolRuns.set(ctx.toolCallId, (toolRuns.get(ctx.toolCallId) ?? 0) + 1);
-          return "recorded";
-        },
-      },
-    },
-  } as ProjectDefinition;
+interface Job {
+  store: StoreName;
+  seed: number;
 }
 
-function hostOn(storage: StorageDriver, toolRuns: Map<string, number>): AgentHost {
-  const model = createScriptedModel();
-  return createHost({ agents: [{ slug: "chaos", project: project(toolRuns), storage }], models: { resolve: () => model }, logger: quiet, drainTimeoutMs: 50 });
-}
+const modes: CrashMode[] = (arg("modes")?.split(",") as CrashMode[] | undefined) ?? ["lost", "landed"];
+const points = full ? 0 : num("points", 12);
 
-/** One crash point: the violations the oracles found after recovery. */
-async function crashPoint(seed: number, crashAt: number): Promise<{ operations: number; violations: string[]; checked: number; restartedTurns: number }> {
-  const inner = createMemoryStorage();
-  const toolRuns = new Map<string, number>();
-  const crashing = crashingStore(inner, crashAt);
-  const first = hostOn(crashing.driver, toolRuns);
-  // A crash point may fall in the first host's own start-up recovery.
-  await first.ready().catch(() => {});
-  const acknowledged = await runWorkload(first, seed, crashing.crashed);
-  if (crashAt === 0) {
-    // The counting run drains, so its count covers every operation of a finished workload.
-    await first.close();
-    return { operations: crashing.operations(), violations: [], checked: 0, restartedTurns: 0 };
+if (process.argv.includes("--kill")) {
+  // Real process deaths instead of crash points (./kill.ts); it exits the process itself.
+  await import("./kill.ts");
+} else if (process.argv.includes("--worker")) {
+  // A worker: runs the jobs its parent sends, answers each with its totals.
+  process.on("message", (job: Job | "done") => {
+    if (job === "done") process.exit(0);
+    void sweepSeed(job.store, job.seed, { points, modes }).then((totals) => process.send!({ job, totals }));
+  });
+  // A worker whose parent is gone stops too.
+  process.on("disconnect", () => process.exit(1));
+  process.send!("ready");
+} else if (arg("at") !== undefined) {
+  const result = await crashPoint((arg("store") ?? "memory") as StoreName, num("seed", 1), num("at", 1), (arg("mode") ?? "lost") as CrashMode);
+  console.log(JSON.stringify(result, null, 2));
+  process.exit(result.violations.length > 0 ? 1 : 0);
+} else {
+  const stores = (arg("stores")?.split(",") ?? ["memory", "sqlite"]) as StoreName[];
+  const seeds = num("seeds", full ? 45 : 4);
+  const firstSeed = num("first-seed", 1);
+  const workers = num("workers", availableParallelism());
+  const jobs: Job[] = [];
+  for (let seed = firstSeed; seed < firstSeed + seeds; seed++) for (const store of stores) jobs.push({ store, seed });
+  console.log(`chaos: stores ${stores.join(", ")}, seeds ${firstSeed}..${firstSeed + seeds - 1}, ${points === 0 ? "every operation" : `${points} points per seed`}, modes ${modes.join(", ")}, ${workers} workers`);
+  const started = performance.now();
+  const byStore = new Map<StoreName, SweepTotals>(stores.map((store) => [store, emptyTotals()]));
+  const self = fileURLToPath(import.meta.url);
+  await Promise.all(
+    Array.from({ length: Math.min(workers, jobs.length) }, () =>
+      new Promise<void>((resolve, reject) => {
+        const child = fork(self, ["--worker", ...process.argv.slice(2)], { execArgv: [...process.execArgv, "--no-warnings"] });
+        const nextJob = (): void => {
+          const job = jobs.shift();
+          child.send(job ?? "done");
+        };
+        child.on("message", (message: "ready" | { job: Job; totals: SweepTotals }) => {
+          if (message !== "ready") {
+            addTotals(byStore.get(message.job.store)!, message.totals);
+            console.log(`${((performance.now() - started) / 1000).toFixed(1)} s ${message.job.store} seed ${message.job.seed}: ${message.totals.operations} operations, ${message.totals.points} crash points, ${message.totals.failures.length} violations`);
+            for (const failure of message.totals.failures.slice(0, 5)) console.log(`  ${failure}`);
+          }
+          nextJob();
+        });
+        child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`a chaos worker exited with ${code}`))));
+      }),
+    ),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const all = emptyTotals();
+  console.log("\n| store | crash points | acknowledged messages checked | turns closed by recovery | outcome_unknown results | approval decisions checked | schedule slots checked | reminder deliveries checked | violations |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
+  for (const [store, totals] of byStore) {
+    addTotals(all, totals);
+    console.log(`| ${store} | ${totals.points} | ${totals.checked} | ${totals.restartedTurns} | ${totals.unknownOutcomes} | ${totals.decisions} | ${totals.slots} | ${totals.reminders} | ${totals.failures.length} |`);
   }
-  // Abandoned, never closed: a dead process drains nothing.
-  const second = hostOn(inner, toolRuns);
-  try {
-    await second.ready();
-    const checked = [...acknowledged.messages.values()].reduce((sum, tags) => sum + tags.length, 0);
-    return { operations: crashing.operations(), checked, ...(await checkOracles(second, acknowledged, toolRuns)) };
-  } finally {
-    await second.close();
-  }
+  console.log(`| all | ${all.points} | ${all.checked} | ${all.restartedTurns} | ${all.unknownOutcomes} | ${all.decisions} | ${all.slots} | ${all.reminders} | ${all.failures.length} |`);
+  console.log(`\n${all.points} crash points in ${seconds.toFixed(1)} s: ${all.failures.length} violations`);
+  for (const failure of all.failures.slice(0, 50)) console.log(`  ${failure}`);
+  process.exit(all.failures.length > 0 ? 1 : 0);
 }
-
-const started = performance.now();
-let crashes = 0;
-let messages = 0;
-let restarted = 0;
-const failures: string[] = [];
-for (let seed = firstSeed; seed < firstSeed + seeds; seed++) {
-  const { operations } = await crashPoint(seed, 0);
-  const count = full ? operations : Math.min(points, operations);
-  for (let i = 1; i <= count; i++) {
-    // Spread over the whole run when sampling; every operation with --full.
-    const crashAt = full ? i : Math.max(1, Math.round((i * operations) / count));
-    const { violations, checked, restartedTurns } = await crashPoint(seed, crashAt);
-    crashes++;
-    messages += checked;
-    restarted += restartedTurns;
-    for (const violation of violations) failures.push(`seed ${seed} crash at operation ${crashAt}: ${violation}`);
-  }
-  console.log(`seed ${seed}: ${operations} storage operations, ${count} crash points`);
-}
-const seconds = (performance.now() - started) / 1000;
-console.log(`${crashes} crash points on the memory store in ${seconds.toFixed(1)} s, ${messages} acknowledged messages checked, ${restarted} turns closed by recovery: ${failures.length} violations`);
-for (const failure of failures.slice(0, 50)) console.log(`  ${failure}`);
-process.exit(failures.length > 0 ? 1 : 0);

@@ -36,6 +36,13 @@ const CLAIM_CHUNK = 256;
 const LEASE = "reminders-fire";
 /** A due reminder whose lease another process holds is looked at again this much later. */
 const RETRY_MS = 1_000;
+/**
+ * A delivery refused because the session's turn lease is held elsewhere is tried again, once a
+ * second, this many times: longer than a turn lease outlives a crashed process (30 s by default),
+ * so a lease orphaned by a crash between taking it and recording the turn delays the reminder
+ * instead of losing it (docs/design/timed-work.md "Reminders").
+ */
+const BUSY_ATTEMPTS = 45;
 
 export interface ReminderServiceDeps {
   storage: StorageDriver;
@@ -278,12 +285,14 @@ export class ReminderService {
     return claimed;
   }
 
-  async #deliver(record: ReminderRecord): Promise<void> {
-    this.#deps.logger.info(`reminder ${record.id} fired (${record.purpose}, fire ${record.fireCount})`, {
-      event: "reminder.fired",
-      reminderId: record.id,
-      fireCount: record.fireCount,
-    });
+  async #deliver(record: ReminderRecord, attempt = 0): Promise<void> {
+    if (attempt === 0) {
+      this.#deps.logger.info(`reminder ${record.id} fired (${record.purpose}, fire ${record.fireCount})`, {
+        event: "reminder.fired",
+        reminderId: record.id,
+        fireCount: record.fireCount,
+      });
+    }
     try {
       if (record.form === "prompt") {
         await deliverToConversation(this.#deps, record, reminderMessage(record, this.#deps.cancelTool));
@@ -298,6 +307,16 @@ export class ReminderService {
       if (error instanceof ConversationGone) {
         this.#deps.logger.warn(`reminder ${record.id} (${record.purpose}): its conversation is gone (${error.reason}); disarmed`);
         await this.#disarm(record.id, error.reason);
+        return;
+      }
+      // Busy in another process: the record already counts this firing, so only this process
+      // can still deliver it. Try again shortly rather than drop it (at most once still holds).
+      if (record.form === "prompt" && HTTPError.isError(error) && error.code === "session_busy" && attempt < BUSY_ATTEMPTS && !this.#closed) {
+        if (attempt === 0) this.#deps.logger.warn(`reminder ${record.id} (${record.purpose}): its session is busy in another process; trying again every second`);
+        void this.#hold(new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, RETRY_MS);
+          (timer as { unref?: () => void }).unref?.();
+        }).then(() => (this.#closed ? undefined : this.#deliver(record, attempt + 1))));
         return;
       }
       this.#deps.logger.error(`reminder ${record.id} (${record.purpose}) could not be delivered`, error);

@@ -1,0 +1,104 @@
+/**
+ * One crash point (docs/reliability.md "Crash points"): the seeded workload runs against a host
+ * whose store crashes at its Nth operation; that host is abandoned without draining (a dead
+ * process drains nothing and its bodies count nothing: ./ledger.ts); what the inner store was
+ * handed settles; a new host opens the same durable state, runs its start-up recovery, and the
+ * oracles (./oracles.ts) check it.
+ * @module
+ */
+import { createHost } from "../../src/host/host.ts";
+import { noTimers } from "../../src/base/ports/timers.ts";
+import { createScriptedModel } from "../../src/testing.ts";
+import type { StorageDriver } from "../../src/base/storage/types.ts";
+import type { AgentHost } from "../../src/host/types.ts";
+import { type CrashMode, crashingStore } from "./crash-store.ts";
+import { type Ledger, newLedger } from "./ledger.ts";
+import { checkOracles, type Verdict } from "./oracles.ts";
+import { AGENT, chaosProject } from "./project.ts";
+import { type StoreName, storeState } from "./stores.ts";
+import { type Acknowledged, type Clock, runWorkload, T0 } from "./workload.ts";
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+// `CHAOS_LOG=1` shows what the hosts log (warnings and errors), to see why a replayed point failed.
+const logger = process.env["CHAOS_LOG"] ? { ...quiet, warn: console.warn, error: console.error } : quiet;
+
+function hostOn(storage: StorageDriver, ledger: Ledger, alive: () => boolean, clock: Clock): AgentHost {
+  const model = createScriptedModel();
+  return createHost({
+    agents: [{ slug: AGENT, project: chaosProject(ledger, alive), storage }],
+    models: { resolve: () => model },
+    logger,
+    drainTimeoutMs: 50,
+    // Only the workload's ticks fire schedules, at the workload's clock.
+    timers: noTimers,
+    // A lease the crash orphaned (taken, the turn never recorded) expires in seconds, not 30.
+    leaseTtlMs: 3_000,
+    now: () => clock.now,
+  });
+}
+
+/** Resolves once the store has crashed, or has seen no operation for 100 ms. */
+async function quietOrCrashed(crashing: { operations(): number; crashed(): boolean }): Promise<void> {
+  let seen = -1;
+  let since = Date.now();
+  while (!crashing.crashed() && Date.now() - since < 100) {
+    if (crashing.operations() !== seen) {
+      seen = crashing.operations();
+      since = Date.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+export interface PointResult extends Verdict {
+  operations: number;
+  /** Acknowledged messages checked. */
+  checked: number;
+}
+
+/** What a test may change to prove the oracles can fail: run on what the crashed run left, before the new host opens. */
+export type Tamper = (ledger: Ledger, acknowledged: Acknowledged, storage: StorageDriver) => Promise<void> | void;
+
+/** `crashAt` 0 runs the workload uncrashed and drained: it counts the operations to sweep. */
+export async function crashPoint(store: StoreName, seed: number, crashAt: number, mode: CrashMode = "lost", tamper?: Tamper): Promise<PointResult> {
+  const state = storeState(store);
+  const ledger = newLedger();
+  const clock: Clock = { now: T0 };
+  const inner = state.open();
+  const crashing = crashingStore(inner, crashAt, mode);
+  const first = hostOn(crashing.driver, ledger, () => !crashing.crashed(), clock);
+  try {
+    // A crash point may fall in the first host's own start-up recovery.
+    await first.ready().catch(() => {});
+    const acknowledged = await runWorkload(first, seed, clock, crashing.crashed);
+    // The run goes on after the workload's last request (turns finish): until the crash, or
+    // until the store has been quiet for a while (a crash point past the end of this run).
+    await quietOrCrashed(crashing);
+    if (crashAt === 0) {
+      const operations = crashing.operations();
+      acknowledged.stopFollowers();
+      await first.close();
+      return { operations, violations: [], checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0 };
+    }
+    // Past this run's last operation (or a machine so loaded the store fell quiet): crash here,
+    // so the abandoned host never runs beside the next one.
+    crashing.crash();
+    acknowledged.stopFollowers();
+    // Abandoned, never closed. Writes already handed to the store finish, as on a disk.
+    await crashing.quiesced();
+    if (store !== "memory") await inner.close().catch(() => {});
+    const reopened = store === "memory" ? inner : state.open();
+    await tamper?.(ledger, acknowledged, reopened);
+    const second = hostOn(reopened, ledger, () => true, clock);
+    try {
+      await second.ready();
+      const checked = [...acknowledged.messages.values()].reduce((sum, tags) => sum + tags.length, 0);
+      return { operations: crashing.operations(), checked, ...(await checkOracles(second, reopened, acknowledged, ledger, clock)) };
+    } finally {
+      await second.close();
+      if (store !== "memory") await reopened.close();
+    }
+  } finally {
+    state.dispose();
+  }
+}

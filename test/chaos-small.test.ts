@@ -1,0 +1,104 @@
+/**
+ * The chaos harness's small default (docs/reliability.md): a seeded sweep of crash points on the
+ * memory store and on sqlite, in both crash modes, finds no violation; and each oracle reports a
+ * deliberate loss, duplicate, divergence or double decision planted after the crash, so a clean
+ * sweep means something. The full sweep is `npm run chaos -- --full`.
+ */
+import { describe, expect, it } from "vitest";
+import { crashPoint } from "../bench/chaos/crash-point.ts";
+import { countSlot, countTool } from "../bench/chaos/ledger.ts";
+import { addTotals, emptyTotals, sweepSeed } from "../bench/chaos/sweep.ts";
+import { eventLogName } from "../src/base/storage/keys.ts";
+
+// Seed 1 runs tool calls, approvals and ticks; a late crash point leaves them all in its logs.
+const SEED = 1;
+
+async function lateCrash(tamper: Parameters<typeof crashPoint>[4]): Promise<string[]> {
+  const { operations } = await crashPoint("memory", SEED, 0);
+  const result = await crashPoint("memory", SEED, operations - 2, "lost", tamper);
+  return result.violations;
+}
+
+describe("chaos: crash points in process", () => {
+  it("a seeded sweep on memory and sqlite finds no violation", async () => {
+    const totals = emptyTotals();
+    for (const store of ["memory", "sqlite"] as const) {
+      for (const seed of [1, 2]) addTotals(totals, await sweepSeed(store, seed, { points: 5, modes: ["lost", "landed"] }));
+    }
+    expect(totals.failures).toEqual([]);
+    expect(totals.points).toBe(40);
+    // The sweep had something to check: acknowledged messages, recovered turns, slots.
+    expect(totals.checked).toBeGreaterThan(40);
+    expect(totals.restartedTurns).toBeGreaterThan(0);
+    expect(totals.slots).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe("chaos: the oracles catch what they are there to catch", () => {
+  it("a lost acknowledged message (and the gap it leaves)", async () => {
+    const violations = await lateCrash(async (_ledger, acknowledged, storage) => {
+      const [sessionId] = acknowledged.messages.keys();
+      const log = eventLogName(sessionId!);
+      const lines: string[] = [];
+      for await (const batch of storage.read(log)) lines.push(...batch);
+      const kept = lines.filter((line) => !line.includes('"type":"message.received"'));
+      await storage.deleteLog(log);
+      await storage.append(log, kept);
+    });
+    expect(violations.some((v) => v.includes("lost"))).toBe(true);
+    expect(violations.some((v) => v.includes("index"))).toBe(true);
+  });
+
+  it("a tool body that is not idempotent run twice for one call", async () => {
+    const violations = await lateCrash((ledger) => {
+      const [callId, entry] = [...ledger.toolRuns].find(([, run]) => run.toolName === "record")!;
+      countTool(ledger, callId, entry.toolName);
+    });
+    expect(violations.some((v) => /\(record, not idempotent\) ran 2 times/.test(v))).toBe(true);
+  });
+
+  it("a side effect that left no record", async () => {
+    const violations = await lateCrash((ledger) => countTool(ledger, "call_ghost", "record"));
+    expect(violations).toContain("tool call call_ghost (record) ran 1 time(s) and left no result");
+  });
+
+  it("a follower that saw a line the log does not hold", async () => {
+    const violations = await lateCrash((_ledger, acknowledged) => {
+      const [lines] = acknowledged.followed.values();
+      lines!.push('{"index":999,"type":"ghost"}');
+    });
+    expect(violations.some((v) => v.includes("a follower received line"))).toBe(true);
+  });
+
+  it("an acknowledged approval decision that was never applied", async () => {
+    const violations = await lateCrash((_ledger, acknowledged) => {
+      const [sessionId] = acknowledged.messages.keys();
+      acknowledged.decisions.push({ sessionId: sessionId!, callId: "call_never_parked", decision: "approve" });
+    });
+    expect(violations.some((v) => v.includes("decision approve on call_never_parked acknowledged, applied as []"))).toBe(true);
+  });
+
+  it("a schedule slot fired twice", async () => {
+    const violations = await lateCrash((ledger) => {
+      const [slot] = ledger.slotRuns.keys();
+      const [scheduleId, at] = slot!.split("@");
+      countSlot(ledger, scheduleId!, at!);
+    });
+    expect(violations.some((v) => /schedule slot minutely@.* fired 2 times/.test(v))).toBe(true);
+  });
+
+  it("a reminder delivered twice", async () => {
+    const violations = await lateCrash(async (_ledger, acknowledged, storage) => {
+      const [sessionId] = acknowledged.messages.keys();
+      const log = eventLogName(sessionId!);
+      const at = await storage.length(log);
+      const delivery = (index: number): string => JSON.stringify({ index, type: "message.received", data: { text: "/reply reminded-twice" } });
+      // The session's last event again after them, so it still reads as at rest.
+      let last = "";
+      for await (const batch of storage.read(log, at - 1)) last = batch.at(-1) ?? last;
+      const rest = JSON.stringify({ ...(JSON.parse(last) as object), index: at + 2 });
+      await storage.append(log, [delivery(at), delivery(at + 1), rest], at);
+    });
+    expect(violations).toContain("reminder /reply reminded-twice delivered 2 times");
+  }, 90_000);
+});
