@@ -125,7 +125,8 @@ export function describeProcesses(store: SharedStore): void {
         const all = await events(sessionId);
         return done(all) ? all : undefined;
       }, timeoutMs, `events of ${sessionId}`);
-    const rows = async (): Promise<Row[]> => ((await (await call("/v1/sessions")).json()) as { sessions: Row[] }).sessions;
+    // One page of up to 500 holds every session this suite makes (docs/guide/http-api.md "Paging").
+    const rows = async (): Promise<Row[]> => ((await (await call("/v1/sessions?limit=500")).json()) as { sessions: Row[] }).sessions;
 
     /** A live NDJSON stream: what it has received so far, and a wait for an event. */
     function stream(sessionId: string, on: number): { received: TestEvent[]; servedBy: Promise<string | null>; waitFor(match: (e: TestEvent) => boolean, timeoutMs?: number): Promise<TestEvent> } {

@@ -107,7 +107,14 @@ test("SIGKILL during creates and follow-ups: sessions are whole or absent, rotat
   // The restarted server recovers every interrupted turn.
   const again = await startServe(args, env);
   running.push(again);
-  const { sessions } = (await (await fetch(`${again.url}/v1/sessions`)).json()) as { sessions: Array<{ status: string }> };
+  // Every page of the listing (docs/guide/http-api.md "Paging"): the workers may have made hundreds.
+  const sessions: Array<{ status: string }> = [];
+  for (let cursor: string | null = ""; cursor !== null; ) {
+    const query: string = cursor ? `?limit=500&cursor=${encodeURIComponent(cursor)}` : "?limit=500";
+    const page = (await (await fetch(`${again.url}/v1/sessions${query}`)).json()) as { sessions: Array<{ status: string }>; nextCursor: string | null };
+    sessions.push(...page.sessions);
+    cursor = page.nextCursor;
+  }
   expect(sessions.length).toBeGreaterThanOrEqual(created.size);
   for (const session of sessions) expect(session.status).not.toMatch(/running|queued/);
   again.child.kill("SIGTERM");

@@ -102,6 +102,19 @@ async function traffic(url: string, known: Map<string, Known>, next: () => numbe
   await Promise.all([worker(), worker(), worker()]);
 }
 
+/** Every stored session, following the listing's pages (docs/guide/http-api.md "Paging"). */
+async function allSessions(url: string): Promise<Array<{ sessionId: string; status: string }>> {
+  const all: Array<{ sessionId: string; status: string }> = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `?limit=500&cursor=${encodeURIComponent(cursor)}` : "?limit=500";
+    const page = (await (await fetch(`${url}/hello/v1/sessions${query}`)).json()) as { sessions: Array<{ sessionId: string; status: string }>; nextCursor: string | null };
+    all.push(...page.sessions);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return all;
+}
+
 async function storedEvents(url: string, sessionId: string): Promise<TestEvent[]> {
   const response = await fetch(`${url}/hello/v1/session/${sessionId}/events`);
   expect(response.status).toBe(200);
@@ -128,7 +141,7 @@ test(`SIGKILL at random points with followers loses nothing acknowledged (seed $
     proc = await startServe(args, env);
     running.push(proc);
     const url = proc.url;
-    const listed = ((await (await fetch(`${url}/hello/v1/sessions`)).json()) as { sessions: Array<{ sessionId: string; status: string }> }).sessions;
+    const listed = await allSessions(url);
     for (const row of listed) {
       const events = await storedEvents(url, row.sessionId);
       const where = `seed ${SEED}, kill ${kill}, ${row.sessionId}`;
