@@ -11,7 +11,7 @@
  */
 import { HTTPError } from "../../src/base/errors.ts";
 import type { ConnectionDefinition } from "../../src/base/definitions/harness.ts";
-import { sameSecret } from "./deployment-gate.ts";
+import { constantTimeEqual } from "../../src/base/constant-time.ts";
 import type { CloudflareProject } from "./host-options.ts";
 
 /** The worker secret holding the pod credential. */
@@ -45,7 +45,7 @@ export async function relayAccountRequest(request: Request, target: BridgeTarget
     throw new HTTPError({ status: 503, code: "pod_credential_not_set", message: `this deployment has no pod credential yet: run agent-serve rotate-pod-credential to set one (the ${POD_CREDENTIAL_SECRET} secret)` });
   }
   const given = /^Bearer (.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
-  if (!(await sameSecret(given, expected))) {
+  if (!constantTimeEqual(given, expected)) {
     throw new HTTPError({ status: 401, code: "pod_credential_invalid", message: "missing or wrong pod credential: send Authorization: Bearer <the deployment's pod credential>", headers: { "www-authenticate": 'Bearer realm="agent-serve-account-bridge"' } });
   }
   if (request.method !== "POST") throw new HTTPError({ status: 405, code: "method_not_allowed", message: "the account bridge takes MCP requests as POST", headers: { allow: "POST" } });

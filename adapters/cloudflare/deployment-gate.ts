@@ -8,6 +8,7 @@
  * (a new deploy is a new build, so it serves again without anyone clearing the switch).
  * @module
  */
+import { constantTimeEqual } from "../../src/base/constant-time.ts";
 import { HTTPError } from "../../src/base/errors.ts";
 
 /** The request header carrying the alias token; removed before a request goes further. */
@@ -54,7 +55,7 @@ export async function checkGate(request: Request, deployment: DeploymentOptions,
       throw new HTTPError({ status: 503, code: "alias_token_not_set", message: `this deployment has no alias token yet: run agent-serve rotate-token to set one (the ${ALIAS_TOKEN_SECRET} secret)` });
     }
     const given = request.headers.get(ALIAS_TOKEN_HEADER) ?? url.searchParams.get(ALIAS_TOKEN_PARAM) ?? "";
-    if (!(await sameSecret(given, expected))) {
+    if (!constantTimeEqual(given, expected)) {
       throw new HTTPError({ status: 401, code: "alias_token_invalid", message: `missing or wrong ${ALIAS_TOKEN_HEADER} header: send the deployment's alias token (agent-serve … --prod sends it for you)` });
     }
   }
@@ -63,16 +64,3 @@ export async function checkGate(request: Request, deployment: DeploymentOptions,
   }
 }
 
-/**
- * Compares digests rather than the strings, so the time taken depends on neither the token's
- * length nor how much of it matches.
- */
-export async function sameSecret(given: string, expected: string): Promise<boolean> {
-  const encoder = new TextEncoder();
-  const [a, b] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(given)), crypto.subtle.digest("SHA-256", encoder.encode(expected))]);
-  const x = new Uint8Array(a);
-  const y = new Uint8Array(b);
-  let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
-  return diff === 0;
-}

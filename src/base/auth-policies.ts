@@ -3,6 +3,7 @@
  * @module
  */
 import type { AuthContext, AuthPolicy } from "./auth.ts";
+import { constantTimeEqual } from "./constant-time.ts";
 
 const FORWARDING_HEADERS = ["x-forwarded-for", "x-real-ip", "forwarded", "x-forwarded-host"];
 
@@ -83,10 +84,3 @@ function isLoopbackHost(host: string): boolean {
   return hostname === "localhost" || hostname.endsWith(".localhost") || isLoopbackAddress(hostname);
 }
 
-function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  // Compare every byte of the longer input so timing reveals neither content nor a prefix match.
-  const length = Math.max(a.length, b.length);
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < length; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
-  return diff === 0;
-}

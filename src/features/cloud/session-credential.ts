@@ -4,7 +4,7 @@
  * bound to one session's turn and an expiry. The host honours it only while that turn is live.
  * @module
  */
-import { constantTimeEqual, hmacHex } from "./signing.ts";
+import { signHmacSha256, verifyHmacSha256 } from "../../base/hmac.ts";
 
 export const CREDENTIAL_PREFIX = "cst.";
 /** The longest a credential lives, however long its turn runs. */
@@ -25,16 +25,17 @@ export interface CredentialKey {
 }
 
 export function createCredentialKey(): CredentialKey {
-  const key = crypto.getRandomValues(new Uint8Array(new ArrayBuffer(32)));
+  // 32 random bytes, as hex: the HMAC secret of this process only.
+  const key = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
   return {
     async mint(claims, now = Date.now()) {
       const payload = base64url(JSON.stringify({ ...claims, exp: now + CREDENTIAL_TTL_MS }));
-      return `${CREDENTIAL_PREFIX}${payload}.${await hmacHex(key, payload)}`;
+      return `${CREDENTIAL_PREFIX}${payload}.${await signHmacSha256(key, payload)}`;
     },
     async verify(credential, now = Date.now()) {
       if (!credential.startsWith(CREDENTIAL_PREFIX)) return undefined;
       const [payload, sig] = credential.slice(CREDENTIAL_PREFIX.length).split(".");
-      if (!payload || !sig || !constantTimeEqual(await hmacHex(key, payload), sig)) return undefined;
+      if (!payload || !sig || !(await verifyHmacSha256(key, payload, sig))) return undefined;
       let claims: CredentialClaims;
       try {
         claims = JSON.parse(fromBase64url(payload)) as CredentialClaims;

@@ -3,32 +3,20 @@
  * tool credential (docs/design/cloud-runtime.md "Authentication"). Runtime-neutral.
  * @module
  */
+import { signHmacSha256, verifyHmacSha256 } from "../../base/hmac.ts";
 
 const encoder = new TextEncoder();
 
 /** The most a request signature's clock may differ from the runner's. */
 export const SIGNATURE_SKEW_MS = 5 * 60_000;
 
-export async function hmacHex(secret: string | Uint8Array<ArrayBuffer>, text: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", typeof secret === "string" ? encoder.encode(secret) : secret, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return hex(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text))));
-}
-
 export async function sha256Hex(text: string): Promise<string> {
   return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text))));
 }
 
-/** Equal strings, compared in time that does not depend on where they differ. */
-export function constantTimeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
-
 /** The `Authorization` value of a host's request to a runner. */
 export async function signRunnerRequest(secret: string, method: string, path: string, body: string, now = Date.now()): Promise<string> {
-  const sig = await hmacHex(secret, `${now}\n${method}\n${path}\n${await sha256Hex(body)}`);
+  const sig = await signHmacSha256(secret, `${now}\n${method}\n${path}\n${await sha256Hex(body)}`);
   return `AgentServe-Runner ts=${now},sig=${sig}`;
 }
 
@@ -38,8 +26,8 @@ export async function checkRunnerSignature(secret: string, header: string | null
   if (!match) return "missing or malformed runner signature";
   const ts = Number(match[1]);
   if (Math.abs(now - ts) > SIGNATURE_SKEW_MS) return "runner signature expired (check both clocks)";
-  const expected = await hmacHex(secret, `${ts}\n${method}\n${path}\n${await sha256Hex(body)}`);
-  return constantTimeEqual(expected, match[2]!) ? undefined : "bad runner signature";
+  const good = await verifyHmacSha256(secret, `${ts}\n${method}\n${path}\n${await sha256Hex(body)}`, match[2]!);
+  return good ? undefined : "bad runner signature";
 }
 
 function hex(bytes: Uint8Array): string {

@@ -3,7 +3,7 @@
  * secret, as GitHub signs deliveries (docs/guide/github.md).
  * @module
  */
-import { signHmacSha256, verifyHmacSha256 } from "../packs/hmac.ts";
+import { signHmacSha256, verifyHmacSha256 } from "../../../base/hmac.ts";
 
 const PREFIX = "sha256=";
 

@@ -5,7 +5,7 @@
  * (docs/guide/slack.md).
  * @module
  */
-import { signHmacSha256, verifyHmacSha256 } from "../packs/hmac.ts";
+import { signHmacSha256, verifyHmacSha256 } from "../../../base/hmac.ts";
 
 /** Largest accepted distance between the request timestamp and now. */
 export const SLACK_SIGNATURE_WINDOW_SECONDS = 5 * 60;

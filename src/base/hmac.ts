@@ -1,5 +1,6 @@
 /**
- * HMAC-SHA256 signatures of webhook bodies, checked with Web Crypto on every runtime.
+ * HMAC-SHA256 signatures, checked with Web Crypto on every runtime: the channel packs' webhook bodies,
+ * the runner protocol's requests and its per-turn tool credentials (docs/design/cloud-runtime.md).
  *
  * `crypto.subtle.verify` compares the expected and presented MACs itself, in constant time, so
  * nothing here compares secret-derived bytes by hand (docs/design/channel-packs.md).
