@@ -8,13 +8,13 @@
  * so a task that finishes at once misses nothing.
  * @module
  */
-import type { ChannelEventContext } from "../../base/definitions/channels.ts";
 import type { EventLogView } from "../../base/events/log-view.ts";
 import type { SessionEvent } from "../../base/events/vocabulary.ts";
 import { KeyedLock } from "../../base/keyed-lock.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
-import { ChannelDelivery } from "../channels/delivery.ts";
+import type { ChannelDelivery } from "../channels/delivery.ts";
+import { createEventWatcher } from "../channels/event-watcher.ts";
 import { type A2AAgent, A2A_CHANNEL } from "./agent.ts";
 import { type PushConfig, configsOf } from "./push-configs.ts";
 import { type OutboxStorage, PushOutbox } from "./push-outbox.ts";
@@ -57,16 +57,12 @@ export class A2APushDelivery {
       ...(deps.pushRetryDelaysMs ? { retryDelaysMs: deps.pushRetryDelaysMs } : {}),
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
     });
-    this.#delivery = new ChannelDelivery({
-      channels: new Map([[A2A_CHANNEL, { events: { "*": (event: Readonly<SessionEvent>) => this.#deliver(event) } }]]),
+    this.#delivery = createEventWatcher({
+      channel: A2A_CHANNEL,
+      events: { "*": (event: Readonly<SessionEvent>) => this.#deliver(event) },
       log: deps.log,
       storage: deps.storage,
       session: async (sessionId) => deps.store.get(sessionId),
-      ownerOfNew: (channel) => channel,
-      // The push handler keeps no channel state.
-      saveState: async () => {},
-      // SAFETY: the push handler reads nothing of the channel services, so none are built.
-      context: () => ({}) as Omit<ChannelEventContext, "attempt">,
       delivers: deps.delivers,
       logger: deps.logger,
       ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),

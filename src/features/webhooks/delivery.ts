@@ -6,7 +6,7 @@
  * drops repeats. After the last retry the delivery is recorded as failed and the cursor moves on.
  * @module
  */
-import type { ChannelEventContext, ChannelEventHandler } from "../../base/definitions/channels.ts";
+import type { ChannelEventHandler } from "../../base/definitions/channels.ts";
 import type { SessionRecordsView } from "../../base/definitions/sessions.ts";
 import type { FailedWebhookDelivery } from "../../base/definitions/webhooks.ts";
 import { errorMessage } from "../../base/errors.ts";
@@ -15,7 +15,8 @@ import type { SessionEvent } from "../../base/events/vocabulary.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import { WEBHOOK_FAILURES_PREFIX, webhookDeliveryChannel, webhookFailureKey } from "../../base/storage/keys.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
-import { ChannelDelivery, DEFAULT_RETRY_DELAYS_MS } from "../channels/delivery.ts";
+import { type ChannelDelivery, DEFAULT_RETRY_DELAYS_MS } from "../channels/delivery.ts";
+import { createEventWatcher } from "../channels/event-watcher.ts";
 import type { ResolvedEndpoint } from "./endpoints.ts";
 import { signedHeaders } from "./sign.ts";
 
@@ -48,8 +49,9 @@ export class WebhookDelivery {
       const handler = ((event: Readonly<SessionEvent>, _binding: unknown, context: { attempt: number }) =>
         this.#deliver(endpoint, event, context.attempt, retries)) as ChannelEventHandler;
       const events = Object.fromEntries((endpoint.events.has("*") ? ["*"] : [...endpoint.events]).map((type) => [type, handler]));
-      return new ChannelDelivery({
-        channels: new Map([[channel, { events }]]),
+      return createEventWatcher({
+        channel,
+        events,
         log: deps.log,
         storage: deps.storage,
         // Every session is the endpoint's: the delivery reads only its token and state.
@@ -57,11 +59,6 @@ export class WebhookDelivery {
           const record = await deps.store.get(sessionId);
           return record && { channel, continuationToken: record.continuationToken };
         },
-        ownerOfNew: () => channel,
-        // The webhook handler keeps no channel state.
-        saveState: async () => {},
-        // SAFETY: the webhook handler reads nothing of the channel services, so none are built.
-        context: () => ({}) as Omit<ChannelEventContext, "attempt">,
         delivers: deps.delivers,
         logger: deps.logger,
         ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
