@@ -63,6 +63,8 @@ export class A2APushDelivery {
       log: deps.log,
       storage: deps.storage,
       session: async (sessionId) => deps.store.get(sessionId),
+      // Only sessions A2A opened are A2A's: a new session's owner is the channel it started on.
+      ownerOfNew: (channel) => channel,
       delivers: deps.delivers,
       logger: deps.logger,
       ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),

@@ -1,13 +1,13 @@
 /**
- * A delivery that only watches: one internal channel id whose handlers take every session's
- * events from a durable cursor, with no channel state and no channel services. A2A push configs
- * and lifecycle webhooks ride on it (docs/design/channels.md "Delivery").
+ * A delivery that only watches: one internal channel id whose handlers take sessions' events from
+ * a durable cursor, with no channel state and no channel services. Lifecycle webhooks watch every
+ * session; A2A push watches the sessions its channel owns (docs/design/channels.md "Delivery").
  * @module
  */
 import type { ChannelDefinition, ChannelEventContext } from "../../base/definitions/channels.ts";
 import { ChannelDelivery, type DeliveryDeps } from "./delivery.ts";
 
-export interface EventWatcherOptions extends Pick<DeliveryDeps, "log" | "storage" | "session" | "logger" | "delivers" | "retryDelaysMs"> {
+export interface EventWatcherOptions extends Pick<DeliveryDeps, "log" | "storage" | "session" | "ownerOfNew" | "logger" | "delivers" | "retryDelaysMs"> {
   /** The internal channel id the cursors are kept under. */
   channel: string;
   events: NonNullable<ChannelDefinition["events"]>;
@@ -16,13 +16,13 @@ export interface EventWatcherOptions extends Pick<DeliveryDeps, "log" | "storage
 export function createEventWatcher(options: EventWatcherOptions): ChannelDelivery {
   const { channel, events, ...deps } = options;
   return new ChannelDelivery({
-    ...deps,
     channels: new Map([[channel, { events }]]),
-    // Every session is the watcher's.
+    // Unless told otherwise, every session is the watcher's.
     ownerOfNew: () => channel,
     // A watcher keeps no channel state.
     saveState: async () => {},
     // SAFETY: a watcher's handlers read nothing of the channel services, so none are built.
     context: () => ({}) as Omit<ChannelEventContext, "attempt">,
+    ...deps,
   });
 }
