@@ -45,8 +45,9 @@ export function agentMcpTasks(context: TasksContext, others?: McpTasks): McpTask
   }
 
   return {
-    async start(name, args) {
-      if (name !== "ask") return others?.start(name, args);
+    async start(name, args, task) {
+      // An `ask` task is its session, which lives and expires as sessions do: no ttl of its own.
+      if (name !== "ask") return others?.start(name, args, task);
       const { sessionId, from } = await startAsk(context, await validate(args, askArgs, "ask arguments"));
       const now = new Date().toISOString();
       return { taskId: `${sessionId}.${from}`, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: null, pollIntervalMs: POLL_INTERVAL_MS };

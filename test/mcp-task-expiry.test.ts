@@ -1,0 +1,149 @@
+/**
+ * MCP tool tasks expire (docs/design/mcp-task-expiry.md): a task keeps the ttl its request asks
+ * for (`params.task.ttl`, within the host's bounds), the host's timer sweeps it from the store when
+ * that has passed whether or not anyone reads it again, `tasks/get` then answers the spec's
+ * `-32602`, and a host started on a store holding expired tasks sweeps them. Driven by the MCP
+ * SDK's own client, pinned to the 2026-07-28 revision and declaring the Tasks extension.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createTaskSessionFromClient, type RawClientDispatch, resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
+import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { createMemoryStorage } from "../src/base/storage/memory.ts";
+import { mcpToolTaskKey } from "../src/base/storage/keys.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
+import { defineTool } from "../src/entries/tools.ts";
+import { MAX_TOOL_TASK_TTL_MS, MIN_TOOL_TASK_TTL_MS, TOOL_TASK_TTL_MS } from "../src/features/mcp/tool-tasks.ts";
+import { eventually } from "./_harness.ts";
+import { serveHelloWith, tasksClient } from "./_mcp-tasks.ts";
+
+const tools = {
+  echo: defineTool({ description: "Echoes its input", inputSchema: v.object({ text: v.string() }), execute: (input) => ({ echoed: input.text }) }),
+};
+const serve = serveHelloWith(tools, () => {});
+const TASKS = "io.modelcontextprotocol/tasks";
+
+async function connect(base: string): Promise<Client> {
+  // SAFETY: versionNegotiation and capabilities.extensions are the v2 client's options for the
+  // 2026-07-28 revision and its extensions.
+  const client = new Client({ name: "task-expiry-test", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { extensions: { [TASKS]: {} } } } as ConstructorParameters<typeof Client>[1]);
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp/tools`)));
+  return client;
+}
+
+/**
+ * The extension's requester asks for no ttl under 2026-07-28; a client that does sends the 2025-11-25
+ * `params.task.ttl` (docs/design/mcp-task-expiry.md). These calls go as JSON-RPC over fetch, each
+ * answer checked against the extension's schemas.
+ */
+const { rpc } = tasksClient("task-expiry-test");
+async function start(base: string, task: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { result, error } = await rpc(`${base}/v1/mcp/tools`, "tools/call", { name: "echo", arguments: { text: "hi" }, task });
+  if (error) throw error;
+  expect(CreateTaskResultV2Schema.safeParse(result).success, JSON.stringify(result)).toBe(true);
+  return result!;
+}
+async function get(base: string, taskId: string): Promise<Record<string, unknown>> {
+  const { result, error } = await rpc(`${base}/v1/mcp/tools`, "tasks/get", { taskId });
+  if (error) throw error;
+  expect(GetTaskResultV2Schema.safeParse(result).success, JSON.stringify(result)).toBe(true);
+  return result!;
+}
+
+/**
+ * The Tasks extension's requester over the SDK client: the SDK's 2026-07-28 codec refuses a
+ * `tools/call` answered with a task, so the extension posts its own requests (its documented
+ * `rawDispatch`).
+ */
+function taskSession(client: Client, url: string) {
+  const framing = { protocolVersion: "2026-07-28", clientInfo: { name: "task-expiry-test", version: "1" }, clientCapabilities: { extensions: { [TASKS]: {} } } };
+  let id = 0;
+  const rawDispatch: RawClientDispatch = async (request, options) => {
+    const body = { jsonrpc: "2.0", id: ++id, ...(request as Record<string, unknown>) };
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28" },
+      body: JSON.stringify(body),
+      ...(options?.signal ? { signal: options.signal } : {}),
+    });
+    const answer = (await response.json()) as { result?: never; error?: never };
+    return answer.error !== undefined ? { kind: "error", error: answer.error } : { kind: "result", result: answer.result! };
+  };
+  return createTaskSessionFromClient(client, { endpointId: url, rawDispatch, v2RequestFraming: framing });
+}
+
+describe("MCP tool task expiry", () => {
+  it("gives a task the host's default ttl when its client asks for none, as the extension's requester sees it", async () => {
+    const { base } = await serve();
+    const client = await connect(base);
+    const session = taskSession(client, `${base}/v1/mcp/tools`);
+    try {
+      const execution = await session.callTool("echo", { text: "hi" }, { task: { preference: "require" } });
+      const { outcome } = await execution.settle();
+      expect(JSON.stringify(resultFromTaskOutcome(outcome))).toContain("hi");
+      expect(outcome).toMatchObject({ task: { retentionMs: TOOL_TASK_TTL_MS } });
+    } finally {
+      await session.close();
+      await client.close();
+    }
+  });
+
+  it("keeps the requested ttl, sweeps the task when it passes without a read, then tasks/get answers -32602", async () => {
+    const storage = createMemoryStorage();
+    const { base } = await serve(storage);
+    const created = await start(base, { ttl: 1500 });
+    expect(created).toMatchObject({ status: "working", ttlMs: 1500 });
+    const taskId = String(created["taskId"]);
+    const done = await eventually(async () => {
+      const task = await get(base, taskId);
+      return task["status"] === "completed" ? task : undefined;
+    }, 10_000, "the task's end");
+    expect(done).toMatchObject({ ttlMs: 1500 });
+    expect(await storage.get(mcpToolTaskKey(taskId))).toBeDefined();
+    // Nobody reads it again: the host's own timer deletes it.
+    await eventually(async () => ((await storage.get(mcpToolTaskKey(taskId))) === undefined ? true : undefined), 10_000, "the sweep");
+    const answer = await get(base, taskId).then(() => undefined, (error: unknown) => error);
+    expect(answer).toMatchObject({ code: -32602, data: { error: "task_not_found" } });
+    expect(String((answer as { message: string }).message)).toMatch(/unknown, or expired/);
+  });
+
+  it("bounds the ttl a request asks for, refuses a malformed one, and gives the default when none is asked", async () => {
+    const { base } = await serve();
+    expect(await start(base, {})).toMatchObject({ ttlMs: TOOL_TASK_TTL_MS });
+    expect(await start(base, { ttl: 10 * MAX_TOOL_TASK_TTL_MS })).toMatchObject({ ttlMs: MAX_TOOL_TASK_TTL_MS });
+    expect(await start(base, { ttl: 0 })).toMatchObject({ ttlMs: MIN_TOOL_TASK_TTL_MS });
+    const refused = await start(base, { ttl: "soon" }).then(() => undefined, (error: unknown) => error);
+    expect(refused).toMatchObject({ code: -32602 });
+    expect(String((refused as { message: string }).message)).toMatch(/params\.task\.ttl/);
+  });
+
+  it("answers an expired task not yet swept with -32602 task_expired and deletes it", async () => {
+    const storage = createMemoryStorage();
+    const { base } = await serve(storage);
+    const taskId = String((await start(base, { ttl: 60_000 }))["taskId"]);
+    await eventually(async () => ((await get(base, taskId))["status"] === "completed" ? true : undefined), 10_000, "the task's end");
+    // Its expiry moves into the past behind this host's back: its timer is still a minute off.
+    await backdate(storage, taskId);
+    const answer = await get(base, taskId).then(() => undefined, (error: unknown) => error);
+    expect(answer).toMatchObject({ code: -32602, data: { error: "task_expired" } });
+    expect(await storage.get(mcpToolTaskKey(taskId))).toBeUndefined();
+  });
+
+  it("sweeps, at start, the expired tasks a stopped host left in the store", async () => {
+    const storage = createMemoryStorage();
+    const first = await serve(storage);
+    const taskId = String((await start(first.base, { ttl: 60_000 }))["taskId"]);
+    await eventually(async () => ((await get(first.base, taskId))["status"] === "completed" ? true : undefined), 10_000, "the task's end");
+    await first.stop();
+    await backdate(storage, taskId);
+    await serve(storage);
+    await eventually(async () => ((await storage.get(mcpToolTaskKey(taskId))) === undefined ? true : undefined), 10_000, "the sweep at start");
+  });
+});
+
+/** Moves a stored task's expiry into the past, as if the host had been down past it. */
+async function backdate(storage: StorageDriver, taskId: string): Promise<void> {
+  const record = JSON.parse((await storage.get(mcpToolTaskKey(taskId)))!) as Record<string, unknown>;
+  await storage.set(mcpToolTaskKey(taskId), JSON.stringify({ ...record, expiresAt: new Date(Date.now() - 1000).toISOString() }));
+}
