@@ -20,6 +20,8 @@ import { turnVariant } from "../engine/experiments/variant.ts";
 import type { PendingWorkspaceFiles } from "../engine/harness/pending-files.ts";
 import type { TurnRunner } from "../engine/turns/turn-runner.ts";
 import type { CloudRuntimeOptions } from "./types.ts";
+import type { HostLogger } from "../base/logging.ts";
+import { runnerSessions } from "../features/cloud/runner-sessions.ts";
 
 /** Why a cloud session's turn fails on a host started without runners. */
 export const NO_RUNNERS =
@@ -154,3 +156,21 @@ export function cloudStartupWarnings(slug: string, project: ProjectDefinition, c
   }
   return warnings;
 }
+
+/**
+ * Runner workspace clean-up for one agent (docs/design/cloud-workspaces.md), when this host has
+ * runners: `removed` on a deleted session (without waiting for the runners: a delete never fails
+ * because a runner is down), `reconcile` at start.
+ */
+export function cloudWorkspaces(slug: string, cloud: CloudRuntimeOptions | undefined, logger: HostLogger): { removed(sessionId: string): void; reconcile(exists: (sessionId: string) => Promise<boolean>): Promise<void> } | undefined {
+  if (!cloud || cloud.runners.length === 0) return undefined;
+  const runners = runnerSessions({ runners: cloud.runners, secret: cloud.secret, agent: slug, logger });
+  return {
+    removed: (sessionId) => void runners.forget(sessionId),
+    async reconcile(exists) {
+      const removed = await runners.reconcile(exists);
+      if (removed.length > 0) logger.info(`[cloud] removed ${removed.length} runner workspace(s) of deleted sessions of ${slug}`);
+    },
+  };
+}
+
