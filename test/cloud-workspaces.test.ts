@@ -1,8 +1,9 @@
 /**
  * Runner workspaces do not outlive their sessions (docs/design/cloud-workspaces.md), with real
  * `agent-serve runner` and `serve` processes on loopback: a deleted session's workspace is removed
- * on the runner, a host at start has the runners drop the workspaces of sessions it no longer has,
- * and a runner at start removes the workspaces no turn used for `--workspace-idle`.
+ * on the runner, a host at start (and at a runner's first turn after it restarted) has the runners
+ * drop the workspaces of sessions it no longer has, and a runner at start removes the workspaces no
+ * turn used for `--workspace-idle`.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -35,7 +36,7 @@ async function freePort(): Promise<number> {
 }
 
 async function startRunner(workdir: string, extra: string[] = []): Promise<CliProcess & { url: string }> {
-  const proc = spawnCli(["runner", projectDir, "--port", "0", "--workdir", workdir, ...extra], env);
+  const proc = spawnCli(["runner", projectDir, ...(extra.includes("--port") ? [] : ["--port", "0"]), "--workdir", workdir, ...extra], env);
   running.push(proc);
   const match = await waitForOutput(proc, /runner listening on (http:\/\/\S+)/);
   return { ...proc, url: match[1]! };
@@ -99,6 +100,26 @@ describe("cloud runner workspaces", () => {
     await startHost(runner.url, stateRoot);
     await gone(orphan, "the orphaned workspace to go");
     expect(existsSync(workspace(workdir, live))).toBe(true);
+  });
+
+  test("a runner that was down when a session was deleted drops its workspace after it restarts, at its next turn", async () => {
+    const workdir = join(scratch, "work-restart");
+    const port = await freePort();
+    const first = await startRunner(workdir, ["--port", String(port)]);
+    const host = await startHost(first.url, join(scratch, "state-restart"));
+    const deleted = await session(host.base);
+    expect(existsSync(workspace(workdir, deleted))).toBe(true);
+    first.child.kill("SIGKILL");
+    await finished(first);
+    expect((await fetch(`${host.base}/v1/session/${deleted}`, { method: "DELETE" })).status).toBe(200);
+    await eventually(async () => (host.stdout() + host.stderr()).includes(`did not remove the workspace of ${slug}/${deleted}`) || undefined, 20_000, "the host's warning");
+    expect(existsSync(workspace(workdir, deleted))).toBe(true);
+    const second = await startRunner(workdir, ["--port", String(port)]);
+    expect(second.url).toBe(first.url);
+    // The next turn meets a runner with a new id: the host has it drop what it missed.
+    const next = await session(host.base);
+    await gone(workspace(workdir, deleted), "the missed workspace to go");
+    expect(existsSync(workspace(workdir, next))).toBe(true);
   });
 
   test("a runner at start removes the workspaces no turn used for --workspace-idle, and keeps the others", async () => {

@@ -112,6 +112,8 @@ export function createAgentRuntime(
     logger.error("could not compute the agent's version; turns record none", error);
     return undefined;
   });
+  // Cloud runners' workspaces go with their sessions (docs/design/cloud-workspaces.md).
+  const runnerWorkspaces = cloudWorkspaces(slug, options.cloud, async (sessionId) => (await store.get(sessionId)) !== undefined, logger);
   const { model, controller, cloudTools } = createAgentTurns({
     agentVersion: version,
     slug,
@@ -130,12 +132,12 @@ export function createAgentRuntime(
     logger,
     oauthTokens: createMcpOAuthTokens({ storage }),
     ...(budgets ? { budgets } : {}),
+    ...(runnerWorkspaces ? { onRunnerBound: (runner: string, runnerId: string) => runnerWorkspaces.bound(runner, runnerId) } : {}),
   });
   const recovery = createRecovery(recoveryParts, controller);
 
   // 5. Sessions; from here on the session entry reaches them.
   // A deleted session's workspace goes here and on the cloud runners (docs/design/cloud-workspaces.md).
-  const runnerWorkspaces = cloudWorkspaces(slug, options.cloud, logger);
   const removeWorkspace =
     runtime?.removeSessionWorkspace || runnerWorkspaces
       ? async (sessionId: string) => {
@@ -293,7 +295,7 @@ export function createAgentRuntime(
       if (options.placement?.session === undefined) await evals.recover();
       await timed.start();
       // Not waited for: runners that are slow or down must not hold the host's start.
-      void runnerWorkspaces?.reconcile(async (sessionId) => (await store.get(sessionId)) !== undefined).catch((error: unknown) => logger.error("runner workspace clean-up failed", error));
+      void runnerWorkspaces?.reconcile().catch((error: unknown) => logger.error("runner workspace clean-up failed", error));
       await channels.start();
       await a2aPush.start();
       await webhooks.start();

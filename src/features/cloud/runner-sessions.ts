@@ -24,8 +24,8 @@ export interface RunnerSessionsOptions {
 export interface RunnerSessions {
   /** The session was deleted: every runner removes its workspace. */
   forget(sessionId: string): Promise<void>;
-  /** Removes, on every runner, the workspaces of this agent's sessions for which `exists` says no. */
-  reconcile(exists: (sessionId: string) => Promise<boolean>): Promise<string[]>;
+  /** Removes, on every runner (or `only` that one), the workspaces of this agent's sessions for which `exists` says no. */
+  reconcile(exists: (sessionId: string) => Promise<boolean>, only?: string): Promise<string[]>;
 }
 
 export function runnerSessions(options: RunnerSessionsOptions): RunnerSessions {
@@ -55,10 +55,10 @@ export function runnerSessions(options: RunnerSessionsOptions): RunnerSessions {
     async forget(sessionId) {
       await Promise.all(runners.map((runner) => forgetOn(runner, sessionId)));
     },
-    async reconcile(exists) {
+    async reconcile(exists, only) {
       const removed: string[] = [];
       await Promise.all(
-        runners.map(async (runner) => {
+        runners.filter((runner) => only === undefined || runner === only.replace(/\/+$/, "")).map(async (runner) => {
           let kept: string[];
           try {
             const listed = (await (await call(runner, "GET", RUNNER_WORKSPACES_PATH, "")).json()) as { agents?: Record<string, unknown> };
