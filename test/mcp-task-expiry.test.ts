@@ -10,12 +10,15 @@ import { createTaskSessionFromClient, type RawClientDispatch, resultFromTaskOutc
 import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { serveNode } from "../adapters/node.ts";
+import type { TimerPort } from "../src/base/ports/timers.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { mcpToolTaskKey } from "../src/base/storage/keys.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import { defineTool } from "../src/entries/tools.ts";
 import { MAX_TOOL_TASK_TTL_MS, MIN_TOOL_TASK_TTL_MS, TOOL_TASK_TTL_MS } from "../src/features/mcp/tool-tasks.ts";
-import { eventually } from "./_harness.ts";
+import { createHost } from "../src/host/host.ts";
+import { eventually, helloOptions, project } from "./_harness.ts";
 import { serveHelloWith, tasksClient } from "./_mcp-tasks.ts";
 
 const tools = {
@@ -128,6 +131,34 @@ describe("MCP tool task expiry", () => {
     const answer = await get(base, taskId).then(() => undefined, (error: unknown) => error);
     expect(answer).toMatchObject({ code: -32602, data: { error: "task_expired" } });
     expect(await storage.get(mcpToolTaskKey(taskId))).toBeUndefined();
+  });
+
+  it("arms no timer while no task is stored, one at the earliest expiry when there is, and none once it is swept", async () => {
+    const armed = new Map<string, number>();
+    const timers: TimerPort = { arm: (key, at) => void armed.set(key, at), disarm: (key) => void armed.delete(key), close: () => armed.clear() };
+    const storage = createMemoryStorage();
+    const host = createHost(helloOptions({ agents: [{ slug: "hello", project: project({ tools }), storage }], timers }));
+    const server = await serveNode(host, { port: 0, silent: true });
+    try {
+      const base = `${server.url}/hello`;
+      await host.ready();
+      // An idle host: nothing to wake it for.
+      expect([...armed.keys()].filter((key) => key.endsWith("/mcp-tasks"))).toEqual([]);
+      const taskId = String((await start(base, { ttl: 5_000 }))["taskId"]);
+      const done = await eventually(async () => {
+        const task = await get(base, taskId);
+        return task["status"] === "completed" ? task : undefined;
+      }, 10_000, "the task's end");
+      const expiry = Date.parse(String(done["createdAt"])) + 5_000;
+      expect(armed.get("hello/mcp-tasks")).toBe(expiry);
+      // The clock fires (here by hand): the task goes, and nothing stays armed.
+      await host.tick(expiry);
+      expect(await storage.get(mcpToolTaskKey(taskId))).toBeUndefined();
+      expect(armed.has("hello/mcp-tasks")).toBe(false);
+    } finally {
+      await host.close();
+      await server.close(true);
+    }
   });
 
   it("sweeps, at start, the expired tasks a stopped host left in the store", async () => {
