@@ -27,6 +27,8 @@ const RUNNING_RECHECK_MS = 60_000;
 export class McpTaskExpiry {
   readonly #deps: TaskExpiryDeps;
   readonly #due = new DueIndex();
+  /** The time the timer key is armed at; undefined while it is not (a port sees no needless disarm). */
+  #armedAt: number | undefined;
   #closed = false;
 
   constructor(deps: TaskExpiryDeps) {
@@ -52,6 +54,8 @@ export class McpTaskExpiry {
   /** Deletes the tasks whose expiry has come; returns their ids. */
   async tick(now: number): Promise<string[]> {
     if (this.#closed) return [];
+    // The clock forgets a key once its time has come: after a tick the key is armed (or disarmed) again.
+    const fired = this.#armedAt !== undefined && this.#armedAt <= now;
     const swept: string[] = [];
     for (const taskId of this.#due.takeDue(now)) {
       try {
@@ -73,22 +77,25 @@ export class McpTaskExpiry {
         this.#due.set(taskId, now + RUNNING_RECHECK_MS);
       }
     }
-    this.#rearm();
+    this.#rearm(fired);
     return swept;
   }
 
   close(): void {
     this.#closed = true;
-    this.#deps.timers.disarm(this.#timerKey());
+    if (this.#armedAt !== undefined) this.#deps.timers.disarm(this.#timerKey());
+    this.#armedAt = undefined;
   }
 
   // --- internals ---
 
-  #rearm(): void {
+  #rearm(force = false): void {
     if (this.#closed) return;
     const next = this.#due.peek();
+    if (next === this.#armedAt && !force) return;
     if (next === undefined) this.#deps.timers.disarm(this.#timerKey());
     else this.#deps.timers.arm(this.#timerKey(), next);
+    this.#armedAt = next;
   }
 
   #timerKey(): string {
