@@ -5,8 +5,7 @@
  * `-32602`, and a host started on a store holding expired tasks sweeps them. Driven by the MCP
  * SDK's own client, pinned to the 2026-07-28 revision and declaring the Tasks extension.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createTaskSessionFromClient, type RawClientDispatch, resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
+import { resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
 import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
@@ -19,21 +18,13 @@ import { defineTool } from "../src/entries/tools.ts";
 import { MAX_TOOL_TASK_TTL_MS, MIN_TOOL_TASK_TTL_MS, TOOL_TASK_TTL_MS } from "../src/features/mcp/tool-tasks.ts";
 import { createHost } from "../src/host/host.ts";
 import { eventually, helloOptions, project } from "./_harness.ts";
-import { serveHelloWith, tasksClient } from "./_mcp-tasks.ts";
+import { extensionRequester, serveHelloWith, tasksClient } from "./_mcp-tasks.ts";
 
 const tools = {
   echo: defineTool({ description: "Echoes its input", inputSchema: v.object({ text: v.string() }), execute: (input) => ({ echoed: input.text }) }),
 };
 const serve = serveHelloWith(tools, () => {});
-const TASKS = "io.modelcontextprotocol/tasks";
 
-async function connect(base: string): Promise<Client> {
-  // SAFETY: versionNegotiation and capabilities.extensions are the v2 client's options for the
-  // 2026-07-28 revision and its extensions.
-  const client = new Client({ name: "task-expiry-test", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { extensions: { [TASKS]: {} } } } as ConstructorParameters<typeof Client>[1]);
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp/tools`)));
-  return client;
-}
 
 /**
  * The extension's requester asks for no ttl under 2026-07-28; a client that does sends the 2025-11-25
@@ -54,41 +45,17 @@ async function get(base: string, taskId: string): Promise<Record<string, unknown
   return result!;
 }
 
-/**
- * The Tasks extension's requester over the SDK client: the SDK's 2026-07-28 codec refuses a
- * `tools/call` answered with a task, so the extension posts its own requests (its documented
- * `rawDispatch`).
- */
-function taskSession(client: Client, url: string) {
-  const framing = { protocolVersion: "2026-07-28", clientInfo: { name: "task-expiry-test", version: "1" }, clientCapabilities: { extensions: { [TASKS]: {} } } };
-  let id = 0;
-  const rawDispatch: RawClientDispatch = async (request, options) => {
-    const body = { jsonrpc: "2.0", id: ++id, ...(request as Record<string, unknown>) };
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28" },
-      body: JSON.stringify(body),
-      ...(options?.signal ? { signal: options.signal } : {}),
-    });
-    const answer = (await response.json()) as { result?: never; error?: never };
-    return answer.error !== undefined ? { kind: "error", error: answer.error } : { kind: "result", result: answer.result! };
-  };
-  return createTaskSessionFromClient(client, { endpointId: url, rawDispatch, v2RequestFraming: framing });
-}
-
 describe("MCP tool task expiry", () => {
   it("gives a task the host's default ttl when its client asks for none, as the extension's requester sees it", async () => {
     const { base } = await serve();
-    const client = await connect(base);
-    const session = taskSession(client, `${base}/v1/mcp/tools`);
+    const requester = await extensionRequester(`${base}/v1/mcp/tools`, "task-expiry-test");
     try {
-      const execution = await session.callTool("echo", { text: "hi" }, { task: { preference: "require" } });
+      const execution = await requester.session.callTool("echo", { text: "hi" }, { task: { preference: "require" } });
       const { outcome } = await execution.settle();
       expect(JSON.stringify(resultFromTaskOutcome(outcome))).toContain("hi");
       expect(outcome).toMatchObject({ task: { retentionMs: TOOL_TASK_TTL_MS } });
     } finally {
-      await session.close();
-      await client.close();
+      await requester.close();
     }
   });
 

@@ -110,6 +110,7 @@ function statusOf(report: SessionReport): Record<string, unknown> {
       };
     default:
       if (report.error === "turn interrupted") return { status: "cancelled", statusMessage: "the turn was stopped" };
-      return { status: "completed", result: jsonToolResult(report) };
+      // Framed as the revision frames every result: a task requester checks it (./tool-tasks.ts).
+      return { status: "completed", result: { resultType: "complete", ...jsonToolResult(report) } };
   }
 }
