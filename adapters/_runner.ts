@@ -8,17 +8,19 @@
  */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { access, mkdir, readFile, writeFile } from "node:fs/promises";
+import { access, mkdir, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { resolveCredentials } from "../loader/credentials.ts";
 import { createLocalRuntime } from "../loader/runtime.ts";
 import { createModelResolver } from "../src/engine/model/resolve.ts";
 import { routeModelId } from "../src/engine/model/model-ids.ts";
+import { parseDuration } from "../src/base/duration.ts";
 import { errorMessage } from "../src/base/errors.ts";
 import type { CloudRepo, TurnRequest } from "../src/features/cloud/protocol.ts";
 import { type RunnerService, createRunnerService } from "../src/features/cloud/runner-service.ts";
 import type { RunnerTurnDeps } from "../src/features/cloud/runner-turn.ts";
+import type { RunnerWorkspaces } from "../src/features/cloud/runner-workspaces.ts";
 import { loadProjectWith } from "./_project.ts";
 import type { LoadedProjects, ProjectRuntime } from "./_project.ts";
 import { serveWith } from "./_serve.ts";
@@ -44,6 +46,8 @@ export interface RunnerOptions {
   env: Record<string, string | undefined>;
   /** @default 2000 */
   beatMs?: number;
+  /** A session workspace no turn used for this long is removed; 0 keeps them (`--workspace-idle`). @default 7 days */
+  workspaceIdleMs?: number;
   log: (line: string) => void;
 }
 
@@ -74,9 +78,11 @@ export async function startRunner(options: RunnerOptions, runtime: ProjectRuntim
       ownEnv: options.env,
       async sessionWorkspace(request, env, signal) {
         const dir = await local.sessionWorkspace(request.sessionId);
+        await touch(dir);
         await checkOut(dir, request, env, signal);
         return dir;
       },
+      workspaces: workspacesUnder(join(root, "workspaces")),
     };
   }
   let url = "";
@@ -87,6 +93,7 @@ export async function startRunner(options: RunnerOptions, runtime: ProjectRuntim
     baseUrl: () => options.publicUrl ?? url,
     log: options.log,
     ...(options.beatMs === undefined ? {} : { beatMs: options.beatMs }),
+    ...(options.workspaceIdleMs === undefined ? {} : { workspaceIdleMs: options.workspaceIdleMs }),
   });
   const server: RunningServer = await serveWith(runtime.serve, { fetch: (request) => service.fetch(request) }, {
     ...(options.port === undefined ? {} : { port: options.port, portExplicit: true }),
@@ -105,7 +112,43 @@ export async function startRunner(options: RunnerOptions, runtime: ProjectRuntim
   };
 }
 
+/** `--workspace-idle`: a duration (`7d`, `12h`), `0` for never; undefined when it is neither. */
+export function parseWorkspaceIdle(text: string): number | undefined {
+  return text.trim() === "0" ? 0 : parseDuration(text);
+}
+
 // --- internals ---
+
+/** Marker whose modification time is the workspace's last turn. */
+const LAST_TURN = ".agent-serve/last-turn";
+
+async function touch(dir: string): Promise<void> {
+  const marker = join(dir, LAST_TURN);
+  await mkdir(join(dir, ".agent-serve"), { recursive: true });
+  const now = new Date();
+  await utimes(marker, now, now).catch(() => writeFile(marker, ""));
+}
+
+/** The session workspaces under `dir` (`<workdir>/<agent>/workspaces`), one folder per session. */
+function workspacesUnder(dir: string): RunnerWorkspaces {
+  return {
+    async list() {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      const out: Array<{ sessionId: string; usedAt: number }> = [];
+      for (const sessionId of names) {
+        if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) continue;
+        // A workspace made before the marker existed counts from its folder's last change.
+        const used = await stat(join(dir, sessionId, LAST_TURN)).catch(() => stat(join(dir, sessionId)).catch(() => undefined));
+        if (used) out.push({ sessionId, usedAt: used.mtimeMs });
+      }
+      return out;
+    },
+    async remove(sessionId) {
+      if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) return;
+      await rm(join(dir, sessionId), { recursive: true, force: true });
+    },
+  };
+}
 
 /** Marker of the repositories a workspace has checked out. */
 const CHECKED_OUT = ".agent-serve/cloud-repos.json";

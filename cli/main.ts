@@ -74,6 +74,7 @@ export async function main(options: MainOptions): Promise<number> {
     .option("--public-url <url>", "The runner's URL as hosts reach it (for agent.bound)")
     .option("--mode <mode>", "Route layout of the hosts it serves: multi or single (default: multi)")
     .option("--api-key <key>", "Model credential (else the provider's environment variable, else the stored login)")
+    .option("--workspace-idle <duration>", "Remove a session's workspace when no turn used it for this long; 0 keeps it until the session is deleted (default: 7d)")
     .action((dir: unknown, flags: Flags) => {
       const mode = rawOption(argv, "mode") ?? "multi";
       if (mode !== "multi" && mode !== "single") throw new UsageError(`--mode must be multi or single (got "${mode}")`);
@@ -81,7 +82,7 @@ export async function main(options: MainOptions): Promise<number> {
         ...(dir === undefined ? {} : { dir: String(dir) }),
         mode,
         ...(flags.port === undefined ? {} : { port: port(flags.port) }),
-        ...optionalStrings(argv, { host: "host", secret: "secret", workdir: "workdir", publicUrl: "public-url", apiKey: "api-key" }),
+        ...optionalStrings(argv, { host: "host", secret: "secret", workdir: "workdir", publicUrl: "public-url", apiKey: "api-key", workspaceIdle: "workspace-idle" }),
       } as const;
       command = async () => (await import("./runner.ts")).runnerCommand(args, io);
     });

@@ -4,7 +4,7 @@
  * @module
  */
 import { join, resolve } from "node:path";
-import { startRunner } from "../adapters/_runner.ts";
+import { parseWorkspaceIdle, startRunner } from "../adapters/_runner.ts";
 import { nodeRuntime } from "../adapters/node.ts";
 import { EXIT_FAILURE, EXIT_OK, UsageError, errorMessage } from "./io.ts";
 import type { CliIo } from "./io.ts";
@@ -21,6 +21,8 @@ export interface RunnerArgs {
   workdir?: string;
   publicUrl?: string;
   apiKey?: string;
+  /** `--workspace-idle`: a duration (`7d`, `12h`), or `0` to keep workspaces until their session is deleted. */
+  workspaceIdle?: string;
 }
 
 /** Shorter secrets are refused: the HMAC is only as strong as the secret. */
@@ -35,6 +37,8 @@ export async function runnerCommand(args: RunnerArgs, io: CliIo): Promise<number
   delete env.AGENT_SERVE_RUNNER_SECRET;
   if (io.env === process.env) delete process.env.AGENT_SERVE_RUNNER_SECRET;
   const dir = resolve(io.cwd, args.dir ?? ".");
+  const workspaceIdleMs = args.workspaceIdle === undefined ? undefined : parseWorkspaceIdle(args.workspaceIdle);
+  if (workspaceIdleMs === undefined && args.workspaceIdle !== undefined) throw new UsageError(`--workspace-idle must be a duration such as 7d or 12h, or 0 (got "${args.workspaceIdle}")`);
   let runner;
   try {
     runner = await startRunner(
@@ -47,6 +51,7 @@ export async function runnerCommand(args: RunnerArgs, io: CliIo): Promise<number
         ...(args.host ? { hostname: args.host } : {}),
         ...(args.publicUrl ? { publicUrl: args.publicUrl.replace(/\/+$/, "") } : {}),
         ...(args.apiKey ? { apiKey: args.apiKey } : {}),
+        ...(workspaceIdleMs === undefined ? {} : { workspaceIdleMs }),
         env,
         log: (line) => io.stdout.write(`agent-serve runner: ${line}\n`),
       },

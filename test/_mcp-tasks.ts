@@ -3,6 +3,8 @@
  * `hello` agent with their tools on a real Node server, and a 2026-07-28 client that declares the
  * Tasks extension and polls `tasks/get`, each answer checked against the extension's schema.
  */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createTaskSessionFromClient, type RawClientDispatch, type TaskEnabledSession } from "@modelcontextprotocol/ext-tasks/client";
 import { GetTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { afterEach, expect } from "vitest";
 import { type NodeServer, serveNode } from "../adapters/node.ts";
@@ -78,3 +80,38 @@ export function tasksClient(clientName: string): TasksClient {
     }, 10_000, `task ${status}`);
   return { rpc, poll };
 }
+
+const TASKS = "io.modelcontextprotocol/tasks";
+
+/**
+ * The Tasks extension's requester over the MCP SDK's client, pinned to 2026-07-28. The SDK's codec
+ * refuses a `tools/call` answered with a task, so the extension posts its own requests (its
+ * documented `rawDispatch`) to `url`.
+ */
+export async function extensionRequester(url: string, clientName: string): Promise<{ session: TaskEnabledSession; close(): Promise<void> }> {
+  // SAFETY: versionNegotiation and capabilities.extensions are the v2 client's options for the
+  // 2026-07-28 revision and its extensions.
+  const client = new Client({ name: clientName, version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { extensions: { [TASKS]: {} } } } as ConstructorParameters<typeof Client>[1]);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const framing = { protocolVersion: "2026-07-28", clientInfo: { name: clientName, version: "1" }, clientCapabilities: { extensions: { [TASKS]: {} } } };
+  let id = 0;
+  const rawDispatch: RawClientDispatch = async (request, options) => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, ...(request as Record<string, unknown>) }),
+      ...(options?.signal ? { signal: options.signal } : {}),
+    });
+    const answer = (await response.json()) as { result?: never; error?: never };
+    return answer.error !== undefined ? { kind: "error", error: answer.error } : { kind: "result", result: answer.result! };
+  };
+  const session = createTaskSessionFromClient(client, { endpointId: url, rawDispatch, v2RequestFraming: framing });
+  return {
+    session,
+    async close() {
+      await session.close();
+      await client.close();
+    },
+  };
+}
+

@@ -19,7 +19,8 @@ import { describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import { defineTool } from "../src/entries/tools.ts";
-import { serveHelloWith, tasksClient } from "./_mcp-tasks.ts";
+import { resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
+import { extensionRequester, serveHelloWith, tasksClient } from "./_mcp-tasks.ts";
 
 const refunds: number[] = [];
 const tools = {
@@ -48,6 +49,18 @@ async function startAsk(url: string, message: string): Promise<string> {
 }
 
 describe("MCP Tasks backed by sessions", () => {
+  it("settles ask to its reply through the Tasks extension's own requester", async () => {
+    const { url } = await serve();
+    const requester = await extensionRequester(url, "tasks-test");
+    try {
+      const execution = await requester.session.callTool("ask", { message: "/reply through the requester" }, { task: { preference: "require" } });
+      const { outcome } = await execution.settle();
+      expect(resultFromTaskOutcome(outcome)).toMatchObject({ structuredContent: { reply: "through the requester" } });
+    } finally {
+      await requester.close();
+    }
+  });
+
   it("advertises the extension and runs ask as a task polled to completion", async () => {
     const { url } = await serve();
     const { result: discovered } = await rpc(url, "server/discover");

@@ -60,6 +60,18 @@ describe.skipIf(!REDIS_SERVER)(`redis store${REDIS_MISSING}`, () => {
     return storage;
   };
 
+  /** Clients of the test's server blocked in a command (the follower's XREAD). */
+  const blockedClients = async (): Promise<number> => {
+    const list = (await admin.client("LIST")) as string;
+    return list.split("\n").filter((line) => / flags=\S*b/.test(line) && / cmd=xread/.test(line)).length;
+  };
+
+  /** Clients connected to the test's server, the admin's own connection included. */
+  const connectedClients = async (): Promise<number> => {
+    const list = (await admin.client("LIST")) as string;
+    return list.split("\n").filter((line) => line.trim() !== "").length;
+  };
+
   beforeAll(async () => {
     // Persisted, so a restart of the server (connection loss below) keeps what was written.
     server = await startRedisServer({ fsync: "everysec" });
@@ -244,15 +256,54 @@ describe.skipIf(!REDIS_SERVER)(`redis store${REDIS_MISSING}`, () => {
   });
 
   it("closes at once with a blocking read in progress and waits for writes sent before", async () => {
-    const storage = createRedisStorage({ url: server.url, prefix: `t${n}:` });
+    // The follower's XREAD blocks for a second at most (drivers/redis/follow.ts). Every XREAD the
+    // server starts is seen here through MONITOR, on the server's clock, so the test knows when the
+    // one in progress would end by itself: a close that waited for it ends after that moment.
+    const monitor = await admin.monitor();
+    const xreads: number[] = [];
+    monitor.on("monitor", (time: string, args: string[]) => {
+      if (String(args[0]).toLowerCase() === "xread") xreads.push(Number(time) * 1_000);
+    });
+    try {
+      const storage = createRedisStorage({ url: server.url, prefix: `t${n}:` });
+      storage.follow("followed", () => {});
+      // A fresh XREAD has just started: the one close must not wait for.
+      await pollUntil(async () => xreads.length >= 2, 10_000, "the follower's blocking read");
+      const seen = xreads.length;
+      await pollUntil(async () => xreads.length > seen, 10_000, "a fresh blocking read");
+      expect(await blockedClients()).toBe(1);
+      // Writes to another log: one to the followed log would end the blocking read at once.
+      const writes = Array.from({ length: 20 }, (_, i) => storage.append("other", [`l${i}`]));
+      const closing = Date.now();
+      await within(storage.close(), 5_000, "close");
+      const closedAt = Date.now();
+      // The read in progress when close was called: the last one the server started before then.
+      const blockedSince = Math.max(...xreads.filter((at) => at <= closing));
+      expect(closedAt, "close waited for the blocking read to time out").toBeLessThan(blockedSince + 1_000);
+      expect(await Promise.all(writes)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      await expect(storage.get("k")).rejects.toThrow(/closed/);
+      // The blocked connection is gone, not left to time out on the server.
+      await pollUntil(async () => (await blockedClients()) === 0, 5_000, "the blocked connection to close");
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
+  it("closes at once while reconnecting to a Redis that is down, and stays closed when it is back", async () => {
+    const storage = createRedisStorage({ url: server.url, prefix: `t${n}:`, redis: { retryStrategy: () => 50 } });
     storage.follow("log", () => {});
-    await storage.length("log");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const writes = Array.from({ length: 20 }, (_, i) => storage.append("log", [`l${i}`]));
+    await storage.append("log", ["before"]);
+    await pollUntil(async () => (await blockedClients()) === 1, 10_000, "the follower's blocking read");
+    expect(await connectedClients()).toBe(3); // the admin, the store, the follower's blocking read
+    await server.stop();
+    await expect(within(storage.get("k"), 5_000, "a refusal")).rejects.toSatisfy(StorageUnavailableError.isError);
     const started = Date.now();
-    await within(storage.close(), 2_000, "close");
+    await within(storage.close(), 2_000, "close while reconnecting");
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect(await Promise.all(writes)).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    await expect(storage.get("k")).rejects.toThrow(/closed/);
+    await server.start();
+    await pollUntil(() => admin.ping().then(() => true, () => false), 10_000, "the admin's reconnect");
+    // A store still reconnecting every 50 ms would be back well within this; a closed one never is.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await connectedClients()).toBe(1);
   });
 });

@@ -31,7 +31,7 @@ import { gateSends } from "../engine/budgets/send-gate.ts";
 import { createAgentBudgets } from "./agent-budgets.ts";
 import { createAgentTurns } from "./agent-turns.ts";
 import { agentVersion } from "./agent-version.ts";
-import { CLOUD_ALLOWLIST_REFUSAL } from "./cloud-turns.ts";
+import { CLOUD_ALLOWLIST_REFUSAL, cloudWorkspaces } from "./cloud-turns.ts";
 import { createCoordination } from "./coordination.ts";
 import { createRecovery, orphanRecovery } from "./recovery.ts";
 import { placeSessions } from "./session-placement.ts";
@@ -112,6 +112,8 @@ export function createAgentRuntime(
     logger.error("could not compute the agent's version; turns record none", error);
     return undefined;
   });
+  // Cloud runners' workspaces go with their sessions (docs/design/cloud-workspaces.md).
+  const runnerWorkspaces = cloudWorkspaces(slug, options.cloud, async (sessionId) => (await store.get(sessionId)) !== undefined, logger);
   const { model, controller, cloudTools } = createAgentTurns({
     agentVersion: version,
     slug,
@@ -130,10 +132,19 @@ export function createAgentRuntime(
     logger,
     oauthTokens: createMcpOAuthTokens({ storage }),
     ...(budgets ? { budgets } : {}),
+    ...(runnerWorkspaces ? { onRunnerBound: (runner: string, runnerId: string) => runnerWorkspaces.bound(runner, runnerId) } : {}),
   });
   const recovery = createRecovery(recoveryParts, controller);
 
   // 5. Sessions; from here on the session entry reaches them.
+  // A deleted session's workspace goes here and on the cloud runners (docs/design/cloud-workspaces.md).
+  const removeWorkspace =
+    runtime?.removeSessionWorkspace || runnerWorkspaces
+      ? async (sessionId: string) => {
+          runnerWorkspaces?.removed(sessionId);
+          await runtime?.removeSessionWorkspace?.(sessionId);
+        }
+      : undefined;
   const experiments = new ExperimentService({ definitions: project.agent.experiments, log, store });
   const webhookEndpoints = resolveEndpoints(project.agent.webhooks ?? [], options.dev === true);
   const local = new LocalSessions({
@@ -142,7 +153,7 @@ export function createAgentRuntime(
     controller,
     now,
     enroll: (sessionId, purpose) => experiments.enroll(sessionId, purpose),
-    ...(runtime?.removeSessionWorkspace ? { removeWorkspace: (sessionId: string) => runtime.removeSessionWorkspace!(sessionId) } : {}),
+    ...(removeWorkspace ? { removeWorkspace } : {}),
     ...(pendingFiles ? { workspaceFiles: pendingFiles } : {}),
     approvals: approvalStore,
     takeOverParked: (sessionId) => recovery.takeOverParked(sessionId),
@@ -283,6 +294,8 @@ export function createAgentRuntime(
       // Eval runs belong to the host that holds no session (they start there).
       if (options.placement?.session === undefined) await evals.recover();
       await timed.start();
+      // Not waited for: runners that are slow or down must not hold the host's start.
+      void runnerWorkspaces?.reconcile().catch((error: unknown) => logger.error("runner workspace clean-up failed", error));
       await channels.start();
       await a2aPush.start();
       await webhooks.start();

@@ -54,6 +54,8 @@ export interface AgentTurnParts {
   budgets?: BudgetGate;
   /** The agent definition's version (./agent-version.ts), recorded in every `turn.started`. */
   agentVersion?: Promise<string | undefined>;
+  /** A cloud runner took a turn (./cloud-turns.ts `cloudWorkspaces`). */
+  onRunnerBound?: (runner: string, runnerId: string) => void;
 }
 
 export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelSpec; notice?: string }; controller: TurnController; cloudTools: CloudToolsGate } {
@@ -81,6 +83,7 @@ export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelS
     model: normalizeModelSpec(project.agent.model) ?? model.spec,
     ...(pendingFiles ? { pendingFiles } : {}),
     storage: parts.storage,
+    ...(parts.onRunnerBound ? { onRunnerBound: parts.onRunnerBound } : {}),
   });
   for (const warning of cloudStartupWarnings(parts.slug, project, options.cloud)) parts.logger.warn(warning);
   // Every turn traced (a no-op until an OpenTelemetry SDK is registered).

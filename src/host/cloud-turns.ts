@@ -20,6 +20,8 @@ import { turnVariant } from "../engine/experiments/variant.ts";
 import type { PendingWorkspaceFiles } from "../engine/harness/pending-files.ts";
 import type { TurnRunner } from "../engine/turns/turn-runner.ts";
 import type { CloudRuntimeOptions } from "./types.ts";
+import type { HostLogger } from "../base/logging.ts";
+import { runnerSessions } from "../features/cloud/runner-sessions.ts";
 
 /** Why a cloud session's turn fails on a host started without runners. */
 export const NO_RUNNERS =
@@ -41,6 +43,8 @@ export interface CloudTurnsParts {
   pendingFiles?: PendingWorkspaceFiles;
   /** Where a cloud turn's runner and last committed line are kept (a restart reattaches from it). */
   storage: Pick<StorageDriver, "get">;
+  /** A runner took a turn: its id tells a restarted runner (`cloudWorkspaces`'s `bound`). */
+  onRunnerBound?: (runner: string, runnerId: string) => void;
 }
 
 /** Whether the session's turns run on the cloud runtime. */
@@ -104,6 +108,7 @@ export function withCloudTurns(local: TurnRunner, base: TurnRunner, parts: Cloud
             leaseMs: cloud.leaseMs ?? 10_000,
             model: { id: spec.id, params: input.params },
             onWritten,
+            ...(parts.onRunnerBound ? { onBound: parts.onRunnerBound } : {}),
             request: {
               protocol: RUNNER_PROTOCOL,
               sessionId: record.sessionId,
@@ -154,3 +159,38 @@ export function cloudStartupWarnings(slug: string, project: ProjectDefinition, c
   }
   return warnings;
 }
+
+export interface CloudWorkspaces {
+  /** A session was deleted: every runner removes its workspace (not waited for). */
+  removed(sessionId: string): void;
+  /** At start: every runner drops the workspaces of sessions the store no longer has. */
+  reconcile(): Promise<void>;
+  /** A runner took a turn; a new id for its URL means it restarted, and it is reconciled. */
+  bound(runner: string, runnerId: string): void;
+}
+
+/**
+ * Runner workspace clean-up for one agent (docs/design/cloud-workspaces.md), when this host has
+ * runners. A delete never waits for the runners, so it never fails because one is down; the
+ * reconciles at the host's start and at a runner's restart catch up on what a runner missed.
+ */
+export function cloudWorkspaces(slug: string, cloud: CloudRuntimeOptions | undefined, exists: (sessionId: string) => Promise<boolean>, logger: HostLogger): CloudWorkspaces | undefined {
+  if (!cloud || cloud.runners.length === 0) return undefined;
+  const runners = runnerSessions({ runners: cloud.runners, secret: cloud.secret, agent: slug, logger });
+  const seen = new Map<string, string>();
+  const reconcile = async (only?: string): Promise<void> => {
+    const removed = await runners.reconcile(exists, only);
+    if (removed.length > 0) logger.info(`[cloud] removed ${removed.length} runner workspace(s) of deleted sessions of ${slug}`);
+  };
+  const failed = (error: unknown): void => logger.error("runner workspace clean-up failed", error);
+  return {
+    removed: (sessionId) => void runners.forget(sessionId),
+    reconcile: () => reconcile(),
+    bound(runner, runnerId) {
+      const before = seen.get(runner);
+      seen.set(runner, runnerId);
+      if (before !== undefined && before !== runnerId) void reconcile(runner).catch(failed);
+    },
+  };
+}
+

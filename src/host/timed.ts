@@ -1,6 +1,7 @@
 /**
  * An agent's timed work (docs/design/timed-work.md): its reminders and the runner of its schedules,
- * whose firings start sessions like any other send.
+ * whose firings start sessions like any other send, and the sweep of its expired MCP tool tasks
+ * (docs/design/mcp-task-expiry.md).
  * @module
  */
 import type { HostLogger } from "../base/logging.ts";
@@ -15,6 +16,7 @@ import { dispatchSchedule } from "../features/schedules/dispatch.ts";
 import { ScheduleRunner } from "../features/schedules/runner.ts";
 import { createExclusive } from "../base/storage/exclusive.ts";
 import { TimedWork } from "../features/timers/timed-work.ts";
+import { McpTaskExpiry } from "../features/mcp/task-expiry.ts";
 
 /** Host-wide facts the agent's timed work needs. */
 export interface AgentTimersContext {
@@ -42,6 +44,7 @@ export function createTimedWork(parts: {
   const { project, storage, sessions, reminders, toolServices, runtime, context, now, logger } = parts;
   return new TimedWork({
     reminders,
+    mcpTasks: new McpTaskExpiry({ storage, timers: context.timers, keyPrefix: parts.slug, now, logger }),
     internalRoutes: context.internalRoutes,
     now,
     schedules: (waitUntil) =>

@@ -83,7 +83,8 @@ export const a2aPushFailedKey = (sessionId: string, turnId: string, configId: st
 /** The lease of the one process posting a config's outbox at a time. */
 export const a2aPushSenderLeaseKey = (sessionId: string, turnId: string, configId: string): string => `a2a/push-senders/${sessionId}/${turnId}/${configId}`;
 /** An MCP tool call run as a task, and the lease its runner holds (docs/design/mcp-tool-tasks.md). */
-export const mcpToolTaskKey = (taskId: string): string => `mcp/tasks/${taskId}`;
+export const MCP_TOOL_TASK_PREFIX = "mcp/tasks/";
+export const mcpToolTaskKey = (taskId: string): string => `${MCP_TOOL_TASK_PREFIX}${taskId}`;
 export const mcpToolTaskLeaseKey = (taskId: string): string => `mcp/task-runners/${taskId}`;
 /** A2A's task index of a session: each task's state, and how far the log was folded (docs/design/a2a-tasks.md). */
 export const a2aTaskIndexKey = (sessionId: string): string => `a2a/task-index/${sessionId}`;

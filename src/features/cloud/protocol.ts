@@ -10,6 +10,9 @@ export const RUNNER_PROTOCOL = 1;
 /** The runner's turn endpoint, relative to its base URL. */
 export const RUNNER_TURNS_PATH = "/v1/runner/turns";
 export const RUNNER_HEALTH_PATH = "/v1/runner/health";
+export const RUNNER_WORKSPACES_PATH = "/v1/runner/workspaces";
+/** A session on a runner: `GET` its page, `DELETE` it (and its workspace). */
+export const runnerSessionPath = (sessionId: string): string => `/v1/runner/sessions/${encodeURIComponent(sessionId)}`;
 /** Headers of a runner's server-tool call back to the host. */
 export const CALL_ID_HEADER = "x-agent-serve-call-id";
 export const SEQ_HEADER = "x-agent-serve-seq";

@@ -48,6 +48,8 @@ export interface RemoteTurnOptions {
   model: { id: string; params: Record<string, string> };
   /** Called with each line's sequence number once its events are written. */
   onWritten?: (seq: number) => void;
+  /** Called with the runner that took the turn and its id (which changes when it restarts). */
+  onBound?: (runner: string, runnerId: string) => void;
 }
 
 /** The remote loop of one turn. */
@@ -102,6 +104,7 @@ export function remoteLoop(options: RemoteTurnOptions): RemoteLoop {
         switch (line.kind) {
           case "bound":
             write([{ type: "agent.bound", turnId, data: { agentId: line.agentId, url: line.url, runner } }], 0);
+            options.onBound?.(runner, line.agentId.split(":")[0] ?? "");
             break;
           case "emit": {
             // A line already committed before a restart is not written again.

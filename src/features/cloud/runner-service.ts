@@ -5,14 +5,17 @@
  * `detachMs`, keeping its lines, so a restarted host reattaches
  * (`POST /v1/runner/turns/:turnId/attach`) and loses none; `DELETE /v1/runner/turns/:turnId`
  * stops it. `GET /v1/runner/health` says it is up; `GET /v1/runner/sessions/:id` (signed) shows
- * what the runner did for a session.
+ * what the runner did for a session, `DELETE /v1/runner/sessions/:id` (signed) forgets it and
+ * removes its workspace, and `GET /v1/runner/workspaces` (signed) lists the sessions with one;
+ * workspaces no turn used for `workspaceIdleMs` are swept (docs/design/cloud-workspaces.md).
  * @module
  */
 import { errorMessage } from "../../base/errors.ts";
 import { isSessionId } from "../../base/ids.ts";
-import { RUNNER_HEALTH_PATH, RUNNER_PROTOCOL, RUNNER_TURNS_PATH, type RunnerLine, type TurnRequest } from "./protocol.ts";
+import { RUNNER_HEALTH_PATH, RUNNER_PROTOCOL, RUNNER_TURNS_PATH, RUNNER_WORKSPACES_PATH, type RunnerLine, type TurnRequest } from "./protocol.ts";
 import { type RunnerTurnDeps, runRunnerTurn } from "./runner-turn.ts";
 import { checkRunnerSignature } from "./signing.ts";
+import { IDLE_SWEEP_EVERY_MS, WORKSPACE_IDLE_MS, sweepIdleWorkspaces } from "./runner-workspaces.ts";
 
 export interface RunnerServiceOptions {
   /** The agents this runner runs turns for, by the host's slug. */
@@ -30,11 +33,17 @@ export interface RunnerServiceOptions {
   log?: (line: string) => void;
   /** Largest turn request accepted. @default 32 MiB */
   maxBodyBytes?: number;
+  /** A session workspace no turn used for this long is removed; 0 keeps them. @default 7 days */
+  workspaceIdleMs?: number;
+  /** How often idle workspaces are looked for after the first sweep at start. @default 1 hour */
+  idleSweepEveryMs?: number;
 }
 
 export interface RunnerService {
   fetch(request: Request): Promise<Response>;
-  /** Aborts every running turn. */
+  /** Removes the workspaces idle past the ttl now; resolves with `agent/sessionId` of each. */
+  sweepIdle(): Promise<string[]>;
+  /** Aborts every running turn and stops the idle sweep. */
   close(): void;
 }
 
@@ -62,6 +71,20 @@ export function createRunnerService(options: RunnerServiceOptions): RunnerServic
   const log = options.log ?? (() => {});
   const beatMs = options.beatMs ?? 2000;
   const detachMs = options.detachMs ?? 60_000;
+  const idleMs = options.workspaceIdleMs ?? WORKSPACE_IDLE_MS;
+  const workspaces = Object.fromEntries(Object.entries(options.agents).map(([slug, agent]) => [slug, agent.workspaces]));
+
+  async function sweepIdle(): Promise<string[]> {
+    if (idleMs <= 0) return [];
+    const removed = await sweepIdleWorkspaces(workspaces, idleMs, (sessionId) => bySession.has(sessionId), Date.now());
+    for (const name of removed) log(`removed the workspace of ${name}: no turn for ${idleMs} ms`);
+    return removed;
+  }
+  const sweepFailed = (error: unknown): void => log(`the idle workspace sweep failed: ${errorMessage(error)}`);
+  // At start, then hourly: a runner down for a while finds what went idle meanwhile.
+  void sweepIdle().catch(sweepFailed);
+  const idleTimer = idleMs > 0 ? setInterval(() => void sweepIdle().catch(sweepFailed), options.idleSweepEveryMs ?? IDLE_SWEEP_EVERY_MS) : undefined;
+  (idleTimer as { unref?: () => void } | undefined)?.unref?.();
 
   async function signed(request: Request, path: string, body: string): Promise<Response | undefined> {
     const refused = await checkRunnerSignature(options.secret, request.headers.get("authorization"), request.method, path, body);
@@ -219,7 +242,36 @@ export function createRunnerService(options: RunnerServiceOptions): RunnerServic
     return new Response(lines.map((line) => JSON.stringify(line)).join("\n") + "\n", { headers: { "content-type": "application/x-ndjson" } });
   }
 
+  /** The host deleted the session: its turn stops, its page and its workspace go. */
+  async function forget(request: Request, sessionId: string): Promise<Response> {
+    const body = await request.text();
+    const refused = await signed(request, new URL(request.url).pathname, body);
+    if (refused) return refused;
+    let agent: unknown;
+    try {
+      agent = (JSON.parse(body || "{}") as { agent?: unknown }).agent;
+    } catch {
+      return problem(400, "invalid_request", "the body must be JSON {agent}");
+    }
+    if (typeof agent !== "string" || !Object.hasOwn(options.agents, agent)) return problem(400, "invalid_request", "agent must be one this runner serves");
+    if (!isSessionId(sessionId)) return problem(400, "invalid_request", "not a session id");
+    bySession.get(sessionId)?.abort.abort();
+    transcripts.delete(sessionId);
+    await options.agents[agent]!.workspaces?.remove(sessionId);
+    log(`removed the workspace of ${agent}/${sessionId}: the session was deleted`);
+    return new Response(null, { status: 204 });
+  }
+
+  async function listWorkspaces(request: Request): Promise<Response> {
+    const refused = await signed(request, new URL(request.url).pathname, "");
+    if (refused) return refused;
+    const agents: Record<string, string[]> = {};
+    for (const [slug, agent] of Object.entries(workspaces)) agents[slug] = agent ? (await agent.list()).map(({ sessionId }) => sessionId) : [];
+    return Response.json({ agents });
+  }
+
   return {
+    sweepIdle,
     async fetch(request) {
       const { pathname } = new URL(request.url);
       const { method } = request;
@@ -230,9 +282,12 @@ export function createRunnerService(options: RunnerServiceOptions): RunnerServic
       if (turn && !turn[2] && method === "DELETE") return cancel(request, turn[1]!);
       const session = /^\/v1\/runner\/sessions\/([^/]+)$/.exec(pathname);
       if (session && method === "GET") return transcript(request, decodeURIComponent(session[1]!));
+      if (session && method === "DELETE") return forget(request, decodeURIComponent(session[1]!));
+      if (pathname === RUNNER_WORKSPACES_PATH && method === "GET") return listWorkspaces(request);
       return problem(404, "not_found", "no such runner route");
     },
     close() {
+      clearInterval(idleTimer);
       for (const turn of bySession.values()) turn.abort.abort();
     },
   };

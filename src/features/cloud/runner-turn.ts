@@ -24,6 +24,7 @@ import { turnRecorder } from "../../engine/turns/run-turn.ts";
 import type { PreparedCall, ToolExecutor } from "../../engine/turns/tool-executor.ts";
 import { callHostTool } from "./host-tools-client.ts";
 import type { RunnerLine, TurnRequest } from "./protocol.ts";
+import type { RunnerWorkspaces } from "./runner-workspaces.ts";
 import { sessionEnv, withSessionEnv } from "./session-env.ts";
 
 export interface RunnerTurnDeps {
@@ -36,6 +37,8 @@ export interface RunnerTurnDeps {
   ownEnv: Record<string, string | undefined>;
   /** Longest an agent-tool script may run. @default 120 s */
   scriptTimeoutMs?: number;
+  /** The agent's session workspaces, listed and removed (./runner-workspaces.ts). */
+  workspaces?: RunnerWorkspaces;
 }
 
 /** Runs the turn, handing each line to `write` in order; never throws (a failure is the `end` line). */

@@ -23,8 +23,11 @@ export const TOOLS_TTL_MS = 60_000;
 
 /** Tasks of the extension (./tasks.ts), for an endpoint whose tools may run as tasks. */
 export interface McpTasks {
-  /** Starts the call as a task; undefined when that tool always answers inline. */
-  start(name: unknown, args: Record<string, unknown>): Promise<Record<string, unknown> | undefined>;
+  /**
+   * Starts the call as a task; undefined when that tool always answers inline. `task` is the
+   * request's `params.task` (its `ttl`, docs/design/mcp-task-expiry.md), `{}` when absent.
+   */
+  start(name: unknown, args: Record<string, unknown>, task?: Record<string, unknown>): Promise<Record<string, unknown> | undefined>;
   get(taskId: string, signal: AbortSignal): Promise<Record<string, unknown>>;
   update(taskId: string, inputResponses: Record<string, unknown>): Promise<void>;
   cancel(taskId: string): Promise<void>;
@@ -85,7 +88,7 @@ export async function handleModernRequest(request: Request, body: unknown, optio
       // A client that declares the extension may get a task instead of the answer.
       if (options.tasks && wantsTasks(meta)) {
         const tasks = options.tasks;
-        const task = await settle(id, options.logger, () => tasks.start(params?.["name"], isRecord(params?.["arguments"]) ? params["arguments"] : {}));
+        const task = await settle(id, options.logger, () => tasks.start(params?.["name"], isRecord(params?.["arguments"]) ? params["arguments"] : {}, isRecord(params?.["task"]) ? params["task"] : {}));
         if (isRpcError(task)) return reply(200, task);
         if (task !== undefined) return reply(200, rpcResult(id, { ...task, resultType: "task" }));
       }

@@ -45,8 +45,9 @@ export function agentMcpTasks(context: TasksContext, others?: McpTasks): McpTask
   }
 
   return {
-    async start(name, args) {
-      if (name !== "ask") return others?.start(name, args);
+    async start(name, args, task) {
+      // An `ask` task is its session, which lives and expires as sessions do: no ttl of its own.
+      if (name !== "ask") return others?.start(name, args, task);
       const { sessionId, from } = await startAsk(context, await validate(args, askArgs, "ask arguments"));
       const now = new Date().toISOString();
       return { taskId: `${sessionId}.${from}`, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: null, pollIntervalMs: POLL_INTERVAL_MS };
@@ -109,6 +110,7 @@ function statusOf(report: SessionReport): Record<string, unknown> {
       };
     default:
       if (report.error === "turn interrupted") return { status: "cancelled", statusMessage: "the turn was stopped" };
-      return { status: "completed", result: jsonToolResult(report) };
+      // Framed as the revision frames every result: a task requester checks it (./tool-tasks.ts).
+      return { status: "completed", result: { resultType: "complete", ...jsonToolResult(report) } };
   }
 }

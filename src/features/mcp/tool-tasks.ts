@@ -9,7 +9,7 @@
  * @module
  */
 import type { AuthContext } from "../../base/auth.ts";
-import { HTTPError, conflict, notFound } from "../../base/errors.ts";
+import { HTTPError, badRequest, conflict, notFound } from "../../base/errors.ts";
 import { randomId } from "../../base/ids.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import { mcpToolTaskKey, mcpToolTaskLeaseKey } from "../../base/storage/keys.ts";
@@ -23,6 +23,8 @@ export interface ToolTaskDeps {
   auth: AuthContext;
   closing: { subscribe(listener: () => void): () => void };
   logger: HostLogger;
+  /** Told each task's expiry, so the host's sweep deletes it then (./task-expiry.ts). */
+  expiry?: { track(taskId: string, at: number): void };
   /** Overrides for tests: how often the runner renews its lease, and how long the lease lasts. */
   heartbeatMs?: number;
   leaseMs?: number;
@@ -31,8 +33,14 @@ export interface ToolTaskDeps {
 /** A tool task's id: never a session id, so `/v1/mcp` tells it from an `ask` task. */
 export const isToolTaskId = (taskId: string): boolean => /^mcptask_[A-Za-z0-9_-]{16,64}$/.test(taskId);
 
-/** How long a finished task stays readable after its last update. */
+/** A task's ttl when its request asks for none (docs/design/mcp-task-expiry.md). */
 export const TOOL_TASK_TTL_MS = 24 * 60 * 60 * 1000;
+/** The longest ttl a request may ask for; a longer one is cut to this. */
+export const MAX_TOOL_TASK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** The shortest: a shorter one is raised to this, so a client polling every second sees the end. */
+export const MIN_TOOL_TASK_TTL_MS = 1000;
+/** How long the result of a call that ended after its task's expiry stays readable. */
+export const LATE_RESULT_MS = 60_000;
 const POLL_INTERVAL_MS = 1000;
 const HEARTBEAT_MS = 2000;
 const LEASE_MS = 10_000;
@@ -50,6 +58,9 @@ interface ToolTaskRecord {
   error?: { code: number; message: string };
   createdAt: string;
   lastUpdatedAt: string;
+  /** Records written before tasks had their own ttl have neither: the default, from the last update. */
+  ttlMs?: number;
+  expiresAt?: string;
 }
 
 /** Calls running in this process, by task id: what a cancel here aborts at once. */
@@ -64,9 +75,10 @@ export function toolTasks(deps: ToolTaskDeps, tools: readonly McpTool[]): McpTas
     const stored = isToolTaskId(taskId) ? await storage.get(mcpToolTaskKey(taskId)) : undefined;
     const record = stored === undefined ? undefined : (JSON.parse(stored) as ToolTaskRecord);
     if (!record || record.owner !== auth.principalId) throw unknownTask(taskId);
-    if (record.status !== "working" && Date.now() - Date.parse(record.lastUpdatedAt) > TOOL_TASK_TTL_MS) {
+    // A running call is never cut; the sweep may not have come yet for an ended one.
+    if (record.status !== "working" && Date.now() >= toolTaskExpiry(record)) {
       await storage.delete(mcpToolTaskKey(taskId));
-      throw unknownTask(taskId);
+      throw expiredTask(taskId);
     }
     return record;
   }
@@ -77,8 +89,12 @@ export function toolTasks(deps: ToolTaskDeps, tools: readonly McpTool[]): McpTas
     if (stored === undefined) throw unknownTask(taskId);
     const record = JSON.parse(stored) as ToolTaskRecord;
     if (record.status !== "working") return record;
-    const next = { ...record, ...change, lastUpdatedAt: new Date().toISOString() };
+    const now = Date.now();
+    const next: ToolTaskRecord = { ...record, ...change, lastUpdatedAt: new Date(now).toISOString() };
+    // A call that outlived its task's ttl keeps its result a little, or no poll could ever see it.
+    if (toolTaskExpiry(next) <= now) next.expiresAt = new Date(now + LATE_RESULT_MS).toISOString();
     await storage.set(mcpToolTaskKey(taskId), JSON.stringify(next));
+    deps.expiry?.track(taskId, toolTaskExpiry(next));
     return next;
   }
 
@@ -115,16 +131,28 @@ export function toolTasks(deps: ToolTaskDeps, tools: readonly McpTool[]): McpTas
   }
 
   return {
-    async start(name, args) {
+    async start(name, args, task = {}) {
       const tool = tools.find((candidate) => candidate.name === name);
       if (!tool) return undefined;
+      const ttlMs = toolTaskTtl(task["ttl"]);
       const taskId = `mcptask_${randomId(24)}`;
       const runner = `runner_${randomId(12)}`;
-      const now = new Date().toISOString();
-      const record: ToolTaskRecord = { taskId, owner: auth.principalId, tool: tool.name, status: "working", createdAt: now, lastUpdatedAt: now };
+      const at = Date.now();
+      const now = new Date(at).toISOString();
+      const record: ToolTaskRecord = {
+        taskId,
+        owner: auth.principalId,
+        tool: tool.name,
+        status: "working",
+        createdAt: now,
+        lastUpdatedAt: now,
+        ttlMs,
+        expiresAt: new Date(at + ttlMs).toISOString(),
+      };
       // The lease first: a poll that finds the record never sees it without a runner.
       await storage.acquireLease(mcpToolTaskLeaseKey(taskId), runner, leaseMs);
       await storage.set(mcpToolTaskKey(taskId), JSON.stringify(record));
+      deps.expiry?.track(taskId, toolTaskExpiry(record));
       void runCall(record, tool, args, runner).catch((error: unknown) => deps.logger.error(`[mcp] task ${taskId} could not be settled`, error));
       return { ...view(record), pollIntervalMs: POLL_INTERVAL_MS };
     },
@@ -150,8 +178,25 @@ export function toolTasks(deps: ToolTaskDeps, tools: readonly McpTool[]): McpTas
 
 // --- internals ---
 
+/**
+ * The ttl a task's request asks for (`params.task.ttl`, milliseconds, as MCP's tasks spec names
+ * it), kept within the host's bounds; the default when it asks for none.
+ */
+export function toolTaskTtl(requested: unknown): number {
+  if (requested === undefined || requested === null) return TOOL_TASK_TTL_MS;
+  if (typeof requested !== "number" || !Number.isInteger(requested) || requested < 0) {
+    throw badRequest("params.task.ttl must be a whole number of milliseconds, 0 or more");
+  }
+  return Math.min(Math.max(requested, MIN_TOOL_TASK_TTL_MS), MAX_TOOL_TASK_TTL_MS);
+}
+
+/** When a stored task record expires, in epoch milliseconds. */
+export function toolTaskExpiry(record: { expiresAt?: string; lastUpdatedAt: string }): number {
+  return record.expiresAt === undefined ? Date.parse(record.lastUpdatedAt) + TOOL_TASK_TTL_MS : Date.parse(record.expiresAt);
+}
+
 /** Whether a `working` task's runner is gone: its lease, renewed while it runs, lapsed. */
-async function runnerGone(storage: ToolTaskDeps["storage"], taskId: string): Promise<boolean> {
+export async function runnerGone(storage: Pick<StorageDriver, "acquireLease" | "releaseLease">, taskId: string): Promise<boolean> {
   const probe = `probe_${randomId(12)}`;
   if (!(await storage.acquireLease(mcpToolTaskLeaseKey(taskId), probe, 1000))) return false;
   await storage.releaseLease(mcpToolTaskLeaseKey(taskId), probe);
@@ -165,14 +210,15 @@ function view(record: ToolTaskRecord): Record<string, unknown> {
     status: record.status,
     createdAt: record.createdAt,
     lastUpdatedAt: record.lastUpdatedAt,
-    ttlMs: TOOL_TASK_TTL_MS,
+    ttlMs: record.ttlMs ?? TOOL_TASK_TTL_MS,
     ...(record.statusMessage ? { statusMessage: record.statusMessage } : {}),
   };
   switch (record.status) {
     case "working":
       return { ...base, pollIntervalMs: POLL_INTERVAL_MS };
     case "completed":
-      return { ...base, result: record.result };
+      // The call's own answer, framed as the revision frames every result (what a requester checks).
+      return { ...base, result: { resultType: "complete", ...(record.result as object) } };
     case "failed":
       return { ...base, error: record.error };
     default:
@@ -180,4 +226,5 @@ function view(record: ToolTaskRecord): Record<string, unknown> {
   }
 }
 
-const unknownTask = (taskId: string) => notFound("task_not_found", `no task ${JSON.stringify(taskId.slice(0, 120))} is visible to this caller`);
+const unknownTask = (taskId: string) => notFound("task_not_found", `no task ${JSON.stringify(taskId.slice(0, 120))} is visible to this caller (unknown, or expired and deleted)`);
+const expiredTask = (taskId: string) => notFound("task_expired", `task ${JSON.stringify(taskId)} has expired: its ttl has passed and it was deleted`);

@@ -1,9 +1,11 @@
 /**
- * The timed work of one agent: its cron runner and its reminders, over the host's timer port.
+ * The timed work of one agent: its cron runner, its reminders and the expiry of its MCP tool
+ * tasks, over the host's timer port.
  * `tick(now)` fires whatever is due; the built-in clock calls it, and so can a platform
  * (Workers' `scheduled()`), since all state is in storage.
  * @module
  */
+import type { McpTaskExpiry } from "../mcp/task-expiry.ts";
 import type { ReminderService } from "../reminders/service.ts";
 import type { ScheduleRunner, SlotFiring } from "../schedules/runner.ts";
 
@@ -20,6 +22,8 @@ export interface TimedWorkOptions {
    */
   schedules: (waitUntil: (promise: Promise<unknown>) => void) => ScheduleRunner;
   reminders: ReminderService;
+  /** Sweeps expired MCP tool tasks (docs/design/mcp-task-expiry.md). */
+  mcpTasks?: McpTaskExpiry;
   /** `--no-control-plane`: the internal fire routes are mounted. */
   internalRoutes: boolean;
   now: () => number;
@@ -28,6 +32,7 @@ export interface TimedWorkOptions {
 export class TimedWork {
   readonly schedules: ScheduleRunner;
   readonly reminders: ReminderService;
+  readonly mcpTasks: McpTaskExpiry | undefined;
   readonly internalRoutes: boolean;
   /** The host's clock. */
   readonly now: () => number;
@@ -39,6 +44,7 @@ export class TimedWork {
   constructor(options: TimedWorkOptions) {
     this.schedules = options.schedules((promise) => this.waitUntil(promise));
     this.reminders = options.reminders;
+    this.mcpTasks = options.mcpTasks;
     this.internalRoutes = options.internalRoutes;
     this.now = options.now;
   }
@@ -46,11 +52,12 @@ export class TimedWork {
   async start(): Promise<void> {
     await this.schedules.start();
     await this.reminders.start();
+    await this.mcpTasks?.start();
   }
 
   tick(now: number): Promise<TimedWorkTick> {
     if (this.#closed) return Promise.resolve({ schedules: [], reminders: [] });
-    const work = Promise.all([this.schedules.tick(now), this.reminders.tick(now)]).then(([schedules, reminders]) => ({ schedules, reminders }));
+    const work = Promise.all([this.schedules.tick(now), this.reminders.tick(now), this.mcpTasks?.tick(now)]).then(([schedules, reminders]) => ({ schedules, reminders }));
     this.#hold(this.#ticks, work);
     return work;
   }
@@ -63,6 +70,7 @@ export class TimedWork {
   async close(timeoutMs: number): Promise<void> {
     this.#closed = true;
     this.schedules.close();
+    this.mcpTasks?.close();
     await Promise.allSettled(this.#ticks);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));

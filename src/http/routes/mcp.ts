@@ -32,7 +32,10 @@ export const mcpEndpoint = defineRoute({
     const context = { agent, auth, wide, closing: host.closing };
     const tools = agentMcpTools(context);
     // `ask` runs as a task from its session's log; the other tools as stored tool tasks.
-    const others = toolTasks({ storage: agent.storage, auth, closing: host.closing, logger: host.logger }, tools.filter((tool) => tool.name !== "ask"));
+    const others = toolTasks(
+      { storage: agent.storage, auth, closing: host.closing, logger: host.logger, ...(agent.timed.mcpTasks ? { expiry: agent.timed.mcpTasks } : {}) },
+      tools.filter((tool) => tool.name !== "ask"),
+    );
     return handleMcpRequest(request, {
       name: agent.project.name,
       version: host.version,
@@ -75,7 +78,7 @@ export const mcpToolsEndpoint = defineRoute({
       name: `${agent.project.name} tools`,
       version: host.version,
       tools,
-      tasks: toolTasks({ storage: agent.storage, auth, closing: host.closing, logger: host.logger }, tools),
+      tasks: toolTasks({ storage: agent.storage, auth, closing: host.closing, logger: host.logger, ...(agent.timed.mcpTasks ? { expiry: agent.timed.mcpTasks } : {}) }, tools),
       maxBodyBytes: host.maxBodyBytes,
       logger: host.logger,
     });
