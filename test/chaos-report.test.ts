@@ -69,7 +69,7 @@ describe("the reliability report", () => {
     expect(text).toContain("| all | 1,250 | 2,500 | 14 | 6 | 8 | 10 | 12 | 2,468 | 0 |");
     expect(text).toContain("load average (1 / 5 / 15 min) 1.50 / 2.00 / 2.50 before and 3.00 / 2.00 / 1.00 after; 12.5 s");
     // Deaths per store and runtime, the extra field under its key, and the violation with its run.
-    expect(text).toContain("SIGKILLed real `agent-serve serve` processes 30 times (sqlite on Node and redis on Bun)");
+    expect(text).toContain("On 2026-11-27, `npm run chaos -- --kill --deaths=30 --record` SIGKILLed real `agent-serve serve` processes 30 times (sqlite on Node and redis on Bun)");
     expect(text).toContain("| redis | bun | 10 | 5 | 6 | 5 | 4 | 1 | 0 | 1 | 77 | 1 |");
     expect(text).toContain("- seed 2 (redis, bun): session s9 lost message m3");
     expect(text).not.toMatch(/\{\{\w+\}\}/);

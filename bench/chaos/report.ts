@@ -61,12 +61,17 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
 }
 
 const load = (figures: readonly number[]): string => (figures.length > 0 ? figures.map((f) => f.toFixed(2)).join(" / ") : "not recorded");
+const loads = (run: RunContext): string =>
+  run.loadBefore.length + run.loadAfter.length > 0
+    ? `load average (1 / 5 / 15 min) ${load(run.loadBefore)} before and ${load(run.loadAfter)} after`
+    : "load average not recorded";
 
 /** The line that says how, when and where a run ran. */
 function context(run: RunContext, transcribed?: boolean): string {
-  const date = run.date.slice(0, 16).replace("T", " ");
+  // A transcribed record knows its day, not its hour.
+  const date = transcribed ? run.date.slice(0, 10) : `${run.date.slice(0, 16).replace("T", " ")} UTC`;
   return [
-    `\`${run.command}\`, ${date} UTC, Node ${run.node}, ${s(run.cpus, "core")}, load average (1 / 5 / 15 min) ${load(run.loadBefore)} before and ${load(run.loadAfter)} after; ${n(run.seconds)} s.`,
+    `\`${run.command}\`, ${date}, Node ${run.node}, ${s(run.cpus, "core")}, ${loads(run)}; ${n(run.seconds)} s.`,
     ...(transcribed ? ["*Transcribed from an earlier hand-written record of this run, not recorded by the command.*"] : []),
   ].join(" ");
 }
@@ -112,7 +117,8 @@ function sweepSection(title: string, file: string, record: SweepRecord): string 
     "",
     table(["store", ...keys.map((key) => SWEEP_LABELS[key] ?? key), "violations"], [...stores.map(([name, totals]) => row(name, totals)), ...(stores.length > 1 ? [row("all", all)] : [])]),
     "",
-    "Counts are summed over crash points: one session's message is checked again at every point after it was acknowledged." +
+    "Counts are summed over crash points: one session's message is checked again at every point after it was acknowledged. " +
+      `Any crash point of this run replays alone: \`npm run chaos -- --store=<store> --seed=<${record.seeds[0]}…${record.seeds[1]}> --at=<N> --mode=<${record.modes.join("|")}>\`.` +
       violationList(all.failures, "each begins with the arguments that replay it: `npm run chaos -- --store=… --seed=… --at=… --mode=…`"),
   ].join("\n");
 }
@@ -182,9 +188,10 @@ function killClaim(record: KillRecord): string {
     .filter((key) => all[key] !== undefined)
     .map((key) => `${n(all[key]!)} ${KILL_LABELS[key]!.replace(/ (checked|in the ledger)$/, "")}`);
   return [
-    `\`${record.command}\` SIGKILLed real \`agent-serve serve\` processes ${s(all["deaths"] ?? 0, "time")} (${list(pairs)}) under the same workload, over HTTP`,
+    `On ${record.date.slice(0, 10)}, \`${record.command}\` SIGKILLed real \`agent-serve serve\` processes ${s(all["deaths"] ?? 0, "time")} (${list(pairs)}) under the same workload, over HTTP`,
     seen.length > 0 ? `(${list(seen)}),` : "",
-    `with the same oracles after the last restart: ${found === 0 ? "**0 violations**" : `**${s(found, "violation")}**`}.`,
+    `with the same oracles after the last restart: ${found === 0 ? "**0 violations**" : `**${s(found, "violation")}**`}`,
+    `(\`bench/chaos/results/kill.json\`${record.transcribed ? ", transcribed from an earlier hand-written record, not recorded by the command" : ""}).`,
   ]
     .filter(Boolean)
     .join(" ");
@@ -204,7 +211,7 @@ export function renderReport(results: Results, template = readFileSync(TEMPLATE_
     sweep: results.sweep ? sweepSection("Crash points in process", "sweep.json", results.sweep) : NO_SWEEP,
     sampled: results.sampled.length > 0
       ? results.sampled.map(({ file, record }) => sweepSection(`Crash points on ${list(Object.keys(record.stores))}, sampled`, file, record)).join("\n\n")
-      : "### Crash points on Redis and Postgres, sampled\n\nNo recorded run: `npm run chaos -- --stores=redis,postgres --points=40 --record` records one.",
+      : "### Crash points on Redis and Postgres, sampled\n\nNo recorded run: `npm run chaos -- --stores=redis,postgres --seeds=15 --points=12 --record` records one.",
     kill: results.kill ? killSection(results.kill) : NO_KILL,
   };
   return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
