@@ -39,7 +39,10 @@ const points = full ? 0 : num("points", 12);
 if (process.argv.includes("--report")) {
   console.log(`chaos: rendered ${writeReport()}`);
 } else if (process.argv.includes("--kill")) {
-  // Real process deaths instead of crash points (./kill.ts); it exits the process itself.
+  // Real process deaths instead of crash points (./kill.ts); it exits the process itself, after
+  // writing results/kill.json when recording, so the document is rendered on the way out (the
+  // render is synchronous, as an exit handler must be).
+  if (process.argv.includes("--record")) process.on("exit", () => console.log(`chaos: rendered ${writeReport()}`));
   await import("./kill.ts");
 } else if (process.argv.includes("--worker")) {
   // A worker: runs the jobs its parent sends, answers each with its totals.
@@ -55,7 +58,10 @@ if (process.argv.includes("--report")) {
   process.send!("ready");
 } else if (arg("at") !== undefined) {
   const store = arg("store") ?? "memory";
-  if (!isStoreName(store)) throw new Error(`chaos: unknown store ${store}`);
+  if (!isStoreName(store)) {
+    console.error(`chaos: unknown store ${store} (the stores: memory, sqlite, redis, postgres)`);
+    process.exit(2);
+  }
   const missing = storeMissing(store);
   if (missing) {
     console.log(`chaos: ${store} skipped: ${missing}`);
@@ -68,7 +74,10 @@ if (process.argv.includes("--report")) {
 } else {
   const asked = arg("stores")?.split(",") ?? ["memory", "sqlite"];
   const unknown = asked.filter((name) => !isStoreName(name));
-  if (unknown.length > 0) throw new Error(`chaos: unknown store ${unknown.join(", ")} (the stores: memory, sqlite, redis, postgres)`);
+  if (unknown.length > 0) {
+    console.error(`chaos: unknown store ${unknown.join(", ")} (the stores: memory, sqlite, redis, postgres)`);
+    process.exit(2);
+  }
   // A store whose server is not installed is skipped, not failed: the run covers the others.
   const stores = (asked as StoreName[]).filter((store) => {
     const missing = storeMissing(store);
