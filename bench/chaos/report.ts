@@ -211,7 +211,7 @@ export function renderReport(results: Results, template = readFileSync(TEMPLATE_
     sweep: results.sweep ? sweepSection("Crash points in process", "sweep.json", results.sweep) : NO_SWEEP,
     sampled: results.sampled.length > 0
       ? results.sampled.map(({ file, record }) => sweepSection(`Crash points on ${list(Object.keys(record.stores))}, sampled`, file, record)).join("\n\n")
-      : "### Crash points on Redis and Postgres, sampled\n\nNo recorded run: `npm run chaos -- --stores=redis,postgres --seeds=15 --points=12 --record` records one.",
+      : "### Crash points on Redis and Postgres, sampled\n\nNo recorded run: `npm run chaos -- --stores=redis,postgres --seeds=30 --points=12 --record` records one.",
     kill: results.kill ? killSection(results.kill) : NO_KILL,
   };
   return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
