@@ -61,7 +61,7 @@ export type Tamper = (ledger: Ledger, acknowledged: Acknowledged, storage: Stora
 
 /** `crashAt` 0 runs the workload uncrashed and drained: it counts the operations to sweep. */
 export async function crashPoint(store: StoreName, seed: number, crashAt: number, mode: CrashMode = "lost", tamper?: Tamper): Promise<PointResult> {
-  const state = storeState(store);
+  const state = await storeState(store);
   const ledger = newLedger();
   const clock: Clock = { now: T0 };
   const inner = state.open();

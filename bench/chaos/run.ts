@@ -1,10 +1,14 @@
 /**
  * The chaos harness (issue 32, docs/reliability.md): crash points in process, deterministic from a
- * seed, on the memory store and on sqlite. Each (store, seed) is one job (./sweep.ts); jobs run in
- * worker processes, so the sweep uses every core and its result does not depend on how many.
+ * seed, on the memory store, sqlite, Redis and Postgres. Each (store, seed) is one job (./sweep.ts);
+ * jobs run in worker processes, so the sweep uses every core and its result does not depend on how
+ * many. `--record` writes the run's results (./results.ts) and renders docs/reliability.md again
+ * (./report.ts); `--report` only renders it.
  *
  *   npm run chaos                                   the small default (sampled points)
- *   npm run chaos -- --full                         every operation of 45 seeds, both stores, both modes
+ *   npm run chaos -- --full                         every operation of 45 seeds, memory and sqlite, both modes
+ *   npm run chaos -- --stores=redis,postgres --points=40 --record     the sampled figure of the server stores
+ *   npm run chaos -- --report                       render docs/reliability.md from the recorded results
  *   npm run chaos -- --seeds=5 --first-seed=100 --points=20 --stores=sqlite --workers=2
  *   npm run chaos -- --store=sqlite --seed=7 --at=93 --mode=landed     replay one crash point
  *   npm run chaos -- --kill --deaths=20 --seed=1    SIGKILL real `serve` processes (./kill.ts)
@@ -15,7 +19,9 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { CrashMode } from "./crash-store.ts";
 import { crashPoint } from "./crash-point.ts";
-import type { StoreName } from "./stores.ts";
+import { writeReport } from "./report.ts";
+import { finished, startContext, type SweepRecord, sweepFileName, writeResult } from "./results.ts";
+import { isStoreName, type StoreName, storeMissing, stopServers } from "./stores.ts";
 import { addTotals, emptyTotals, type SweepTotals, sweepSeed } from "./sweep.ts";
 
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -30,29 +36,61 @@ interface Job {
 const modes: CrashMode[] = (arg("modes")?.split(",") as CrashMode[] | undefined) ?? ["lost", "landed"];
 const points = full ? 0 : num("points", 12);
 
-if (process.argv.includes("--kill")) {
-  // Real process deaths instead of crash points (./kill.ts); it exits the process itself.
+if (process.argv.includes("--report")) {
+  console.log(`chaos: rendered ${writeReport()}`);
+} else if (process.argv.includes("--kill")) {
+  // Real process deaths instead of crash points (./kill.ts); it exits the process itself, after
+  // writing results/kill.json when recording, so the document is rendered on the way out (the
+  // render is synchronous, as an exit handler must be).
+  if (process.argv.includes("--record")) process.on("exit", () => console.log(`chaos: rendered ${writeReport()}`));
   await import("./kill.ts");
 } else if (process.argv.includes("--worker")) {
   // A worker: runs the jobs its parent sends, answers each with its totals.
   process.on("message", (job: Job | "done") => {
-    if (job === "done") process.exit(0);
+    if (job === "done") {
+      void stopServers().then(() => process.exit(0));
+      return;
+    }
     void sweepSeed(job.store, job.seed, { points, modes }).then((totals) => process.send!({ job, totals }));
   });
   // A worker whose parent is gone stops too.
-  process.on("disconnect", () => process.exit(1));
+  process.on("disconnect", () => void stopServers().then(() => process.exit(1)));
   process.send!("ready");
 } else if (arg("at") !== undefined) {
-  const result = await crashPoint((arg("store") ?? "memory") as StoreName, num("seed", 1), num("at", 1), (arg("mode") ?? "lost") as CrashMode);
+  const store = arg("store") ?? "memory";
+  if (!isStoreName(store)) {
+    console.error(`chaos: unknown store ${store} (the stores: memory, sqlite, redis, postgres)`);
+    process.exit(2);
+  }
+  const missing = storeMissing(store);
+  if (missing) {
+    console.log(`chaos: ${store} skipped: ${missing}`);
+    process.exit(0);
+  }
+  const result = await crashPoint(store, num("seed", 1), num("at", 1), (arg("mode") ?? "lost") as CrashMode);
+  await stopServers();
   console.log(JSON.stringify(result, null, 2));
   process.exit(result.violations.length > 0 ? 1 : 0);
 } else {
-  const stores = (arg("stores")?.split(",") ?? ["memory", "sqlite"]) as StoreName[];
+  const asked = arg("stores")?.split(",") ?? ["memory", "sqlite"];
+  const unknown = asked.filter((name) => !isStoreName(name));
+  if (unknown.length > 0) {
+    console.error(`chaos: unknown store ${unknown.join(", ")} (the stores: memory, sqlite, redis, postgres)`);
+    process.exit(2);
+  }
+  // A store whose server is not installed is skipped, not failed: the run covers the others.
+  const stores = (asked as StoreName[]).filter((store) => {
+    const missing = storeMissing(store);
+    if (missing) console.log(`chaos: ${store} skipped: ${missing}`);
+    return !missing;
+  });
   const seeds = num("seeds", full ? 45 : 4);
   const firstSeed = num("first-seed", 1);
   const workers = num("workers", availableParallelism());
   const jobs: Job[] = [];
   for (let seed = firstSeed; seed < firstSeed + seeds; seed++) for (const store of stores) jobs.push({ store, seed });
+  const record = process.argv.includes("--record");
+  const runContext = startContext(process.argv.slice(2));
   console.log(`chaos: stores ${stores.join(", ")}, seeds ${firstSeed}..${firstSeed + seeds - 1}, ${points === 0 ? "every operation" : `${points} points per seed`}, modes ${modes.join(", ")}, ${workers} workers`);
   const started = performance.now();
   const byStore = new Map<StoreName, SweepTotals>(stores.map((store) => [store, emptyTotals()]));
@@ -88,5 +126,15 @@ if (process.argv.includes("--kill")) {
   console.log(`| all | ${all.points} | ${all.checked} | ${all.restartedTurns} | ${all.unknownOutcomes} | ${all.decisions} | ${all.slots} | ${all.reminders} | ${all.failures.length} |`);
   console.log(`\n${all.points} crash points in ${seconds.toFixed(1)} s: ${all.failures.length} violations`);
   for (const failure of all.failures.slice(0, 50)) console.log(`  ${failure}`);
+  if (record && stores.length > 0) {
+    const result: SweepRecord = {
+      ...finished(runContext, seconds),
+      seeds: [firstSeed, firstSeed + seeds - 1],
+      modes,
+      pointsPerSeed: points === 0 ? "every operation" : points,
+      stores: Object.fromEntries([...byStore].map(([store, totals]) => [store, { ...totals }])),
+    };
+    console.log(`chaos: recorded ${writeResult(sweepFileName(stores), result)}, rendered ${writeReport()}`);
+  }
   process.exit(all.failures.length > 0 ? 1 : 0);
 }
