@@ -11,7 +11,7 @@
 import * as v from "valibot";
 import type { ProjectDefinition } from "../../src/base/definitions/project.ts";
 import type { ScheduleContext } from "../../src/base/definitions/schedules.ts";
-import { allowAll, defineChannel, POST } from "../../src/entries/channels.ts";
+import { defineChannel, POST } from "../../src/entries/channels.ts";
 import { countDelivery, countSlot, countTool, type Ledger } from "./ledger.ts";
 
 export const AGENT = "chaos";
@@ -24,7 +24,8 @@ export const SUBAGENT_MODEL = "chaos/subagent";
 /** The inbox channel: a message for a conversation starts or continues its session; every event of its sessions is delivered to the ledger. */
 function inbox(ledger: Ledger, alive: () => boolean, generation: number) {
   return defineChannel({
-    auth: [allowAll()],
+    // No chain of its own: the default one, so its sessions belong to the principal the session
+    // routes see, and the oracles' settling can decide what they park.
     routes: [
       POST("/messages", {
         description: "A message for a conversation of the inbox",
