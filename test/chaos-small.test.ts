@@ -1,22 +1,45 @@
 /**
  * The chaos harness's small default (docs/reliability.md): a seeded sweep of crash points on the
  * memory store and on sqlite, in both crash modes, finds no violation; and each oracle reports a
- * deliberate loss, duplicate, divergence or double decision planted after the crash, so a clean
- * sweep means something. The full sweep is `npm run chaos -- --full`.
+ * deliberate loss, duplicate, divergence or double decision planted after the crash (a channel
+ * message or delivery, a subagent's answer, an A2A task among them), so a clean sweep means
+ * something. The full sweep is `npm run chaos -- --full`.
  */
 import { describe, expect, it } from "vitest";
 import { crashPoint } from "../bench/chaos/crash-point.ts";
 import { countSlot, countTool } from "../bench/chaos/ledger.ts";
 import { addTotals, emptyTotals, sweepSeed } from "../bench/chaos/sweep.ts";
+import type { Acknowledged } from "../bench/chaos/workload.ts";
 import { eventLogName } from "../src/base/storage/keys.ts";
+import type { StorageDriver } from "../src/base/storage/types.ts";
 
 // Seed 1 runs tool calls, approvals and ticks; a late crash point leaves them all in its logs.
 const SEED = 1;
 
-async function lateCrash(tamper: Parameters<typeof crashPoint>[4]): Promise<string[]> {
-  const { operations } = await crashPoint("memory", SEED, 0);
-  const result = await crashPoint("memory", SEED, operations - 2, "lost", tamper);
+async function lateCrash(tamper: Parameters<typeof crashPoint>[4], seed = SEED): Promise<string[]> {
+  const { operations } = await crashPoint("memory", seed, 0);
+  const result = await crashPoint("memory", seed, operations - 2, "lost", tamper);
   return result.violations;
+}
+
+// Seed 5 hands messages to the inbox channel and delegates to the subagent; seed 4 sends A2A tasks.
+const CHANNEL_SEED = 5;
+const A2A_SEED = 4;
+
+/** Rewrites one line of a session's log (the first that `match` finds, in any acknowledged session) with `edit`. */
+async function rewriteLine(acknowledged: Acknowledged, storage: StorageDriver, match: string, edit: (line: string) => string): Promise<boolean> {
+  for (const sessionId of acknowledged.messages.keys()) {
+    const log = eventLogName(sessionId);
+    const lines: string[] = [];
+    for await (const batch of storage.read(log)) lines.push(...batch);
+    const at = lines.findIndex((line) => line.includes(match));
+    if (at < 0) continue;
+    lines[at] = edit(lines[at]!);
+    await storage.deleteLog(log);
+    await storage.append(log, lines);
+    return true;
+  }
+  return false;
 }
 
 describe("chaos: crash points in process", () => {
@@ -31,6 +54,9 @@ describe("chaos: crash points in process", () => {
     expect(totals.checked).toBeGreaterThan(40);
     expect(totals.restartedTurns).toBeGreaterThan(0);
     expect(totals.slots).toBeGreaterThan(0);
+    expect(totals.inbound).toBeGreaterThan(0);
+    expect(totals.deliveries).toBeGreaterThan(0);
+    expect(totals.subagents).toBeGreaterThan(0);
   }, 120_000);
 });
 
@@ -101,4 +127,47 @@ describe("chaos: the oracles catch what they are there to catch", () => {
     });
     expect(violations).toContain("reminder /reply reminded-twice delivered 2 times");
   }, 90_000);
+
+  it("a channel message acknowledged and never received", async () => {
+    let planted = "";
+    const violations = await lateCrash((_ledger, acknowledged) => {
+      const [first] = acknowledged.inbound!;
+      planted = `${first!.sessionId}: channel message m5_999 acknowledged, received 0 times`;
+      acknowledged.inbound!.push({ sessionId: first!.sessionId, tag: "m5_999" });
+    }, CHANNEL_SEED);
+    expect(violations).toContain(planted);
+  });
+
+  it("a channel event never delivered, and one delivered twice by one host", async () => {
+    let sessionId = "";
+    const violations = await lateCrash((ledger, acknowledged) => {
+      sessionId = acknowledged.inbound![0]!.sessionId;
+      ledger.deliveries!.delete(`${sessionId}#1`);
+      ledger.deliveries!.get(`${sessionId}#2`)!.hosts.push(0);
+    }, CHANNEL_SEED);
+    expect(violations).toContain(`${sessionId}: channel event 1 (message.received) never delivered`);
+    expect(violations.some((v) => v.startsWith(`${sessionId}: channel event 2 delivered 2 times by host 0`))).toBe(true);
+  }, 60_000);
+
+  it("a subagent answer the task call does not carry, and a subagent left running", async () => {
+    let rewritten = false;
+    const violations = await lateCrash(async (ledger, acknowledged, storage) => {
+      rewritten = await rewriteLine(acknowledged, storage, '"type":"subagent.completed"', (line) => line.replace('"result":"sub-', '"result":"other-'));
+      ledger.subagentSteps!.set(1, 1);
+    }, CHANNEL_SEED);
+    expect(rewritten).toBe(true);
+    expect(violations.some((v) => /task call .* answered sub-.*, its subagent other-/.test(v))).toBe(true);
+    expect(violations).toContain("1 subagent step(s) still running on the recovered host after every session rested");
+  });
+
+  it("an A2A task acknowledged that its log and GetTask do not hold", async () => {
+    let taskId = "";
+    const violations = await lateCrash((_ledger, acknowledged) => {
+      const [first] = acknowledged.a2aTasks!;
+      taskId = `${first!.contextId}.turn_never`;
+      acknowledged.a2aTasks!.push({ taskId, contextId: first!.contextId, tag: first!.tag });
+    }, A2A_SEED);
+    expect(violations.some((v) => v.includes(`A2A task ${taskId} (`) && v.includes("has no message.received in its turn"))).toBe(true);
+    expect(violations.some((v) => v.startsWith(`A2A task ${taskId}: GetTask answered`))).toBe(true);
+  });
 });

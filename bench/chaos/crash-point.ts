@@ -10,11 +10,14 @@ import { createHost } from "../../src/host/host.ts";
 import { noTimers } from "../../src/base/ports/timers.ts";
 import { createScriptedModel } from "../../src/testing.ts";
 import type { StorageDriver } from "../../src/base/storage/types.ts";
+import type { LanguageModelPort, ModelSpec } from "../../src/base/ports/model.ts";
+import type { RuntimePort } from "../../src/base/ports/runtime.ts";
 import type { AgentHost } from "../../src/host/types.ts";
 import { type CrashMode, crashingStore } from "./crash-store.ts";
 import { type Ledger, newLedger } from "./ledger.ts";
+import { noLandings } from "./landing-oracles.ts";
 import { checkOracles, type Verdict } from "./oracles.ts";
-import { AGENT, chaosProject } from "./project.ts";
+import { AGENT, chaosProject, SUBAGENT_MODEL } from "./project.ts";
 import { type StoreName, storeState } from "./stores.ts";
 import { type Acknowledged, type Clock, runWorkload, T0 } from "./workload.ts";
 
@@ -22,11 +25,38 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 // `CHAOS_LOG=1` shows what the hosts log (warnings and errors), to see why a replayed point failed.
 const logger = process.env["CHAOS_LOG"] ? { ...quiet, warn: console.warn, error: console.error } : quiet;
 
-function hostOn(storage: StorageDriver, ledger: Ledger, alive: () => boolean, clock: Clock): AgentHost {
+/**
+ * A runtime with no disk: the harness tools the chaos agent allows are `task` alone, which needs a
+ * session workspace to exist as a name, not as files.
+ */
+const noDisk: RuntimePort = {
+  sessionWorkspace: async (sessionId) => `/chaos/${sessionId}`,
+  scratchWorkspace: async () => ({ path: "/chaos/scratch", remove: async () => {} }),
+  prepareWorkspace: async () => {},
+};
+
+/** The subagent's model: the scripted one, its steps in flight counted per host (a step that never ends is a child left running). */
+function countedSubagentModel(model: LanguageModelPort, ledger: Ledger, generation: number): LanguageModelPort {
+  const steps = (ledger.subagentSteps ??= new Map());
+  return {
+    id: SUBAGENT_MODEL,
+    async *stream(request) {
+      steps.set(generation, (steps.get(generation) ?? 0) + 1);
+      try {
+        yield* model.stream(request);
+      } finally {
+        steps.set(generation, steps.get(generation)! - 1);
+      }
+    },
+  };
+}
+
+function hostOn(storage: StorageDriver, ledger: Ledger, alive: () => boolean, clock: Clock, generation: number): AgentHost {
   const model = createScriptedModel();
+  const subagentModel = countedSubagentModel(model, ledger, generation);
   return createHost({
-    agents: [{ slug: AGENT, project: chaosProject(ledger, alive), storage }],
-    models: { resolve: () => model },
+    agents: [{ slug: AGENT, project: chaosProject(ledger, alive, generation), storage, runtime: noDisk }],
+    models: { resolve: (spec: ModelSpec) => (spec.id === SUBAGENT_MODEL ? subagentModel : model) },
     logger,
     drainTimeoutMs: 50,
     // Only the workload's ticks fire schedules, at the workload's clock.
@@ -66,7 +96,7 @@ export async function crashPoint(store: StoreName, seed: number, crashAt: number
   const clock: Clock = { now: T0 };
   const inner = state.open();
   const crashing = crashingStore(inner, crashAt, mode);
-  const first = hostOn(crashing.driver, ledger, () => !crashing.crashed(), clock);
+  const first = hostOn(crashing.driver, ledger, () => !crashing.crashed(), clock, 0);
   try {
     // A crash point may fall in the first host's own start-up recovery.
     await first.ready().catch(() => {});
@@ -78,7 +108,7 @@ export async function crashPoint(store: StoreName, seed: number, crashAt: number
       const operations = crashing.operations();
       acknowledged.stopFollowers();
       await first.close();
-      return { operations, violations: [], checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0 };
+      return { operations, violations: [], checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0, ...noLandings() };
     }
     // Past this run's last operation (or a machine so loaded the store fell quiet): crash here,
     // so the abandoned host never runs beside the next one.
@@ -89,7 +119,7 @@ export async function crashPoint(store: StoreName, seed: number, crashAt: number
     if (store !== "memory") await inner.close().catch(() => {});
     const reopened = store === "memory" ? inner : state.open();
     await tamper?.(ledger, acknowledged, reopened);
-    const second = hostOn(reopened, ledger, () => true, clock);
+    const second = hostOn(reopened, ledger, () => true, clock, 1);
     try {
       await second.ready();
       const checked = [...acknowledged.messages.values()].reduce((sum, tags) => sum + tags.length, 0);

@@ -1,9 +1,11 @@
 /**
  * The side-effect ledger: what the outside world saw the chaos agent do, across every host of one
- * crash point. A tool body or a schedule's `run` counts once each time it really starts. A host
- * whose process is dead (its store crashed) does nothing more, so its bodies count nothing: the
- * harness abandons such a host instead of killing it, and this gate is what makes it dead to the
- * world (docs/reliability.md "Oracles").
+ * crash point. A tool body or a schedule's `run` counts once each time it really starts; a
+ * channel's event handler counts each event it was handed, by the host that handed it; a
+ * subagent's model counts the steps it has in flight. A host whose process is dead (its store
+ * crashed) does nothing more, so its bodies count nothing: the harness abandons such a host
+ * instead of killing it, and this gate is what makes it dead to the world (docs/reliability.md
+ * "Oracles").
  * @module
  */
 
@@ -12,9 +14,16 @@ export interface Ledger {
   toolRuns: Map<string, { toolName: string; runs: number }>;
   /** Runs of each schedule slot, by `<scheduleId>@<slot>`. */
   slotRuns: Map<string, number>;
+  /**
+   * Channel deliveries, by `<sessionId>#<index>`: the event's type and the host (generation) of
+   * each delivery. Absent where the harness cannot see them (a served process: ./kill.ts).
+   */
+  deliveries?: Map<string, { type: string; hosts: number[] }>;
+  /** Subagent model steps in flight, by host generation (a step that never ends is a child left running). */
+  subagentSteps?: Map<number, number>;
 }
 
-export const newLedger = (): Ledger => ({ toolRuns: new Map(), slotRuns: new Map() });
+export const newLedger = (): Ledger => ({ toolRuns: new Map(), slotRuns: new Map(), deliveries: new Map(), subagentSteps: new Map() });
 
 export function countTool(ledger: Ledger, callId: string, toolName: string): void {
   const entry = ledger.toolRuns.get(callId) ?? { toolName, runs: 0 };
@@ -25,4 +34,12 @@ export function countTool(ledger: Ledger, callId: string, toolName: string): voi
 export function countSlot(ledger: Ledger, scheduleId: string, slot: string): void {
   const key = `${scheduleId}@${slot}`;
   ledger.slotRuns.set(key, (ledger.slotRuns.get(key) ?? 0) + 1);
+}
+
+export function countDelivery(ledger: Ledger, sessionId: string, index: number, type: string, host: number): void {
+  const key = `${sessionId}#${index}`;
+  const deliveries = (ledger.deliveries ??= new Map());
+  const entry = deliveries.get(key) ?? { type, hosts: [] };
+  entry.hosts.push(host);
+  deliveries.set(key, entry);
 }

@@ -6,13 +6,14 @@
  * `outcome_unknown` and never re-run, a call recorded as never run never run, every run recorded
  * (docs/design/tools.md "Side effects and crashes"); each acknowledged approval decision applied
  * exactly once; each schedule slot run at most once, and exactly once when a tick reported it;
- * each one-shot reminder delivered at most once, and exactly once when a tick reported it fired.
- * Each check returns the violations it found, as text.
+ * each one-shot reminder delivered at most once, and exactly once when a tick reported it fired;
+ * and what lands through a channel, a subagent or A2A (./landing-oracles.ts). Each check returns the violations it found, as text.
  * @module
  */
 import { eventLogName, sessionIdOfRecordKey } from "../../src/base/storage/keys.ts";
 import type { StorageDriver } from "../../src/base/storage/types.ts";
 import type { AgentHost } from "../../src/host/types.ts";
+import { checkA2aTasks, checkDeliveries, checkInbound, checkSubagents, type LandingCounts } from "./landing-oracles.ts";
 import type { Ledger } from "./ledger.ts";
 import { AGENT } from "./project.ts";
 import type { Acknowledged, Clock } from "./workload.ts";
@@ -76,7 +77,7 @@ async function settle(host: AgentHost, storage: StorageDriver, acknowledged: Ack
 }
 
 /** The violations found, and counts that prove the run had something to check. */
-export interface Verdict {
+export interface Verdict extends LandingCounts {
   violations: string[];
   restartedTurns: number;
   unknownOutcomes: number;
@@ -212,5 +213,21 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
     if (!slot.startsWith("minutely@")) continue;
     if ((ledger.slotRuns.get(slot) ?? 0) !== 1) violations.push(`schedule slot ${slot} was reported fired but ran ${ledger.slotRuns.get(slot) ?? 0} times`);
   }
-  return { violations, restartedTurns, unknownOutcomes, decisions: acknowledged.decisions.length, slots: acknowledged.slots.size, reminders: deliveries.size };
+  // What landed through the channel, the subagent and A2A, on the logs at rest.
+  const inbound = checkInbound(acknowledged, after, violations);
+  const delivered = await checkDeliveries(ledger, after, violations, 10_000);
+  const subagents = checkSubagents(ledger, after, violations);
+  const a2aTasks = await checkA2aTasks(host, acknowledged, after, violations);
+  return {
+    violations,
+    restartedTurns,
+    unknownOutcomes,
+    decisions: acknowledged.decisions.length,
+    slots: acknowledged.slots.size,
+    reminders: deliveries.size,
+    inbound,
+    ...delivered,
+    subagents,
+    a2aTasks,
+  };
 }

@@ -2,20 +2,53 @@
  * The chaos agent: tools with side effects the ledger counts (`record`, not idempotent; `lookup`,
  * idempotent; `gated`, parked for approval), and a schedule that fires every minute. Every body
  * counts only while its host is alive (./ledger.ts). The built-in reminder tools are on, so a
- * message can arm a one-shot reminder that a later tick delivers into its session.
+ * message can arm a one-shot reminder that a later tick delivers into its session. A custom
+ * channel (`inbox`) takes messages on its route and hands every event of its sessions to an
+ * `events` handler the ledger counts (docs/guide/channels.md "Events and delivery"), and a
+ * subagent (`helper`) answers what the `task` tool delegates to it.
  * @module
  */
+import * as v from "valibot";
 import type { ProjectDefinition } from "../../src/base/definitions/project.ts";
 import type { ScheduleContext } from "../../src/base/definitions/schedules.ts";
-import { countSlot, countTool, type Ledger } from "./ledger.ts";
+import { defineChannel, POST } from "../../src/entries/channels.ts";
+import { countDelivery, countSlot, countTool, type Ledger } from "./ledger.ts";
 
 export const AGENT = "chaos";
 export const SCHEDULE = "minutely";
+export const CHANNEL = "inbox";
+export const SUBAGENT = "helper";
+/** The subagent's own model id, so the harness can count its steps in flight (./crash-point.ts). */
+export const SUBAGENT_MODEL = "chaos/subagent";
+
+/** The inbox channel: a message for a conversation starts or continues its session; every event of its sessions is delivered to the ledger. */
+function inbox(ledger: Ledger, alive: () => boolean, generation: number) {
+  return defineChannel({
+    // No chain of its own: the default one, so its sessions belong to the principal the session
+    // routes see, and the oracles' settling can decide what they park.
+    routes: [
+      POST("/messages", {
+        description: "A message for a conversation of the inbox",
+        bodySchema: v.object({ conversation: v.string(), text: v.string() }),
+        handler: async (_request, { body, send }) => {
+          const session = await send(body.text, { continuationToken: `inbox:${body.conversation}` });
+          return { sessionId: session.sessionId };
+        },
+      }),
+    ],
+    events: {
+      "*": (event, channel) => {
+        if (alive()) countDelivery(ledger, channel.sessionId, event.index, event.type, generation);
+      },
+    },
+  });
+}
 
 /** A body that takes a moment, so a crash can fall while it runs (the `outcome_unknown` window). */
 const moment = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
 
-export function chaosProject(ledger: Ledger, alive: () => boolean): ProjectDefinition {
+/** `generation` tells the hosts of one crash point apart: 0 the crashed one, 1 the recovered one. */
+export function chaosProject(ledger: Ledger, alive: () => boolean, generation = 0): ProjectDefinition {
   const tool = (toolName: string, extra: Record<string, unknown>) => ({
     description: `A side effect the chaos ledger counts (${toolName})`,
     ...extra,
@@ -29,7 +62,8 @@ export function chaosProject(ledger: Ledger, alive: () => boolean): ProjectDefin
   return {
     name: "Chaos",
     // The built-in reminder tools: the model arms reminders the clock's ticks fire.
-    agent: { builtinTools: { reminders: true } },
+    // `task` is the one harness tool: the model delegates to the subagent.
+    agent: { builtinTools: { reminders: true }, tools: ["task"] },
     instructions: "Be brief.",
     diagnostics: [],
     tools: {
@@ -37,6 +71,8 @@ export function chaosProject(ledger: Ledger, alive: () => boolean): ProjectDefin
       lookup: tool("lookup", { idempotent: true }),
       gated: tool("gated", { needsApproval: true }),
     },
+    channels: { [CHANNEL]: inbox(ledger, alive, generation) },
+    subagents: { [SUBAGENT]: { description: "Answers what it is asked", instructions: "Answer briefly.", model: SUBAGENT_MODEL } },
     schedules: {
       [SCHEDULE]: {
         cron: "* * * * *",

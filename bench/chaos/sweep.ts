@@ -18,20 +18,25 @@ export interface SweepTotals {
   decisions: number;
   slots: number;
   reminders: number;
+  /** Channel messages checked as received exactly once. */
+  inbound: number;
+  /** Channel-owned events checked as delivered at least once. */
+  deliveries: number;
+  /** Of those, delivered again by the recovered host (the one in flight at the crash). */
+  redeliveries: number;
+  /** Subagent calls checked. */
+  subagents: number;
+  /** A2A tasks checked against GetTask and the log. */
+  a2aTasks: number;
   failures: string[];
 }
 
-export const emptyTotals = (): SweepTotals => ({ points: 0, operations: 0, checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0, failures: [] });
+export const emptyTotals = (): SweepTotals => ({ points: 0, operations: 0, checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0, inbound: 0, deliveries: 0, redeliveries: 0, subagents: 0, a2aTasks: 0, failures: [] });
+
+const COUNTS = ["points", "operations", "checked", "restartedTurns", "unknownOutcomes", "decisions", "slots", "reminders", "inbound", "deliveries", "redeliveries", "subagents", "a2aTasks"] as const;
 
 export function addTotals(into: SweepTotals, from: SweepTotals): void {
-  into.points += from.points;
-  into.operations += from.operations;
-  into.checked += from.checked;
-  into.restartedTurns += from.restartedTurns;
-  into.unknownOutcomes += from.unknownOutcomes;
-  into.decisions += from.decisions;
-  into.slots += from.slots;
-  into.reminders += from.reminders;
+  for (const count of COUNTS) into[count] += from[count];
   into.failures.push(...from.failures);
 }
 
@@ -57,6 +62,11 @@ export async function sweepSeed(store: StoreName, seed: number, options: SweepOp
       totals.decisions += result.decisions;
       totals.slots += result.slots;
       totals.reminders += result.reminders;
+      totals.inbound += result.inbound;
+      totals.deliveries += result.deliveries;
+      totals.redeliveries += result.redeliveries;
+      totals.subagents += result.subagents;
+      totals.a2aTasks += result.a2aTasks;
       for (const violation of result.violations) totals.failures.push(`--store=${store} --seed=${seed} --at=${crashAt} --mode=${mode}: ${violation}`);
     }
   }

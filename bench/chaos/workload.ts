@@ -2,14 +2,16 @@
  * The chaos harness's workload, deterministic from a seed: sessions created and followed live,
  * follow-ups that preempt or queue behind running turns, calls of tools that are and are not
  * idempotent, calls parked for approval and decided, one-shot reminders armed by the model, and
- * the clock moved a minute at a time so schedules and reminders fire, against one host. It records what the host acknowledged (a 200 means the
+ * the clock moved a minute at a time so schedules and reminders fire, messages handed to a custom
+ * channel's route, A2A messages sent as tasks, and turns that delegate to a subagent, against one
+ * host. It records what the host acknowledged (a 200 means the
  * message or decision was committed, a tick's report means the slot was handled:
  * docs/design/foundation.md "Guarantees") and what every follower received, and tolerates every
  * failure once the store has crashed.
  * @module
  */
 import type { AgentHost } from "../../src/host/types.ts";
-import { AGENT } from "./project.ts";
+import { AGENT, CHANNEL, SUBAGENT } from "./project.ts";
 
 /** A small, seeded PRNG (mulberry32): the same seed gives the same workload. */
 export function random(seed: number): () => number {
@@ -40,6 +42,13 @@ export interface Acknowledged {
   slots: Set<string>;
   /** Reminders a tick reported fired, by id. */
   reminders: Set<string>;
+  /**
+   * Messages the inbox channel's route answered 200, with the session it named. Absent where the
+   * run had no such step (a served project without the channel: ./kill.ts).
+   */
+  inbound?: Array<{ sessionId: string; tag: string }>;
+  /** A2A tasks a `SendMessage` answered with (the task id is the turn id, the context the session). */
+  a2aTasks?: Array<{ taskId: string; contextId: string; tag: string }>;
   /** Ends the live followers (the harness's own cleanup, not part of the run). */
   stopFollowers(): void;
 }
@@ -57,15 +66,21 @@ const post = (body: unknown): RequestInit => ({ method: "POST", headers: { "cont
 /** What a reminder's message starts with, so the oracle can count its deliveries. */
 export const REMINDED = "reminded-";
 
+/** What the subagent answers starts with. */
+export const SUBAGENT_REPLY = "sub-";
+
+const a2a = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body: JSON.stringify(body) });
+
 /** One message of the workload: a reply, a sleep then a reply, tool calls, or a gated call. */
 function message(next: () => number, tag: string): string {
   const pick = next();
-  if (pick < 0.25) return `/reply ${tag}`;
-  if (pick < 0.4) return `/sleep ${Math.floor(next() * 5)}\n/reply ${tag}`;
-  if (pick < 0.55) return `/tool record {"tag":"${tag}"}\n${tag}`;
-  if (pick < 0.65) return `/tool lookup {"tag":"${tag}"}\n${tag}`;
-  if (pick < 0.75) return `/tool record {"tag":"${tag}"}\n/tool lookup {"tag":"${tag}"}\n/tool record {"tag":"${tag}b"}\n${tag}`;
-  if (pick < 0.82) return `/tool reminders_create {"purpose":"${tag}","prompt":"/reply ${REMINDED}${tag}","delay":"30s"}\n${tag}`;
+  if (pick < 0.2) return `/reply ${tag}`;
+  if (pick < 0.35) return `/sleep ${Math.floor(next() * 5)}\n/reply ${tag}`;
+  if (pick < 0.47) return `/tool record {"tag":"${tag}"}\n${tag}`;
+  if (pick < 0.55) return `/tool lookup {"tag":"${tag}"}\n${tag}`;
+  if (pick < 0.65) return `/tool record {"tag":"${tag}"}\n/tool lookup {"tag":"${tag}"}\n/tool record {"tag":"${tag}b"}\n${tag}`;
+  if (pick < 0.77) return `/tool reminders_create {"purpose":"${tag}","prompt":"/reply ${REMINDED}${tag}","delay":"30s"}\n${tag}`;
+  if (pick < 0.87) return `/tool task {"subagent":"${SUBAGENT}","prompt":"/sleep ${Math.floor(next() * 3)}\\n/reply ${SUBAGENT_REPLY}${tag}"}\n${tag}`;
   return `/tool gated {"tag":"${tag}"}\n${tag}`;
 }
 
@@ -105,6 +120,10 @@ export async function runWorkload(host: AgentHost, seed: number, clock: Clock, s
     },
   };
   const sessions: Array<{ sessionId: string; continuationToken: string }> = [];
+  const inbound: NonNullable<Acknowledged["inbound"]> = (acknowledged.inbound = []);
+  const a2aTasks: NonNullable<Acknowledged["a2aTasks"]> = (acknowledged.a2aTasks = []);
+  let conversations = 0;
+  const contexts: string[] = [];
   let tags = 0;
   const steps = 8 + Math.floor(next() * 8);
   for (let step = 0; step < steps && !stop(); step++) {
@@ -129,6 +148,51 @@ export async function runWorkload(host: AgentHost, seed: number, clock: Clock, s
           await response.body?.cancel();
           if (response.status === 200 && !stop()) acknowledged.decisions.push({ sessionId, callId, decision });
         }
+      } else if (pick < 0.35) {
+        // A message handed to the inbox channel's route: a new conversation, or one already open.
+        const tag = `m${seed}_${tags++}`;
+        const text = message(next, tag);
+        const conversation = conversations > 0 && next() < 0.5 ? Math.floor(next() * conversations) : conversations++;
+        const response = await host.request(`/${AGENT}/v1/channels/${CHANNEL}/messages`, post({ conversation: `c${conversation}`, text }));
+        if (response.status !== 200 || stop()) {
+          await response.body?.cancel();
+          continue;
+        }
+        const { sessionId } = (await response.json()) as { sessionId: string };
+        if (stop()) continue;
+        inbound.push({ sessionId, tag });
+        const tagged = acknowledged.messages.get(sessionId);
+        if (tagged) tagged.push(tag);
+        else {
+          acknowledged.messages.set(sessionId, [tag]);
+          const lines: string[] = [];
+          acknowledged.followed.set(sessionId, lines);
+          follow(host, sessionId, lines, readers);
+        }
+      } else if (pick < 0.45) {
+        // An A2A message sent as a task, answered at once: a new context, or a turn of one already open.
+        const tag = `m${seed}_${tags++}`;
+        const text = message(next, tag);
+        const contextId = contexts.length > 0 && next() < 0.4 ? contexts[Math.floor(next() * contexts.length)] : undefined;
+        const response = await host.request(
+          `/${AGENT}/v1/a2a`,
+          a2a({
+            jsonrpc: "2.0",
+            id: tag,
+            method: "SendMessage",
+            params: { message: { messageId: `a2a-${tag}`, role: "ROLE_USER", parts: [{ text }], ...(contextId ? { contextId } : {}) }, configuration: { returnImmediately: true } },
+          }),
+        );
+        if (response.status !== 200 || stop()) {
+          await response.body?.cancel();
+          continue;
+        }
+        const answer = (await response.json()) as { result?: { task?: { id: string; contextId: string } } };
+        const task = answer.result?.task;
+        if (!task || stop()) continue;
+        a2aTasks.push({ taskId: task.id, contextId: task.contextId, tag });
+        if (!contexts.includes(task.contextId)) contexts.push(task.contextId);
+        acknowledged.messages.set(task.contextId, [...(acknowledged.messages.get(task.contextId) ?? []), tag]);
       } else {
         const tag = `m${seed}_${tags++}`;
         const text = message(next, tag);

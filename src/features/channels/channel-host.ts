@@ -92,6 +92,9 @@ export class ChannelHost {
       logger: deps.logger,
       ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
     });
+    // Built before start-up recovery runs: what recovery appends to a channel's session is noted
+    // now and delivered at `start` (docs/design/channels.md "Delivery").
+    this.#delivery.watch();
   }
 
   /** Channel ids with a definition, sorted (`http` only when overridden). */

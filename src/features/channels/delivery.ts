@@ -76,6 +76,9 @@ export class ChannelDelivery {
   readonly #pumps = new Map<string, { running: Promise<void>; again: boolean }>();
   readonly #sleeps = new Set<() => void>();
   #unsubscribe: (() => void) | undefined;
+  /** Sessions with events seen between `watch` and `start`. */
+  #early: Set<string> | undefined;
+  #started = false;
   #closing = false;
 
   constructor(deps: DeliveryDeps) {
@@ -83,10 +86,24 @@ export class ChannelDelivery {
     this.#delays = deps.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   }
 
+  /**
+   * Notes the sessions that get events before `start` (start-up recovery closing a turn a crash
+   * left open) without delivering yet: a crash between a session's first commit and its first
+   * delivery cursor leaves no cursor to resume from, and those events are the only sign of it.
+   */
+  watch(): void {
+    if (this.#deps.channels.size === 0 || this.#unsubscribe) return;
+    this.#early = new Set();
+    this.#unsubscribe = this.#deps.log.onEvent((event) => (this.#early ? this.#early.add(event.sessionId) : this.#onEvent(event)));
+  }
+
   /** Follows new events, and resumes every session whose delivery a previous process left unfinished. */
   async start(): Promise<void> {
-    if (this.#deps.channels.size === 0 || this.#unsubscribe) return;
-    this.#unsubscribe = this.#deps.log.onEvent((event) => this.#onEvent(event));
+    if (this.#deps.channels.size === 0 || this.#started) return;
+    this.#started = true;
+    this.watch();
+    const early = this.#early ?? new Set<string>();
+    this.#early = undefined;
     for (const channelId of this.#deps.channels.keys()) {
       const prefix = cursorPrefix(channelId);
       for (const key of await this.#deps.storage.list(prefix)) {
@@ -94,8 +111,11 @@ export class ChannelDelivery {
         if (this.#deps.delivers?.(sessionId) === false) continue;
         this.#remember(sessionId, channelId);
         this.#pump(sessionId, channelId);
+        early.delete(sessionId);
       }
     }
+    // Sessions with events since `watch` and no cursor: their owner is read from the record.
+    for (const sessionId of early) if (this.#deps.delivers?.(sessionId) !== false) this.#resolveOwner(sessionId);
   }
 
   /**
@@ -129,13 +149,18 @@ export class ChannelDelivery {
       if (owner !== null) this.#pump(event.sessionId, owner);
       return;
     }
-    void this.#deps.session(event.sessionId).then(
+    this.#resolveOwner(event.sessionId);
+  }
+
+  /** Reads the session's record for its owner, then delivers when a channel with events owns it. */
+  #resolveOwner(sessionId: string): void {
+    void this.#deps.session(sessionId).then(
       (session) => {
         const owner = session && this.#deps.channels.has(session.channel) ? session.channel : null;
-        this.#remember(event.sessionId, owner);
-        if (owner !== null) this.#pump(event.sessionId, owner);
+        this.#remember(sessionId, owner);
+        if (owner !== null) this.#pump(sessionId, owner);
       },
-      (error: unknown) => this.#deps.logger.error(`channel delivery could not read session ${event.sessionId}`, error),
+      (error: unknown) => this.#deps.logger.error(`channel delivery could not read session ${sessionId}`, error),
     );
   }
 

@@ -15,7 +15,7 @@ export interface EventWatcherOptions extends Pick<DeliveryDeps, "log" | "storage
 
 export function createEventWatcher(options: EventWatcherOptions): ChannelDelivery {
   const { channel, events, ...deps } = options;
-  return new ChannelDelivery({
+  const delivery = new ChannelDelivery({
     channels: new Map([[channel, { events }]]),
     // Unless told otherwise, every session is the watcher's.
     ownerOfNew: () => channel,
@@ -25,4 +25,7 @@ export function createEventWatcher(options: EventWatcherOptions): ChannelDeliver
     context: () => ({}) as Omit<ChannelEventContext, "attempt">,
     ...deps,
   });
+  // Built before start-up recovery runs: what recovery appends is noted now, delivered at start.
+  delivery.watch();
+  return delivery;
 }
