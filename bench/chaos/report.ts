@@ -25,6 +25,11 @@ const SWEEP_LABELS: Record<string, string> = {
   decisions: "approval decisions checked",
   slots: "schedule slots checked",
   reminders: "reminder deliveries checked",
+  inbound: "channel messages checked",
+  deliveries: "channel deliveries checked",
+  redeliveries: "delivered again across a crash",
+  subagents: "subagent calls checked",
+  a2aTasks: "A2A tasks checked",
 };
 /** Operations of the uncrashed runs: the sweep's scale, not a check. */
 const SWEEP_HIDDEN = new Set(["operations", "failures"]);
