@@ -76,7 +76,7 @@ function context(run: RunContext, transcribed?: boolean): string {
   // A transcribed record knows its day, not its hour.
   const date = transcribed ? run.date.slice(0, 10) : `${run.date.slice(0, 16).replace("T", " ")} UTC`;
   return [
-    `\`${run.command}\`, ${date}, Node ${run.node}, ${s(run.cpus, "core")}, ${loads(run)}; ${n(run.seconds)} s.`,
+    `\`${run.command}\`, ${date}${run.revision ? `, at \`${run.revision}\`` : ""}, Node ${run.node}, ${s(run.cpus, "core")}, ${loads(run)}; ${n(run.seconds)} s.`,
     ...(transcribed ? ["*Transcribed from an earlier hand-written record of this run, not recorded by the command.*"] : []),
   ].join(" ");
 }

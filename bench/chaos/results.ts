@@ -7,6 +7,7 @@
  * @module
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +20,8 @@ export interface RunContext {
   /** ISO date of the run's start. */
   date: string;
   node: string;
+  /** The commit the run's code was at (`git describe --always --dirty`), when it ran in a checkout. */
+  revision?: string;
   cpus: number;
   loadBefore: number[];
   loadAfter: number[];
@@ -55,12 +58,22 @@ export interface KillRecord extends RunContext {
 /** The load average as recorded: the 1, 5 and 15 minute figures, two decimals. */
 export const loadNow = (): number[] => loadavg().map((load) => Math.round(load * 100) / 100);
 
+/** The checkout's commit, so a recorded figure names the code it measured; none outside a checkout. */
+function revision(): string | undefined {
+  try {
+    return execFileSync("git", ["describe", "--always", "--dirty"], { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The context of a run starting now; `seconds` and `loadAfter` are filled in by `finished`. */
 export function startContext(argv: readonly string[]): RunContext {
   return {
     command: ["npm run chaos", ...(argv.length > 0 ? ["--", ...argv] : [])].join(" "),
     date: new Date().toISOString(),
     node: process.version,
+    revision: revision(),
     cpus: availableParallelism(),
     loadBefore: loadNow(),
     loadAfter: [],

@@ -6,7 +6,7 @@
  * (./report.ts); `--report` only renders it.
  *
  *   npm run chaos                                   the small default (sampled points)
- *   npm run chaos -- --full                         every operation of 45 seeds, memory and sqlite, both modes
+ *   npm run chaos -- --full                         every operation of 30 seeds, memory and sqlite, both modes
  *   npm run chaos -- --stores=redis,postgres --points=40 --record     the sampled figure of the server stores
  *   npm run chaos -- --report                       render docs/reliability.md from the recorded results
  *   npm run chaos -- --seeds=5 --first-seed=100 --points=20 --stores=sqlite --workers=2
@@ -84,7 +84,7 @@ if (process.argv.includes("--report")) {
     if (missing) console.log(`chaos: ${store} skipped: ${missing}`);
     return !missing;
   });
-  const seeds = num("seeds", full ? 45 : 4);
+  const seeds = num("seeds", full ? 30 : 4);
   const firstSeed = num("first-seed", 1);
   const workers = num("workers", availableParallelism());
   const jobs: Job[] = [];
