@@ -20,7 +20,8 @@ import { assertBatch, assertKey, assertPage, assertPrefix, type StorageDriver } 
 import { type OpenSqlite, openNodeSqlite, type SqliteDatabase } from "./database.ts";
 import { storageError } from "./errors.ts";
 import { configureReader, configureWriter } from "./configure.ts";
-import { Statements, type WriteOp } from "./schema.ts";
+import { inlinePolicy } from "./inline-policy.ts";
+import { type OpResult, Statements, type WriteOp } from "./schema.ts";
 import { inlineWriter, threadWriter } from "./writer.ts";
 
 export type { OpenSqlite, SqliteDatabase, SqliteStatement } from "./database.ts";
@@ -71,25 +72,37 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
   const threaded = !readOnly && path !== ":memory:" && options.open === undefined && options.writerThread !== false;
   const settings = { maxBytes: options.maxBytes, sync: options.sync ?? "full" } as const;
   const writer = threaded ? threadWriter(path, settings) : inlineWriter(db);
+  // On the thread's side, a lone small group is committed on the event loop's own connection
+  // (the same settings, synced the same way) instead (docs/design/speed.md "A lone commit runs inline").
+  const here = threaded ? inlineWriter(db) : undefined;
+  const policy = inlinePolicy();
   let queue: Queued[] = [];
   let busy = false;
   let closed = false;
   let idle: (() => void) | undefined;
 
+  const nextTurn: (fn: () => void) => void =
+    (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate ?? ((fn: () => void) => setTimeout(fn, 0));
   // How long a group waits before it is sent when the writer is free: only to the end of the
   // caller's synchronous run (a microtask) on the thread, so writes made together still share a
   // transaction and a lone write waits for nothing; inline, the commit holds the event loop, so
   // it gathers a whole event-loop turn first (docs/design/speed.md "Group commit").
-  const schedule: (fn: () => void) => void = threaded
-    ? queueMicrotask
-    : ((globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate ?? ((fn: () => void) => setTimeout(fn, 0)));
+  const schedule: (fn: () => void) => void = threaded ? queueMicrotask : nextTurn;
 
   /** Sends everything queued as one group; what arrives meanwhile waits for the next group. */
-  async function flush(): Promise<void> {
+  async function flush(followOn: boolean): Promise<void> {
     const group = queue;
     queue = [];
+    const ops = group.map((item) => item.op);
+    // A group that follows a thread's reply had to wait: there is load, the thread keeps it.
+    const inline = here !== undefined && !followOn && policy.inline(ops);
     try {
-      const results = await writer.run(group.map((item) => item.op));
+      let results: OpResult[];
+      if (inline) {
+        const started = performance.now();
+        results = await here.run(ops);
+        policy.took(performance.now() - started);
+      } else results = await writer.run(ops);
       for (const [i, item] of group.entries()) {
         const result = results[i]!;
         if (!result.ok) {
@@ -99,7 +112,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
         // Followers hear about lines only once they are durable.
         if (item.op.kind === "commit") {
           const firsts = result.value as number[];
-          (item.op.batch.appends ?? []).forEach(({ log, lines }, n) => followers.publish(log, firsts[n]!, lines));
+          const appends = item.op.batch.appends;
+          if (appends) for (let n = 0; n < appends.length; n++) followers.publish(appends[n]!.log, firsts[n]!, appends[n]!.lines);
         }
         item.resolve(result.value);
       }
@@ -107,7 +121,14 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
       const reported = storageError(error, "commit");
       for (const item of group) item.reject(reported);
     }
-    if (queue.length > 0) void flush();
+    // After an inline commit the writer stays taken for one event-loop turn: what other requests
+    // write meanwhile joins one group, which goes to the thread when it has company.
+    if (inline) nextTurn(settle);
+    else settle(true);
+  }
+
+  function settle(followOn = false): void {
+    if (queue.length > 0) void flush(followOn);
     else {
       busy = false;
       idle?.();
@@ -122,7 +143,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
       if (!busy) {
         busy = true;
         // Writes made in the same synchronous run share the first group too.
-        schedule(() => void flush());
+        schedule(() => void flush(false));
       }
     });
   }
