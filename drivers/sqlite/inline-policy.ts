@@ -9,7 +9,7 @@
 import type { WriteOp } from "./schema.ts";
 
 /** A group larger than this has company: other work is running, so the sync goes to the thread. */
-const INLINE_MAX_OPS = 3;
+const INLINE_MAX_OPS = 4;
 /** An inline commit that held the event loop longer than this (ms) was slow. */
 const INLINE_SLOW_MS = 2;
 /**
