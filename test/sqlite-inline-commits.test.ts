@@ -29,23 +29,28 @@ async function tempRoot(): Promise<string> {
 
 const ops = (n: number): WriteOp[] => Array.from({ length: n }, (_, i) => ({ kind: "deleteLog", log: `l${i}` }));
 
-test("a group of up to four writes goes inline while commits are fast; a larger one, or any while the disk syncs slowly, goes to the thread", () => {
+test("a group of up to four writes goes inline while commits are fast; a larger one, or any while the disk syncs slowly, goes to the thread; in between, commits stay where they are", () => {
   const policy = inlinePolicy();
   // Nothing measured yet: the first commits go to the thread and tell how fast the disk is.
   expect(policy.inline(ops(1))).toBe(false);
-  policy.took(0.5);
+  for (let i = 0; i < 10; i++) policy.took(0.2);
   expect(policy.inline(ops(1))).toBe(true);
   expect(policy.inline(ops(4))).toBe(true);
   expect(policy.inline(ops(5))).toBe(false);
-  for (let i = 0; i < 20; i++) policy.took(0.2);
   // One slow sync (a preempted thread) does not move commits off the event loop.
-  policy.took(2);
+  policy.took(3);
   expect(policy.inline(ops(1))).toBe(true);
   // A disk that keeps syncing slowly does.
   for (let i = 0; i < 3; i++) policy.took(5);
   expect(policy.inline(ops(1))).toBe(false);
-  // And once it is fast again (measured on the thread), commits come back.
-  for (let i = 0; i < 20; i++) policy.took(0.4);
+  // Middling syncs leave them on the thread (no flapping between the two connections)...
+  for (let i = 0; i < 20; i++) policy.took(1);
+  expect(policy.inline(ops(1))).toBe(false);
+  // ...and fast ones, measured on the thread, bring them back.
+  for (let i = 0; i < 10; i++) policy.took(0.3);
+  expect(policy.inline(ops(1))).toBe(true);
+  // Middling syncs once inline keep them inline.
+  for (let i = 0; i < 20; i++) policy.took(1);
   expect(policy.inline(ops(1))).toBe(true);
 });
 

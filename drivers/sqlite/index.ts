@@ -97,11 +97,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
     // A group that follows a thread's reply had to wait: there is load, the thread keeps it.
     const inline = here !== undefined && !followOn && policy.inline(ops);
     try {
-      const started = performance.now();
-      const results: OpResult[] = await (inline ? here : writer).run(ops);
-      // Only a lone group's time says how fast the disk is: a follow-on waited behind nothing
-      // but carries many writes, which is the thread's business.
-      if (!followOn) policy.took(performance.now() - started);
+      const used = inline ? here : writer;
+      const results: OpResult[] = await used.run(ops);
+      // Only a lone group's time says how fast the disk is for one: a follow-on carries many writes.
+      if (here && !followOn) policy.took(used.lastMs);
       for (const [i, item] of group.entries()) {
         const result = results[i]!;
         if (!result.ok) {

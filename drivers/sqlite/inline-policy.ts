@@ -12,31 +12,34 @@ import type { WriteOp } from "./schema.ts";
 
 /** A group larger than this has company: other work is running, so the sync goes to the thread. */
 const INLINE_MAX_OPS = 4;
-/** Commits go inline only while a commit takes (smoothed) under this long (ms). */
-const INLINE_MAX_MS = 1;
+/**
+ * Commits move inline when a commit takes (smoothed) under `ENTER_MS`, and back to the thread
+ * when it takes over `LEAVE_MS`: between the two they stay where they are, since switching
+ * connections costs each one its page cache (SQLite drops it when the other one wrote).
+ */
+const ENTER_MS = 0.75;
+const LEAVE_MS = 1.5;
 /** Weight of the newest commit's time in the smoothed figure. */
 const WEIGHT = 0.25;
 
 export interface InlinePolicy {
   /** Whether `ops`, the whole group, may be committed on the event loop now. */
   inline(ops: readonly WriteOp[]): boolean;
-  /**
-   * How long (ms) a commit took: inline, how long it held the event loop; on the thread, from
-   * sending to the reply (an upper bound of the same, so a slow disk keeps commits there and a
-   * fast one brings them back).
-   */
+  /** How long (ms) a lone group's transaction took where it ran (inline or on the thread), its sync included. */
   took(ms: number): void;
 }
 
 export function inlinePolicy(): InlinePolicy {
   // Starts on the thread: the first commits (the file's first pages) tell how fast this disk is.
-  let smoothed = INLINE_MAX_MS;
+  let smoothed = LEAVE_MS;
+  let here = false;
   return {
     inline(ops) {
-      return ops.length <= INLINE_MAX_OPS && smoothed < INLINE_MAX_MS;
+      return here && ops.length <= INLINE_MAX_OPS;
     },
     took(ms) {
       smoothed += WEIGHT * (ms - smoothed);
+      if (here ? smoothed > LEAVE_MS : smoothed < ENTER_MS) here = !here;
     },
   };
 }
