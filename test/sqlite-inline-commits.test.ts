@@ -29,29 +29,36 @@ async function tempRoot(): Promise<string> {
 
 const ops = (n: number): WriteOp[] => Array.from({ length: n }, (_, i) => ({ kind: "deleteLog", log: `l${i}` }));
 
-test("a group of up to four writes goes inline while commits are fast; a larger one, or any while the disk syncs slowly, goes to the thread; in between, commits stay where they are", () => {
+test("a group of up to four writes goes inline while commits are fast and the writer has been alone for a while; a larger one, a follow-on, or any while the disk syncs slowly, goes to the thread", () => {
   const policy = inlinePolicy();
+  /** Where a run of `n` lone small groups, each taking `ms`, leaves the next one. */
+  const lone = (n: number, ms: number) => {
+    for (let i = 0; i < n; i++) {
+      policy.inline(ops(1), false);
+      policy.took(ms);
+    }
+    return policy.inline(ops(1), false);
+  };
   // Nothing measured yet: the first commits go to the thread and tell how fast the disk is.
-  expect(policy.inline(ops(1))).toBe(false);
-  for (let i = 0; i < 10; i++) policy.took(0.2);
-  expect(policy.inline(ops(1))).toBe(true);
-  expect(policy.inline(ops(4))).toBe(true);
-  expect(policy.inline(ops(5))).toBe(false);
-  // One slow sync (a preempted thread) does not move commits off the event loop.
+  expect(policy.inline(ops(1), false)).toBe(false);
+  expect(lone(10, 0.2)).toBe(true);
+  expect(policy.inline(ops(4), false)).toBe(true);
+  // Company: a big group, or one that queued behind a thread's reply; the lone run starts over.
+  expect(policy.inline(ops(5), false)).toBe(false);
+  expect(policy.inline(ops(1), false)).toBe(false);
+  expect(policy.inline(ops(1), true)).toBe(false);
+  for (let i = 0; i < 7; i++) expect(policy.inline(ops(2), false)).toBe(false);
+  expect(policy.inline(ops(2), false)).toBe(true);
+  // One slow sync (a preempted thread) does not move commits off the event loop...
   policy.took(3);
-  expect(policy.inline(ops(1))).toBe(true);
-  // A disk that keeps syncing slowly does.
-  for (let i = 0; i < 3; i++) policy.took(5);
-  expect(policy.inline(ops(1))).toBe(false);
+  expect(policy.inline(ops(1), false)).toBe(true);
+  // ...a disk that keeps syncing slowly does.
+  expect(lone(3, 5)).toBe(false);
   // Middling syncs leave them on the thread (no flapping between the two connections)...
-  for (let i = 0; i < 20; i++) policy.took(1);
-  expect(policy.inline(ops(1))).toBe(false);
-  // ...and fast ones, measured on the thread, bring them back.
-  for (let i = 0; i < 10; i++) policy.took(0.3);
-  expect(policy.inline(ops(1))).toBe(true);
-  // Middling syncs once inline keep them inline.
-  for (let i = 0; i < 20; i++) policy.took(1);
-  expect(policy.inline(ops(1))).toBe(true);
+  expect(lone(20, 1)).toBe(false);
+  // ...fast ones, measured on the thread, bring them back, and middling ones then keep them.
+  expect(lone(10, 0.3)).toBe(true);
+  expect(lone(20, 1)).toBe(true);
 });
 
 test("lone commits and bursts on one log keep one order across inline and threaded groups, and survive a reopen", async () => {

@@ -95,7 +95,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
     queue = [];
     const ops = group.map((item) => item.op);
     // A group that follows a thread's reply had to wait: there is load, the thread keeps it.
-    const inline = here !== undefined && !followOn && policy.inline(ops);
+    const inline = here !== undefined && policy.inline(ops, followOn);
     try {
       const used = inline ? here : writer;
       const results: OpResult[] = await used.run(ops);

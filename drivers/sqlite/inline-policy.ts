@@ -19,12 +19,21 @@ const INLINE_MAX_OPS = 4;
  */
 const ENTER_MS = 0.75;
 const LEAVE_MS = 1.5;
+/**
+ * Lone small groups in a row, since the last group with company, before commits go inline: under
+ * load the writer is rarely idle, and an inline commit in a lull would only cost both connections
+ * their page caches (SQLite drops a connection's cache when the other one wrote).
+ */
+const LONE_RUN = 8;
 /** Weight of the newest commit's time in the smoothed figure. */
 const WEIGHT = 0.25;
 
 export interface InlinePolicy {
-  /** Whether `ops`, the whole group, may be committed on the event loop now. */
-  inline(ops: readonly WriteOp[]): boolean;
+  /**
+   * Whether `ops`, the whole group, may be committed on the event loop now. `followOn`: the
+   * group built up behind a thread's reply, so it has company whatever its size.
+   */
+  inline(ops: readonly WriteOp[], followOn: boolean): boolean;
   /** How long (ms) a lone group's transaction took where it ran (inline or on the thread), its sync included. */
   took(ms: number): void;
 }
@@ -33,9 +42,15 @@ export function inlinePolicy(): InlinePolicy {
   // Starts on the thread: the first commits (the file's first pages) tell how fast this disk is.
   let smoothed = LEAVE_MS;
   let here = false;
+  let lone = 0;
   return {
-    inline(ops) {
-      return here && ops.length <= INLINE_MAX_OPS;
+    inline(ops, followOn) {
+      if (followOn || ops.length > INLINE_MAX_OPS) {
+        lone = 0;
+        return false;
+      }
+      lone = Math.min(lone + 1, LONE_RUN);
+      return here && lone >= LONE_RUN;
     },
     took(ms) {
       smoothed += WEIGHT * (ms - smoothed);
