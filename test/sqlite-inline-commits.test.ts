@@ -30,7 +30,8 @@ async function tempRoot(): Promise<string> {
 const ops = (n: number): WriteOp[] => Array.from({ length: n }, (_, i) => ({ kind: "deleteLog", log: `l${i}` }));
 
 test("a group of up to four writes goes inline while commits are fast and the writer has been alone for a while; a larger one, a follow-on, or any while the disk syncs slowly, goes to the thread", () => {
-  const policy = inlinePolicy();
+  let now = 0;
+  const policy = inlinePolicy(() => now);
   /** Where a run of `n` lone small groups, each taking `ms`, leaves the next one. */
   const lone = (n: number, ms: number) => {
     for (let i = 0; i < n; i++) {
@@ -52,13 +53,24 @@ test("a group of up to four writes goes inline while commits are fast and the wr
   // One slow sync (a preempted thread) does not move commits off the event loop...
   policy.took(3);
   expect(policy.inline(ops(1), false)).toBe(true);
-  // ...a disk that keeps syncing slowly does.
-  expect(lone(3, 5)).toBe(false);
+  // ...a disk that keeps syncing slowly does, once commits have stayed inline for 2 s.
+  now = 1000;
+  expect(lone(3, 5)).toBe(true);
+  now = 2500;
+  expect(lone(1, 5)).toBe(false);
   // Middling syncs leave them on the thread (no flapping between the two connections)...
+  now = 10_000;
   expect(lone(20, 1)).toBe(false);
   // ...fast ones, measured on the thread, bring them back, and middling ones then keep them.
   expect(lone(10, 0.3)).toBe(true);
   expect(lone(20, 1)).toBe(true);
+  // A fast commit right after moving does not move them back within 2 s.
+  expect(lone(10, 5)).toBe(true);
+  now = 13_000;
+  expect(lone(1, 5)).toBe(false);
+  expect(lone(10, 0.2)).toBe(false);
+  now = 16_000;
+  expect(lone(1, 0.2)).toBe(true);
 });
 
 test("lone commits and bursts on one log keep one order across inline and threaded groups, and survive a reopen", async () => {
