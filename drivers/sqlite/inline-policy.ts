@@ -26,10 +26,11 @@ const LEAVE_MS = 1.5;
  */
 const LONE_RUN = 8;
 /**
- * The least time (ms) commits stay on one side after moving: a disk whose syncs are bimodal (a
- * loaded one: 0.4 ms, then 3 ms) would otherwise move them every few commits, and each move
- * costs the connections their caches. Measured: a replayed turn's driver CPU was 1.1× the
- * thread-only driver's with commits moving freely, 22% of them inline (bench/README.md).
+ * The least time (ms) commits stay on the thread after slow syncs moved them there: a disk whose
+ * syncs are bimodal (a loaded one: 0.4 ms, then 3 ms) would otherwise move them every few
+ * commits, and each move costs the connections their caches. Measured: a replayed turn's driver
+ * CPU was 1.1× the thread-only driver's with commits moving freely, 22% of them inline
+ * (bench/README.md). Leaving the event loop is never delayed.
  */
 const DWELL_MS = 2000;
 /** Weight of the newest commit's time in the smoothed figure. */
@@ -62,11 +63,11 @@ export function inlinePolicy(clock: () => number = () => performance.now()): Inl
     },
     took(ms) {
       smoothed += WEIGHT * (ms - smoothed);
-      if (!(here ? smoothed > LEAVE_MS : smoothed < ENTER_MS)) return;
-      const now = clock();
-      if (now - movedAt < DWELL_MS) return;
-      here = !here;
-      movedAt = now;
+      // Off the event loop at once when syncs slow down; back onto it only after a while.
+      if (here && smoothed > LEAVE_MS) {
+        here = false;
+        movedAt = clock();
+      } else if (!here && smoothed < ENTER_MS && clock() - movedAt >= DWELL_MS) here = true;
     },
   };
 }
