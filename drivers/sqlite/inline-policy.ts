@@ -33,6 +33,12 @@ const LONE_RUN = 8;
  * (bench/README.md). Leaving the event loop is never delayed.
  */
 const DWELL_MS = 2000;
+/**
+ * A single commit counts for at most this long (ms): the commit that runs SQLite's WAL
+ * checkpoint (every ~1,000 pages) takes several ms on any disk, and alone must not move commits.
+ * Two slow ones in a row still do.
+ */
+const SAMPLE_CAP_MS = 4;
 /** Weight of the newest commit's time in the smoothed figure. */
 const WEIGHT = 0.25;
 
@@ -62,7 +68,7 @@ export function inlinePolicy(clock: () => number = () => performance.now()): Inl
       return here && lone >= LONE_RUN;
     },
     took(ms) {
-      smoothed += WEIGHT * (ms - smoothed);
+      smoothed += WEIGHT * (Math.min(ms, SAMPLE_CAP_MS) - smoothed);
       // Off the event loop at once when syncs slow down; back onto it only after a while.
       if (here && smoothed > LEAVE_MS) {
         here = false;
