@@ -6,7 +6,10 @@
  * and the step's end sent together, the stream's length and read, a record read, the turn's end
  * (5 records, 2 events), then the lease's release and the marker's removal.
  *
- *   npx node bench/sqlite-turn-writes.ts [--turns=400] [--rounds=6] [--baseline=<checkout>] [--dir=<folder>]
+ *   npx node bench/sqlite-turn-writes.ts [--turns=400] [--rounds=6] [--baseline=<checkout>] [--dir=<folder>] [--no-inline]
+ *
+ * This tree's driver runs with `inlineCommits: true` (docs/design/speed.md "A lone commit runs
+ * inline") unless `--no-inline`.
  *
  * `--dir`: where the database files go (default: the OS temp dir). On a tmpfs (`/dev/shm`) a sync
  * costs nothing, which isolates what the driver itself spends per commit from the disk's share.
@@ -26,6 +29,7 @@ import { fmt, machineLine, median, option, printTable, tempDir } from "./_util.t
 
 const turns = option("turns", 400);
 const rounds = option("rounds", 6);
+const inline = !process.argv.includes("--no-inline");
 const dirOption = process.argv.find((arg) => arg.startsWith("--dir="))?.slice("--dir=".length);
 const baselineDir = process.argv.find((arg) => arg.startsWith("--baseline="))?.slice("--baseline=".length);
 
@@ -73,7 +77,8 @@ const dirs = await Promise.all(
     return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
   }),
 );
-const stores = codes.map((code, i) => code.create({ path: join(dirs[i]!.path, "state.db") }));
+// `inlineCommits` is this tree's option (off by default); a baseline without it ignores it.
+const stores = codes.map((code, i) => code.create({ path: join(dirs[i]!.path, "state.db"), inlineCommits: inline }));
 const results = codes.map(() => ({ cpu: [] as number[], wall: [] as number[] }));
 let n = 0;
 for (const storage of stores) for (let i = 0; i < 50; i++) await turn(storage, n++);

@@ -69,7 +69,7 @@ test("a group of up to four writes goes inline while commits are fast and the wr
 
 test("lone commits and bursts on one log keep one order across inline and threaded groups, and survive a reopen", async () => {
   const path = join(await tempRoot(), "state.db");
-  const storage = createSqliteStorage({ path });
+  const storage = createSqliteStorage({ path, inlineCommits: true });
   const log = "sessions/s1/events";
   const seen: string[] = [];
   const unfollow = storage.follow(log, (_first, lines) => seen.push(...lines));
@@ -97,7 +97,7 @@ test("lone commits and bursts on one log keep one order across inline and thread
   expect(seen).toEqual(expected);
   await storage.close();
 
-  const reopened = createSqliteStorage({ path });
+  const reopened = createSqliteStorage({ path, inlineCommits: true });
   cleanups.push(() => reopened.close());
   const stored: string[] = [];
   for await (const batch of reopened.read(log)) stored.push(...batch);

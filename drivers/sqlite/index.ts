@@ -47,6 +47,14 @@ export interface SqliteStorageOptions {
    * event loop. Only with the default binding. @default true
    */
   writerThread?: boolean;
+  /**
+   * With the writer thread, commit a lone small group on the event loop's own connection while
+   * the disk syncs fast, instead of handing it over (docs/design/speed.md "A lone commit runs
+   * inline"). Off by default: it halves the driver's own CPU per turn when syncs are free, but
+   * on a loaded machine the host measured no better, and in several runs worse, than without it
+   * (bench/README.md). @default false
+   */
+  inlineCommits?: boolean;
 }
 
 /** Lines per batch yielded by `read`, the same bound every driver uses. */
@@ -72,9 +80,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
   const threaded = !readOnly && path !== ":memory:" && options.open === undefined && options.writerThread !== false;
   const settings = { maxBytes: options.maxBytes, sync: options.sync ?? "full" } as const;
   const writer = threaded ? threadWriter(path, settings) : inlineWriter(db);
-  // On the thread's side, a lone small group is committed on the event loop's own connection
+  // With `inlineCommits`, a lone small group is committed on the event loop's own connection
   // (the same settings, synced the same way) instead (docs/design/speed.md "A lone commit runs inline").
-  const here = threaded ? inlineWriter(db) : undefined;
+  const here = threaded && options.inlineCommits === true ? inlineWriter(db) : undefined;
   const policy = inlinePolicy();
   let queue: Queued[] = [];
   let busy = false;
