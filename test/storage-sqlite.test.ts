@@ -22,6 +22,7 @@ const sqliteFactory = (options: Omit<SqliteStorageOptions, "path"> = {}) => asyn
 
 testStorageDriver("sqlite (writer thread)", sqliteFactory());
 testStorageDriver("sqlite (inline writer, as with a custom binding)", sqliteFactory({ writerThread: false }));
+testStorageDriver("sqlite (writer thread, lone commits inline)", sqliteFactory({ inlineCommits: true }));
 
 describe("sqlite driver", () => {
   let root: string;

@@ -20,7 +20,8 @@ import { assertBatch, assertKey, assertPage, assertPrefix, type StorageDriver } 
 import { type OpenSqlite, openNodeSqlite, type SqliteDatabase } from "./database.ts";
 import { storageError } from "./errors.ts";
 import { configureReader, configureWriter } from "./configure.ts";
-import { Statements, type WriteOp } from "./schema.ts";
+import { inlinePolicy } from "./inline-policy.ts";
+import { type OpResult, Statements, type WriteOp } from "./schema.ts";
 import { inlineWriter, threadWriter } from "./writer.ts";
 
 export type { OpenSqlite, SqliteDatabase, SqliteStatement } from "./database.ts";
@@ -46,6 +47,14 @@ export interface SqliteStorageOptions {
    * event loop. Only with the default binding. @default true
    */
   writerThread?: boolean;
+  /**
+   * With the writer thread, commit a lone small group on the event loop's own connection while
+   * the disk syncs fast, instead of handing it over (docs/design/speed.md "A lone commit runs
+   * inline"). Off by default: it halves the driver's own CPU per turn when syncs are free, but
+   * on a loaded machine the host measured no better, and in several runs worse, than without it
+   * (bench/README.md). @default false
+   */
+  inlineCommits?: boolean;
 }
 
 /** Lines per batch yielded by `read`, the same bound every driver uses. */
@@ -71,25 +80,35 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
   const threaded = !readOnly && path !== ":memory:" && options.open === undefined && options.writerThread !== false;
   const settings = { maxBytes: options.maxBytes, sync: options.sync ?? "full" } as const;
   const writer = threaded ? threadWriter(path, settings) : inlineWriter(db);
+  // With `inlineCommits`, a lone small group is committed on the event loop's own connection
+  // (the same settings, synced the same way) instead (docs/design/speed.md "A lone commit runs inline").
+  const here = threaded && options.inlineCommits === true ? inlineWriter(db) : undefined;
+  const policy = inlinePolicy();
   let queue: Queued[] = [];
   let busy = false;
   let closed = false;
   let idle: (() => void) | undefined;
 
+  const nextTurn: (fn: () => void) => void =
+    (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate ?? ((fn: () => void) => setTimeout(fn, 0));
   // How long a group waits before it is sent when the writer is free: only to the end of the
   // caller's synchronous run (a microtask) on the thread, so writes made together still share a
   // transaction and a lone write waits for nothing; inline, the commit holds the event loop, so
   // it gathers a whole event-loop turn first (docs/design/speed.md "Group commit").
-  const schedule: (fn: () => void) => void = threaded
-    ? queueMicrotask
-    : ((globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate ?? ((fn: () => void) => setTimeout(fn, 0)));
+  const schedule: (fn: () => void) => void = threaded ? queueMicrotask : nextTurn;
 
   /** Sends everything queued as one group; what arrives meanwhile waits for the next group. */
-  async function flush(): Promise<void> {
+  async function flush(followOn: boolean): Promise<void> {
     const group = queue;
     queue = [];
+    const ops = group.map((item) => item.op);
+    // A group that follows a thread's reply had to wait: there is load, the thread keeps it.
+    const inline = here !== undefined && policy.inline(ops, followOn);
     try {
-      const results = await writer.run(group.map((item) => item.op));
+      const used = inline ? here : writer;
+      const results: OpResult[] = await used.run(ops);
+      // Only a lone group's time says how fast the disk is for one: a follow-on carries many writes.
+      if (here && !followOn) policy.took(used.lastMs);
       for (const [i, item] of group.entries()) {
         const result = results[i]!;
         if (!result.ok) {
@@ -99,7 +118,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
         // Followers hear about lines only once they are durable.
         if (item.op.kind === "commit") {
           const firsts = result.value as number[];
-          (item.op.batch.appends ?? []).forEach(({ log, lines }, n) => followers.publish(log, firsts[n]!, lines));
+          const appends = item.op.batch.appends;
+          if (appends) for (let n = 0; n < appends.length; n++) followers.publish(appends[n]!.log, firsts[n]!, appends[n]!.lines);
         }
         item.resolve(result.value);
       }
@@ -107,7 +127,14 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
       const reported = storageError(error, "commit");
       for (const item of group) item.reject(reported);
     }
-    if (queue.length > 0) void flush();
+    // After an inline commit the writer stays taken for one event-loop turn: what other requests
+    // write meanwhile joins one group, which goes to the thread when it has company.
+    if (inline) nextTurn(settle);
+    else settle(true);
+  }
+
+  function settle(followOn = false): void {
+    if (queue.length > 0) void flush(followOn);
     else {
       busy = false;
       idle?.();
@@ -122,7 +149,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
       if (!busy) {
         busy = true;
         // Writes made in the same synchronous run share the first group too.
-        schedule(() => void flush());
+        schedule(() => void flush(false));
       }
     });
   }

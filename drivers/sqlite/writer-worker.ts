@@ -39,8 +39,12 @@ port.on("message", (message: { id: number; ops: WriteOp[] } | { close: true }) =
   }
   try {
     if (!statements) throw failure;
+    const started = performance.now();
     const results = applyGroup(db, statements, message.ops);
-    port.postMessage({ id: message.id, results: results.map((r) => (r.ok ? r : { ok: false, error: encodeError(r.error) })) });
+    // How long the transaction took here, sync included: the driver's inline policy compares it
+    // with its own inline commits (drivers/sqlite/inline-policy.ts).
+    const ms = performance.now() - started;
+    port.postMessage({ id: message.id, ms, results: results.map((r) => (r.ok ? r : { ok: false, error: encodeError(r.error) })) });
   } catch (error) {
     port.postMessage({ id: message.id, error: encodeError(error) });
   }

@@ -12,21 +12,30 @@ import { decodeError, type WireError } from "./wire.ts";
 export interface Writer {
   /** Applies `ops` in one transaction; rejects with the database's error when the whole group failed. */
   run(ops: WriteOp[]): Promise<OpResult[]>;
+  /** How long (ms) the last transaction that succeeded took where it ran, its sync included. */
+  readonly lastMs: number;
   close(): Promise<void>;
 }
 
 /** Runs each group synchronously on the calling thread (the disk sync included). */
 export function inlineWriter(db: SqliteDatabase): Writer {
   const statements = new Statements(db);
+  let lastMs = 0;
   return {
     async run(ops) {
-      return applyGroup(db, statements, ops);
+      const started = performance.now();
+      const results = applyGroup(db, statements, ops);
+      lastMs = performance.now() - started;
+      return results;
+    },
+    get lastMs() {
+      return lastMs;
     },
     async close() {},
   };
 }
 
-type Reply = { id: number; results: Array<OpResult | { ok: false; error: WireError }> } | { id: number; error: WireError };
+type Reply = { id: number; ms: number; results: Array<OpResult | { ok: false; error: WireError }> } | { id: number; error: WireError };
 
 /**
  * Runs each group on a worker thread with its own connection. The thread is referenced only while
@@ -39,6 +48,7 @@ export function threadWriter(path: string, settings: WriterSettings): Writer {
   worker.unref();
   const waiting = new Map<number, { resolve: (results: OpResult[]) => void; reject: (error: unknown) => void }>();
   let nextId = 0;
+  let lastMs = 0;
   let dead: Error | undefined;
   let exited: Promise<void> = new Promise((resolve) => worker.on("exit", () => resolve()));
   const failAll = (error: Error) => {
@@ -52,7 +62,10 @@ export function threadWriter(path: string, settings: WriterSettings): Writer {
     waiting.delete(reply.id);
     if (waiting.size === 0) worker.unref();
     if ("error" in reply) entry.reject(decodeError(reply.error));
-    else entry.resolve(reply.results.map((r) => (r.ok ? r : { ok: false, error: decodeError(r.error as WireError) })));
+    else {
+      lastMs = reply.ms;
+      entry.resolve(reply.results.map((r) => (r.ok ? r : { ok: false, error: decodeError(r.error as WireError) })));
+    }
   });
   worker.on("error", (error) => failAll(error));
   exited = exited.then(() => failAll(new Error("[agent-serve] [storage] the sqlite writer thread stopped")));
@@ -65,6 +78,9 @@ export function threadWriter(path: string, settings: WriterSettings): Writer {
         waiting.set(id, { resolve, reject });
         worker.postMessage({ id, ops });
       });
+    },
+    get lastMs() {
+      return lastMs;
     },
     async close() {
       // Referenced until it has exited: closing must not let the process end with the file open.

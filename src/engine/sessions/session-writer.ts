@@ -65,8 +65,10 @@ export class SessionWriter {
    * An accepted message, with `marker` (the active marker of a new turn) and, when its turn
    * starts at once, `turn.started`, the running status and the user's conversation message: one
    * commit, so a crash never leaves a message without its marker or a started turn without it.
+   * `takeLease` (a new session's) runs in the same synchronous run as the create's commit is sent,
+   * after every await here, so the two share a group commit (docs/design/speed.md "Group commit").
    */
-  async admit(sessionId: string, acceptance: Acceptance, marker?: RecordWrite, start?: StartNow): Promise<void> {
+  async admit(sessionId: string, acceptance: Acceptance, marker?: RecordWrite, start?: StartNow, takeLease?: () => void): Promise<void> {
     const { store, log } = this.#deps;
     const drafts = start ? [...acceptance.events, await this.#started(start.turnId)] : acceptance.events;
     const commit = (writes: RecordWrite[]) =>
@@ -78,9 +80,11 @@ export class SessionWriter {
       const record: SessionRecord = start ? { ...acceptance.create, status: "running" } : acceptance.create;
       // A new id has no log yet: its first commit goes out without reading the length first.
       log.fresh(sessionId);
+      takeLease?.();
       await commit(store.newRecordWrites(record));
       return;
     }
+    takeLease?.();
     const updated = await store.updateWith(
       sessionId,
       (record) => {

@@ -138,8 +138,8 @@ export class TurnController {
         // A new session's lease cannot be held elsewhere: it is taken without waiting, in the same
         // synchronous run as the session's commit, so both land in one group commit (the driver
         // applies writes in call order; docs/design/speed.md "Group commit").
-        if (leases && fresh) void leases.take(sessionId).catch(() => {});
-        await this.#writer.admit(sessionId, acceptance, marker, slot && { turnId, text });
+        const takeLease = leases && fresh ? () => void leases.take(sessionId).catch(() => {}) : undefined;
+        await this.#writer.admit(sessionId, acceptance, marker, slot && { turnId, text }, takeLease);
       } catch (error) {
         slot?.();
         if (!live.turn) await leases?.release(sessionId);
