@@ -75,6 +75,14 @@ const loadBefore = loadavg();
 const started = performance.now();
 const targets = new Map<KillStore, StoreTarget>();
 const runs: KillRun[] = [];
+/** Writes bench/chaos/results/kill.json with the rows so far: after every job, so a long run cut short keeps what it did. */
+function writeRecord(loadAfter: number[], seconds: number): void {
+  const rows = [...runs].sort((a, b) => KILL_STORES.indexOf(a.store as KillStore) - KILL_STORES.indexOf(b.store as KillStore) || KILL_RUNTIMES.indexOf(a.runtime) - KILL_RUNTIMES.indexOf(b.runtime) || a.seed - b.seed);
+  const command = `npm run chaos -- ${process.argv.slice(2).join(" ")}`;
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(`${RESULTS}kill.json`, `${JSON.stringify({ command, date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadBefore, loadAfter, seconds, runs: rows }, null, 2)}\n`);
+}
+
 try {
   for (const store of stores) targets.set(store, await startStore(store));
   const queue = [...jobs];
@@ -94,6 +102,7 @@ try {
         runs.push(run);
         console.log(`${((performance.now() - started) / 1000).toFixed(1)} s ${store}/${runtime} seed ${seed}: ${run.deaths} deaths, ${run.sessions} sessions, ${run.acknowledgedMessages} messages, ${run.violations.length} violations (${run.seconds} s)`);
         for (const violation of run.violations.slice(0, 10)) console.log(`  ${store}/${runtime} seed ${seed}: ${violation}`);
+        if (record) writeRecord(loadavg(), Number(((performance.now() - started) / 1000).toFixed(1)));
       }
     }),
   );
@@ -115,12 +124,8 @@ const violations = runs.reduce((n, r) => n + r.violations.length, 0);
 console.log(`\n${sum(runs, "deaths")} process deaths in ${seconds} s (load ${loadBefore.map((l) => l.toFixed(2)).join(" ")} before, ${loadAfter.map((l) => l.toFixed(2)).join(" ")} after): ${violations} violations`);
 
 if (record) {
-  runs.sort((a, b) => KILL_STORES.indexOf(a.store as KillStore) - KILL_STORES.indexOf(b.store as KillStore) || KILL_RUNTIMES.indexOf(a.runtime) - KILL_RUNTIMES.indexOf(b.runtime) || a.seed - b.seed);
-  const command = `npm run chaos -- ${process.argv.slice(2).join(" ")}`;
-  mkdirSync(RESULTS, { recursive: true });
-  const file = `${RESULTS}kill.json`;
-  writeFileSync(file, `${JSON.stringify({ command, date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadBefore, loadAfter, seconds, runs }, null, 2)}\n`);
-  console.log(`recorded ${file}`);
+  writeRecord(loadAfter, seconds);
+  console.log(`recorded ${RESULTS}kill.json`);
   if (existsSync(REPORT)) spawnSync(process.execPath, ["--no-warnings", REPORT], { stdio: "inherit" });
 }
 process.exit(violations > 0 ? 1 : 0);
