@@ -98,7 +98,11 @@ export function runtimeCommand(runtime: KillRuntime, script: string, args: strin
 
 /** Why the runtime cannot run here, or undefined when it can. */
 export function runtimeMissing(runtime: KillRuntime): string | undefined {
-  if (runtime === "node") return undefined;
+  if (runtime === "node") {
+    // An older Node has bin/agent-serve.mjs start a newer one as its child: the SIGKILL would miss the server.
+    const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+    return major > 22 || (major === 22 && minor >= 13) ? undefined : `this is Node ${process.version}; the CLI needs 22.13 or newer to serve in the process it starts`;
+  }
   const file = join(BIN_DIR, runtime);
   if (!existsSync(file) || spawnSync(file, ["--version"]).status !== 0) return `${runtime} is not installed (node_modules/.bin/${runtime})`;
   return undefined;
