@@ -38,6 +38,8 @@ export interface KillRun {
   approvalDecisions: number;
   violations: string[];
   seconds: number;
+  /** Starts that exited before listening and were started again (as a supervisor would). */
+  failedStarts: number;
 }
 
 // `node:process` rather than the `process` global: Deno gives the global only to npm modules' code.
@@ -87,10 +89,26 @@ async function serve(runtime: KillRuntime, dir: string, args: string[], env: Nod
     });
     void exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`serve on ${runtime} exited before listening\n${out}\n${err}`));
+      reject(new Error(`serve on ${runtime} exited before listening: ${err.trim().slice(-600)}`));
     });
   });
   return { child, url, exited };
+}
+
+/**
+ * Starts `serve`, again when a start exits before listening (on a loaded machine a store's
+ * connect can time out: the host refuses to start, and a supervisor would start it again).
+ */
+async function serveAgain(runtime: KillRuntime, dir: string, args: string[], env: NodeJS.ProcessEnv, failed: { starts: number }, onFailedStart?: (reason: string) => void): Promise<Served> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await serve(runtime, dir, args, env);
+    } catch (error) {
+      if (attempt === 3) throw error;
+      failed.starts++;
+      onFailedStart?.((error as Error).message);
+    }
+  }
 }
 
 async function kill(served: Served): Promise<void> {
@@ -128,6 +146,8 @@ export interface LaneOptions {
   deaths: number;
   /** Called after each death, for progress. */
   onDeath?: (round: number, delayMs: number) => void;
+  /** Called with the reason of each start that had to be made again. */
+  onFailedStart?: (reason: string) => void;
 }
 
 export async function runLane(options: LaneOptions): Promise<KillRun> {
@@ -142,10 +162,11 @@ export async function runLane(options: LaneOptions): Promise<KillRun> {
 
   const started = performance.now();
   const next = random(seed);
+  const failed = { starts: 0 };
   const all: Acknowledged = { messages: new Map(), followed: new Map(), decisions: [], slots: new Set(), reminders: new Set(), stopFollowers: () => {} };
   try {
     for (let round = 1; round <= deaths; round++) {
-      const served = await serve(runtime, dir, lane.args, env);
+      const served = await serveAgain(runtime, dir, lane.args, env, failed, options.onFailedStart);
       let killed = false;
       try {
         // The process has answered once (its project loaded), so the kill falls in the workload.
@@ -168,7 +189,7 @@ export async function runLane(options: LaneOptions): Promise<KillRun> {
         await kill(served);
       }
     }
-    const last = await serve(runtime, dir, lane.args, env);
+    const last = await serveAgain(runtime, dir, lane.args, env, failed, options.onFailedStart);
     const storage = lane.open();
     try {
       // Read when the oracles look: the final process runs the calls they approve while settling.
@@ -193,6 +214,7 @@ export async function runLane(options: LaneOptions): Promise<KillRun> {
         approvalDecisions: verdict.decisions,
         violations: verdict.violations,
         seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
+        failedStarts: failed.starts,
       };
     } finally {
       await storage.close();

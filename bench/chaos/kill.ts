@@ -93,11 +93,11 @@ try {
         const jobStarted = performance.now();
         let run: KillRun;
         try {
-          run = await runLane({ store: targets.get(store)!, runtime, seed, deaths: job.deaths });
+          run = await runLane({ store: targets.get(store)!, runtime, seed, deaths: job.deaths, onFailedStart: (reason) => console.log(`  ${store}/${runtime} seed ${seed}: a start failed, starting again: ${reason}`) });
         } catch (error) {
           // A job that could not finish is a failure of the run, counted as a violation.
           const seconds = Number(((performance.now() - jobStarted) / 1000).toFixed(1));
-          run = { store, runtime, seed, deaths: 0, sessions: 0, acknowledgedMessages: 0, followerStreams: 0, toolRuns: 0, closedByRecovery: 0, outcomeUnknown: 0, approvalDecisions: 0, violations: [`the job failed: ${String((error as Error).message ?? error).slice(0, 400)}`], seconds };
+          run = { store, runtime, seed, deaths: 0, sessions: 0, acknowledgedMessages: 0, followerStreams: 0, toolRuns: 0, closedByRecovery: 0, outcomeUnknown: 0, approvalDecisions: 0, failedStarts: 0, violations: [`the job failed: ${String((error as Error).message ?? error).slice(0, 400)}`], seconds };
         }
         runs.push(run);
         console.log(`${((performance.now() - started) / 1000).toFixed(1)} s ${store}/${runtime} seed ${seed}: ${run.deaths} deaths, ${run.sessions} sessions, ${run.acknowledgedMessages} messages, ${run.violations.length} violations (${run.seconds} s)`);
@@ -113,11 +113,11 @@ const seconds = Number(((performance.now() - started) / 1000).toFixed(1));
 const loadAfter = loadavg();
 
 const sum = (rows: KillRun[], key: keyof KillRun): number => rows.reduce((n, row) => n + (row[key] as number), 0);
-console.log(`\n| store | runtime | process deaths | sessions | acknowledged messages checked | follower streams checked | tool runs in the ledger | turns closed by recovery | outcome_unknown results | approval decisions checked | violations | seconds |`);
-console.log(`|---|---|---|---|---|---|---|---|---|---|---|---|`);
+console.log(`\n| store | runtime | process deaths | sessions | acknowledged messages checked | follower streams checked | tool runs in the ledger | turns closed by recovery | outcome_unknown results | approval decisions checked | starts made again | violations | seconds |`);
+console.log(`|---|---|---|---|---|---|---|---|---|---|---|---|---|`);
 const groups = stores.flatMap((store) => runtimes.map((runtime) => ({ label: `${store} | ${runtime}`, rows: runs.filter((r) => r.store === store && r.runtime === runtime) })));
 for (const { label, rows } of [...groups, { label: "all | all", rows: runs }]) {
-  const keys = ["deaths", "sessions", "acknowledgedMessages", "followerStreams", "toolRuns", "closedByRecovery", "outcomeUnknown", "approvalDecisions"] as const;
+  const keys = ["deaths", "sessions", "acknowledgedMessages", "followerStreams", "toolRuns", "closedByRecovery", "outcomeUnknown", "approvalDecisions", "failedStarts"] as const;
   console.log(`| ${label} | ${keys.map((key) => sum(rows, key)).join(" | ")} | ${rows.reduce((n, r) => n + r.violations.length, 0)} | ${sum(rows, "seconds").toFixed(1)} |`);
 }
 const violations = runs.reduce((n, r) => n + r.violations.length, 0);
