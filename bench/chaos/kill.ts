@@ -1,160 +1,131 @@
 /**
- * Real process deaths (docs/reliability.md "Real process deaths"): `agent-serve serve` (Node, the
- * default sqlite store, `synchronous=FULL`) runs the chaos workload (./workload.ts) over HTTP and
- * is SIGKILLed at a seeded moment, then started again on the same state root, round after round.
- * The tools of its project append each run to a ledger file before doing anything else (a
- * synchronous append survives the kill), so the side-effect oracles see what every process did.
- * After the last round a final process settles everything (approving what is still parked) and
- * the oracles of the in-process sweep (./oracles.ts) check the accumulated acknowledgements,
- * follower bytes and ledger against the recovered store.
+ * Real process deaths (docs/reliability.md "Real process deaths"): `agent-serve serve` runs the
+ * chaos workload over HTTP on every (store, runtime) pair (sqlite, Redis, Postgres; Node, Bun,
+ * Deno) and is SIGKILLed at seeded moments, then started again on the same state (./kill-lane.ts).
+ * The deaths are split over the pairs, and each pair's share over jobs of at most `--per-seed`
+ * deaths, one seed each; `--lanes` jobs run at once, each with its own state and serve process.
+ * A store or runtime whose tool is missing is reported skipped, with the reason. `--record`
+ * writes bench/chaos/results/kill.json (a row per store, runtime and seed) and re-renders the
+ * report from it when bench/chaos/report.ts is present.
  *
- *   npm run chaos -- --kill [--deaths=20 --seed=1]
+ *   npm run chaos -- --kill [--deaths=20 --seed=1 --stores=sqlite,redis,postgres --runtimes=node,bun,deno --lanes=2 --per-seed=25 --record]
  * @module
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { createSqliteStorage } from "../../drivers/sqlite/index.ts";
-import type { AgentHost } from "../../src/host/types.ts";
-import { countTool, type Ledger, newLedger } from "./ledger.ts";
-import { checkOracles } from "./oracles.ts";
-import { type Acknowledged, random, runWorkload, T0 } from "./workload.ts";
+import { type KillRun, runLane } from "./kill-lane.ts";
+import { KILL_RUNTIMES, KILL_STORES, type KillRuntime, type KillStore, runtimeMissing, startStore, storeMissing, type StoreTarget } from "./kill-targets.ts";
 
-const arg = (name: string, fallback: number): number => {
-  const found = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return found ? Number(found.split("=")[1]) : fallback;
+const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
+const num = (name: string, fallback: number): number => (arg(name) === undefined ? fallback : Number(arg(name)));
+const list = <T extends string>(name: string, all: readonly T[]): T[] => {
+  const asked = arg(name)?.split(",").filter(Boolean) ?? [...all];
+  const unknown = asked.filter((item) => !all.includes(item as T));
+  if (unknown.length > 0) throw new Error(`--${name}: unknown ${unknown.join(", ")} (known: ${all.join(", ")})`);
+  return asked as T[];
 };
-const deaths = arg("deaths", 20);
-const seed = arg("seed", 1);
-const BIN = fileURLToPath(new URL("../../bin/agent-serve.mjs", import.meta.url));
-const REPO = fileURLToPath(new URL("../..", import.meta.url));
 
-const tool = (name: string, extra: string): string => `import { appendFileSync } from "node:fs";
-export default {
-  description: "A side effect the chaos ledger counts (${name})",${extra}
-  async execute(_input, ctx) {
-    appendFileSync(process.env.CHAOS_LEDGER, ctx.toolCallId + " ${name}\\n");
-    await new Promise((resolve) => setTimeout(resolve, 1));
-    return "${name} done";
-  },
-};
-`;
+const deaths = num("deaths", 20);
+const firstSeed = num("seed", 1);
+const perSeed = Math.max(1, num("per-seed", 25));
+const lanes = Math.max(1, num("lanes", availableParallelism()));
+const record = process.argv.includes("--record");
+const RESULTS = fileURLToPath(new URL("./results/", import.meta.url));
+const REPORT = fileURLToPath(new URL("./report.ts", import.meta.url));
 
-function writeProject(dir: string): void {
-  mkdirSync(join(dir, "bot", "tools"), { recursive: true });
-  writeFileSync(join(dir, "bot", "agent.ts"), `export default { name: "Chaos" };\n`);
-  writeFileSync(join(dir, "bot", "instructions.md"), "Be brief.\n");
-  writeFileSync(join(dir, "bot", "tools", "record.ts"), tool("record", "\n  idempotent: false,"));
-  writeFileSync(join(dir, "bot", "tools", "lookup.ts"), tool("lookup", "\n  idempotent: true,"));
-  writeFileSync(join(dir, "bot", "tools", "gated.ts"), tool("gated", "\n  needsApproval: true,"));
+const skipped: string[] = [];
+const stores = list("stores", KILL_STORES).filter((store) => {
+  const why = storeMissing(store);
+  if (why) skipped.push(`${store}: skipped, ${why}`);
+  return !why;
+});
+const runtimes = list("runtimes", KILL_RUNTIMES).filter((runtime) => {
+  const why = runtimeMissing(runtime);
+  if (why) skipped.push(`${runtime}: skipped, ${why}`);
+  return !why;
+});
+
+interface Job {
+  store: KillStore;
+  runtime: KillRuntime;
+  seed: number;
+  deaths: number;
 }
 
-interface Served {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<void>;
-}
-
-async function serve(dir: string, env: NodeJS.ProcessEnv): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, "serve", dir, "--port", "0", "--mode", "single", "--state-root", join(dir, ".state"), "--no-schedules"], {
-    cwd: REPO,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
+/** The deaths split over the pairs, each pair's share over seeds; pairs interleaved so lanes mix them. */
+function plan(): Job[] {
+  const pairs = stores.flatMap((store) => runtimes.map((runtime) => ({ store, runtime })));
+  const byPair = pairs.map(({ store, runtime }, i) => {
+    const share = Math.floor(deaths / pairs.length) + (i < deaths % pairs.length ? 1 : 0);
+    const seeds = Math.ceil(share / perSeed);
+    return Array.from({ length: seeds }, (_, s) => ({ store, runtime, seed: firstSeed + s, deaths: Math.floor(share / seeds) + (s < share % seeds ? 1 : 0) }));
   });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  let out = "";
-  let err = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      out += chunk;
-      const match = /agent-serve listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then(() => reject(new Error(`serve exited before listening\n${out}\n${err}`)));
-  });
-  return { child, url, exited };
+  const jobs: Job[] = [];
+  for (let i = 0; byPair.some((pair) => i < pair.length); i++) for (const pair of byPair) if (pair[i]) jobs.push(pair[i]!);
+  return jobs.filter((job) => job.deaths > 0);
 }
 
-/** The workload's view of a served process: the agent's routes without the in-process slug prefix. */
-function overHttp(url: string): AgentHost {
-  return {
-    request: (path: string, init?: RequestInit) => fetch(`${url}${path.replace(/^\/chaos/, "")}`, init),
-    tick: async () => [],
-  } as unknown as AgentHost;
-}
+const jobs = plan();
+for (const line of skipped) console.log(line);
+console.log(`chaos kill: ${deaths} deaths over ${stores.join(", ") || "no store"} × ${runtimes.join(", ") || "no runtime"}, ${jobs.length} seeds of at most ${perSeed}, ${lanes} lanes`);
 
-function merge(into: Acknowledged, from: Acknowledged, round: number): void {
-  for (const [sessionId, tags] of from.messages) into.messages.set(sessionId, [...(into.messages.get(sessionId) ?? []), ...tags]);
-  for (const [sessionId, lines] of from.followed) into.followed.set(`${sessionId}#${round}`, lines);
-  into.decisions.push(...from.decisions);
-}
-
-const dir = mkdtempSync(join(tmpdir(), "agent-serve-chaos-kill-"));
-const ledgerFile = join(dir, "ledger.txt");
-writeFileSync(ledgerFile, "");
-const env: NodeJS.ProcessEnv = { ...process.env, AGENT_SERVE_CONFIG_DIR: join(dir, ".config"), CHAOS_LEDGER: ledgerFile };
-for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "PORT", "HOST"]) delete env[name];
-writeProject(dir);
-
+const loadBefore = loadavg();
 const started = performance.now();
-const next = random(seed);
-const all: Acknowledged = { messages: new Map(), followed: new Map(), decisions: [], slots: new Set(), reminders: new Set(), stopFollowers: () => {} };
-let code = 1;
-try {
-  for (let round = 1; round <= deaths; round++) {
-    const served = await serve(dir, env);
-    let killed = false;
-    // The process has answered once (its project loaded), so the kill falls in the workload.
-    await (await fetch(`${served.url}/v1/sessions`)).body?.cancel();
-    // Killed at a seeded moment: while the workload's requests, turns and tools are in flight.
-    const delay = Math.floor(next() * 400);
-    const timer = setTimeout(() => {
-      killed = true;
-      served.child.kill("SIGKILL");
-    }, delay);
-    const acknowledged = await runWorkload(overHttp(served.url), seed * 100_000 + round, { now: T0 }, () => killed);
-    await served.exited.catch(() => {});
-    clearTimeout(timer);
-    if (!killed) {
-      killed = true;
-      served.child.kill("SIGKILL");
-      await served.exited;
-    }
-    merge(all, acknowledged, round);
-    console.log(`death ${round}: killed after ${delay} ms, ${acknowledged.messages.size} sessions, ${[...acknowledged.messages.values()].flat().length} messages acknowledged`);
-  }
-  const last = await serve(dir, env);
-  const storage = createSqliteStorage({ path: join(dir, ".state", "state.db"), readOnly: true });
-  try {
-    // Read when the oracles look: the final process runs the calls they approve while settling.
-    const ledger: Ledger = {
-      get toolRuns() {
-        const read = newLedger();
-        for (const line of readFileSync(ledgerFile, "utf8").split("\n").filter(Boolean)) {
-          const [callId, toolName] = line.split(" ");
-          countTool(read, callId!, toolName!);
-        }
-        return read.toolRuns;
-      },
-      slotRuns: new Map(),
-    };
-    const verdict = await checkOracles(overHttp(last.url), storage, all, ledger, { now: T0 });
-    const checked = [...all.messages.values()].flat().length;
-    const seconds = (performance.now() - started) / 1000;
-    console.log(`\n| process deaths | sessions | acknowledged messages checked | follower streams checked | tool runs in the ledger | turns closed by recovery | outcome_unknown results | approval decisions checked | violations | seconds |`);
-    console.log(`|---|---|---|---|---|---|---|---|---|---|`);
-    console.log(`| ${deaths} | ${all.messages.size} | ${checked} | ${all.followed.size} | ${[...ledger.toolRuns.values()].reduce((n, r) => n + r.runs, 0)} | ${verdict.restartedTurns} | ${verdict.unknownOutcomes} | ${verdict.decisions} | ${verdict.violations.length} | ${seconds.toFixed(1)} |`);
-    for (const violation of verdict.violations.slice(0, 50)) console.log(`  seed ${seed}: ${violation}`);
-    code = verdict.violations.length > 0 ? 1 : 0;
-  } finally {
-    await storage.close();
-    last.child.kill("SIGTERM");
-    await last.exited;
-  }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+const targets = new Map<KillStore, StoreTarget>();
+const runs: KillRun[] = [];
+/** Writes bench/chaos/results/kill.json with the rows so far: after every job, so a long run cut short keeps what it did. */
+function writeRecord(loadAfter: number[], seconds: number): void {
+  const rows = [...runs].sort((a, b) => KILL_STORES.indexOf(a.store as KillStore) - KILL_STORES.indexOf(b.store as KillStore) || KILL_RUNTIMES.indexOf(a.runtime) - KILL_RUNTIMES.indexOf(b.runtime) || a.seed - b.seed);
+  const command = `npm run chaos -- ${process.argv.slice(2).join(" ")}`;
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(`${RESULTS}kill.json`, `${JSON.stringify({ command, date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadBefore, loadAfter, seconds, runs: rows }, null, 2)}\n`);
 }
-process.exit(code);
+
+try {
+  for (const store of stores) targets.set(store, await startStore(store));
+  const queue = [...jobs];
+  await Promise.all(
+    Array.from({ length: Math.min(lanes, queue.length) }, async () => {
+      for (let job = queue.shift(); job; job = queue.shift()) {
+        const { store, runtime, seed } = job;
+        const jobStarted = performance.now();
+        let run: KillRun;
+        try {
+          run = await runLane({ store: targets.get(store)!, runtime, seed, deaths: job.deaths, onFailedStart: (reason) => console.log(`  ${store}/${runtime} seed ${seed}: a start failed, starting again: ${reason}`) });
+        } catch (error) {
+          // A job that could not finish is a failure of the run, counted as a violation.
+          const seconds = Number(((performance.now() - jobStarted) / 1000).toFixed(1));
+          run = { store, runtime, seed, deaths: 0, sessions: 0, acknowledgedMessages: 0, followerStreams: 0, toolRuns: 0, closedByRecovery: 0, outcomeUnknown: 0, approvalDecisions: 0, failedStarts: 0, violations: [`the job failed: ${String((error as Error).message ?? error).slice(0, 400)}`], seconds };
+        }
+        runs.push(run);
+        console.log(`${((performance.now() - started) / 1000).toFixed(1)} s ${store}/${runtime} seed ${seed}: ${run.deaths} deaths, ${run.sessions} sessions, ${run.acknowledgedMessages} messages, ${run.violations.length} violations (${run.seconds} s)`);
+        for (const violation of run.violations.slice(0, 10)) console.log(`  ${store}/${runtime} seed ${seed}: ${violation}`);
+        if (record) writeRecord(loadavg(), Number(((performance.now() - started) / 1000).toFixed(1)));
+      }
+    }),
+  );
+} finally {
+  await Promise.all([...targets.values()].map((target) => target.close()));
+}
+const seconds = Number(((performance.now() - started) / 1000).toFixed(1));
+const loadAfter = loadavg();
+
+const sum = (rows: KillRun[], key: keyof KillRun): number => rows.reduce((n, row) => n + (row[key] as number), 0);
+console.log(`\n| store | runtime | process deaths | sessions | acknowledged messages checked | follower streams checked | tool runs in the ledger | turns closed by recovery | outcome_unknown results | approval decisions checked | starts made again | violations | seconds |`);
+console.log(`|---|---|---|---|---|---|---|---|---|---|---|---|---|`);
+const groups = stores.flatMap((store) => runtimes.map((runtime) => ({ label: `${store} | ${runtime}`, rows: runs.filter((r) => r.store === store && r.runtime === runtime) })));
+for (const { label, rows } of [...groups, { label: "all | all", rows: runs }]) {
+  const keys = ["deaths", "sessions", "acknowledgedMessages", "followerStreams", "toolRuns", "closedByRecovery", "outcomeUnknown", "approvalDecisions", "failedStarts"] as const;
+  console.log(`| ${label} | ${keys.map((key) => sum(rows, key)).join(" | ")} | ${rows.reduce((n, r) => n + r.violations.length, 0)} | ${sum(rows, "seconds").toFixed(1)} |`);
+}
+const violations = runs.reduce((n, r) => n + r.violations.length, 0);
+console.log(`\n${sum(runs, "deaths")} process deaths in ${seconds} s (load ${loadBefore.map((l) => l.toFixed(2)).join(" ")} before, ${loadAfter.map((l) => l.toFixed(2)).join(" ")} after): ${violations} violations`);
+
+if (record) {
+  writeRecord(loadAfter, seconds);
+  console.log(`recorded ${RESULTS}kill.json`);
+  if (existsSync(REPORT)) spawnSync(process.execPath, ["--no-warnings", REPORT], { stdio: "inherit" });
+}
+process.exit(violations > 0 ? 1 : 0);
