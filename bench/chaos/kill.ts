@@ -5,17 +5,15 @@
  * The deaths are split over the pairs, and each pair's share over jobs of at most `--per-seed`
  * deaths, one seed each; `--lanes` jobs run at once, each with its own state and serve process.
  * A store or runtime whose tool is missing is reported skipped, with the reason. `--record`
- * writes bench/chaos/results/kill.json (a row per store, runtime and seed) and re-renders the
- * report from it when bench/chaos/report.ts is present.
+ * writes bench/chaos/results/kill.json (a row per store, runtime and seed); ./run.ts renders the
+ * report from it on the way out.
  *
  *   npm run chaos -- --kill [--deaths=20 --seed=1 --stores=sqlite,redis,postgres --runtimes=node,bun,deno --lanes=2 --per-seed=25 --record]
  * @module
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
+import { availableParallelism, loadavg } from "node:os";
 import { type KillRun, runLane } from "./kill-lane.ts";
+import { finished, type KillRecord, RESULTS_DIR, startContext, writeResult } from "./results.ts";
 import { KILL_RUNTIMES, KILL_STORES, type KillRuntime, type KillStore, runtimeMissing, startStore, storeMissing, type StoreTarget } from "./kill-targets.ts";
 
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -32,8 +30,6 @@ const firstSeed = num("seed", 1);
 const perSeed = Math.max(1, num("per-seed", 25));
 const lanes = Math.max(1, num("lanes", availableParallelism()));
 const record = process.argv.includes("--record");
-const RESULTS = fileURLToPath(new URL("./results/", import.meta.url));
-const REPORT = fileURLToPath(new URL("./report.ts", import.meta.url));
 
 const skipped: string[] = [];
 const stores = list("stores", KILL_STORES).filter((store) => {
@@ -71,16 +67,16 @@ const jobs = plan();
 for (const line of skipped) console.log(line);
 console.log(`chaos kill: ${deaths} deaths over ${stores.join(", ") || "no store"} × ${runtimes.join(", ") || "no runtime"}, ${jobs.length} seeds of at most ${perSeed}, ${lanes} lanes`);
 
+const context = startContext(process.argv.slice(2));
 const loadBefore = loadavg();
 const started = performance.now();
 const targets = new Map<KillStore, StoreTarget>();
 const runs: KillRun[] = [];
 /** Writes bench/chaos/results/kill.json with the rows so far: after every job, so a long run cut short keeps what it did. */
-function writeRecord(loadAfter: number[], seconds: number): void {
+function writeRecord(seconds: number): void {
   const rows = [...runs].sort((a, b) => KILL_STORES.indexOf(a.store as KillStore) - KILL_STORES.indexOf(b.store as KillStore) || KILL_RUNTIMES.indexOf(a.runtime) - KILL_RUNTIMES.indexOf(b.runtime) || a.seed - b.seed);
-  const command = `npm run chaos -- ${process.argv.slice(2).join(" ")}`;
-  mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(`${RESULTS}kill.json`, `${JSON.stringify({ command, date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadBefore, loadAfter, seconds, runs: rows }, null, 2)}\n`);
+  // A lane's row has named counts; the record reads rows as any numeric fields (./results.ts).
+  writeResult("kill.json", { ...finished(context, seconds), runs: rows as unknown as KillRecord["runs"] });
 }
 
 try {
@@ -102,7 +98,7 @@ try {
         runs.push(run);
         console.log(`${((performance.now() - started) / 1000).toFixed(1)} s ${store}/${runtime} seed ${seed}: ${run.deaths} deaths, ${run.sessions} sessions, ${run.acknowledgedMessages} messages, ${run.violations.length} violations (${run.seconds} s)`);
         for (const violation of run.violations.slice(0, 10)) console.log(`  ${store}/${runtime} seed ${seed}: ${violation}`);
-        if (record) writeRecord(loadavg(), Number(((performance.now() - started) / 1000).toFixed(1)));
+        if (record) writeRecord((performance.now() - started) / 1000);
       }
     }),
   );
@@ -124,8 +120,7 @@ const violations = runs.reduce((n, r) => n + r.violations.length, 0);
 console.log(`\n${sum(runs, "deaths")} process deaths in ${seconds} s (load ${loadBefore.map((l) => l.toFixed(2)).join(" ")} before, ${loadAfter.map((l) => l.toFixed(2)).join(" ")} after): ${violations} violations`);
 
 if (record) {
-  writeRecord(loadAfter, seconds);
-  console.log(`recorded ${RESULTS}kill.json`);
-  if (existsSync(REPORT)) spawnSync(process.execPath, ["--no-warnings", REPORT], { stdio: "inherit" });
+  writeRecord(seconds);
+  console.log(`recorded ${RESULTS_DIR}kill.json`);
 }
 process.exit(violations > 0 ? 1 : 0);
