@@ -182,7 +182,7 @@ async function oneTurn(base: string, agent: http.Agent): Promise<void> {
 // --- run ---
 
 const dir = store === "sqlite" ? await tempDir("trace") : undefined;
-const storage = tracing(dir ? createSqliteStorage({ path: join(dir.path, "state.db") }) : createMemoryStorage());
+const storage = tracing(dir ? createSqliteStorage({ path: join(dir.path, "state.db"), inlineCommits: process.argv.includes("--inline-commits") }) : createMemoryStorage());
 const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage }] });
 await host.ready();
 const fetchHost = host.fetch.bind(host);

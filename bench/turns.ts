@@ -58,6 +58,8 @@ interface Code {
 }
 const ours: Code = { createHost, createSqliteStorage, createMemoryStorage, serveNode };
 const baselineDir = process.argv.find((arg) => arg.startsWith("--baseline="))?.slice("--baseline=".length);
+/** `--inline-commits`: this tree's sqlite commits lone groups on the event loop (docs/design/speed.md "A lone commit runs inline"). */
+const inlineCommits = process.argv.includes("--inline-commits");
 const stores = (process.argv.find((arg) => arg.startsWith("--stores="))?.slice("--stores=".length) ?? "memory,sqlite").split(",") as Array<"memory" | "sqlite">;
 if (stores.some((store) => store !== "memory" && store !== "sqlite")) throw new Error("turns: --stores lists memory and/or sqlite");
 const base: Code | undefined = baselineDir ? await loadCode(baselineDir) : undefined;
@@ -134,7 +136,7 @@ async function loadCode(dir: string): Promise<Code> {
 async function measure(driver: Driver, clients: number): Promise<TurnsResult> {
   const code = driver.startsWith("base ") ? base! : ours;
   const dir = driver.endsWith("memory") ? undefined : await tempDir("turns");
-  const storage: StorageDriver = dir ? code.createSqliteStorage({ path: join(dir.path, "state.db") }) : code.createMemoryStorage();
+  const storage: StorageDriver = dir ? code.createSqliteStorage({ path: join(dir.path, "state.db"), ...(code === ours && inlineCommits ? { inlineCommits } : {}) }) : code.createMemoryStorage();
   const host = code.createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage }] });
   await host.ready();
   const server = await code.serveNode(host, { port: 0, hostname: "127.0.0.1", silent: true });
