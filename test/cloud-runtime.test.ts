@@ -4,7 +4,6 @@
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test, vi } from "vitest";
@@ -14,6 +13,7 @@ import { eventually, fetchEvents } from "./_harness.ts";
 import type { TestEvent } from "./_harness.ts";
 import { tempProjects } from "./_temp-projects.ts";
 import { signRunnerRequest } from "../src/features/cloud/signing.ts";
+import { freePort } from "./_server-process.ts";
 
 // Every test starts several processes on a shared machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -54,14 +54,6 @@ const projectDir = write({
 // The mount's slug is the project's directory name.
 const slug = projectDir.split("/").pop()!;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function startRunner(name: string): Promise<CliProcess & { url: string }> {
   const proc = spawnCli(["runner", projectDir, "--port", "0", "--workdir", join(scratch, `work-${name}`)], env);

@@ -6,7 +6,6 @@
  * turn used for `--workspace-idle`.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test, vi } from "vitest";
@@ -14,6 +13,7 @@ import { cliEnv, finished, killAfterEach, spawnCli, startServe, waitForOutput } 
 import type { CliProcess } from "./_cli.ts";
 import { eventually, fetchEvents } from "./_harness.ts";
 import { tempProjects } from "./_temp-projects.ts";
+import { freePort } from "./_server-process.ts";
 
 // Every test starts several processes on a shared machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -26,14 +26,6 @@ const write = tempProjects("cloud-ws");
 const projectDir = write({ "bot/agent.ts": `export default { runtime: "cloud" };\n` });
 const slug = projectDir.split("/").pop()!;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function startRunner(workdir: string, extra: string[] = []): Promise<CliProcess & { url: string }> {
   const proc = spawnCli(["runner", projectDir, ...(extra.includes("--port") ? [] : ["--port", "0"]), "--workdir", workdir, ...extra], env);
