@@ -2,15 +2,15 @@
  * The chaos harness's small default (docs/reliability.md): a seeded sweep of crash points on the
  * memory store and on sqlite, in both crash modes, finds no violation; and each oracle reports a
  * deliberate loss, duplicate, divergence or double decision planted after the crash (a channel
- * message or delivery, a subagent's answer, an A2A task among them), so a clean sweep means
+ * message or delivery, a subagent's answer, an A2A task and an MCP task among them), so a clean sweep means
  * something. The full sweep is `npm run chaos -- --full`.
  */
 import { describe, expect, it } from "vitest";
 import { crashPoint } from "../bench/chaos/crash-point.ts";
-import { countSlot, countTool } from "../bench/chaos/ledger.ts";
+import { countMcpRun, countSlot, countTool } from "../bench/chaos/ledger.ts";
 import { addTotals, emptyTotals, sweepSeed } from "../bench/chaos/sweep.ts";
 import type { Acknowledged } from "../bench/chaos/workload.ts";
-import { eventLogName } from "../src/base/storage/keys.ts";
+import { eventLogName, mcpToolTaskKey } from "../src/base/storage/keys.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 
 // Seed 1 runs tool calls, approvals and ticks; a late crash point leaves them all in its logs.
@@ -25,6 +25,8 @@ async function lateCrash(tamper: Parameters<typeof crashPoint>[4], seed = SEED):
 // Seed 5 hands messages to the inbox channel and delegates to the subagent; seed 4 sends A2A tasks.
 const CHANNEL_SEED = 5;
 const A2A_SEED = 4;
+// Seed 2 calls the chaos tool as MCP tasks.
+const MCP_SEED = 2;
 
 /** Rewrites one line of a session's log (the first that `match` finds, in any acknowledged session) with `edit`. */
 async function rewriteLine(acknowledged: Acknowledged, storage: StorageDriver, match: string, edit: (line: string) => string): Promise<boolean> {
@@ -57,6 +59,7 @@ describe("chaos: crash points in process", () => {
     expect(totals.inbound).toBeGreaterThan(0);
     expect(totals.deliveries).toBeGreaterThan(0);
     expect(totals.subagents).toBeGreaterThan(0);
+    expect(totals.mcpTasks).toBeGreaterThan(0);
   }, 120_000);
 });
 
@@ -169,5 +172,19 @@ describe("chaos: the oracles catch what they are there to catch", () => {
     }, A2A_SEED);
     expect(violations.some((v) => v.includes(`A2A task ${taskId} (`) && v.includes("has no message.received in its turn"))).toBe(true);
     expect(violations.some((v) => v.startsWith(`A2A task ${taskId}: GetTask answered`))).toBe(true);
+  });
+
+  it("an MCP task acknowledged that the store no longer holds, and a task body run twice", async () => {
+    let gone = "";
+    let twice = "";
+    const violations = await lateCrash(async (ledger, acknowledged, storage) => {
+      const [first, second] = acknowledged.mcpTasks!;
+      gone = first!.taskId;
+      await storage.delete(mcpToolTaskKey(gone));
+      twice = (second ?? first)!.tag;
+      countMcpRun(ledger, twice);
+    }, MCP_SEED);
+    expect(violations.some((v) => v.startsWith(`MCP task ${gone} (`) && v.includes("tasks/get answered"))).toBe(true);
+    expect(violations.some((v) => v.includes(`MCP task tool body for ${twice} (not idempotent) ran 2 times`))).toBe(true);
   });
 });

@@ -12,15 +12,19 @@
  *   turn failed (the host restarted under it); the `task` call's result is the subagent's answer;
  *   no subagent step is left running on the recovered host;
  * - A2A: each task a `SendMessage` answered with reaches a terminal state that `GetTask` and the
- *   session log agree on (docs/guide/a2a.md "The mapping").
+ *   session log agree on (docs/guide/a2a.md "The mapping");
+ * - MCP tool tasks: each task a task-augmented `tools/call` answered with reaches a terminal state
+ *   on the recovered host (`completed` with the tool's result, or `failed` when the crash cut its
+ *   runner: docs/design/mcp-tool-tasks.md "Crash and restart"), the non-idempotent body never
+ *   runs twice for one task, and a completed task's body ran exactly once.
  * Each check returns the violations it found, as text, and counts what it checked.
  * @module
  */
 import type { AgentHost } from "../../src/host/types.ts";
 import type { Ledger } from "./ledger.ts";
-import { AGENT, CHANNEL } from "./project.ts";
+import { AGENT, CHANNEL, charged } from "./project.ts";
 import type { Acknowledged } from "./workload.ts";
-import { REMINDED } from "./workload.ts";
+import { mcpRequest, REMINDED } from "./workload.ts";
 
 interface Event {
   index: number;
@@ -40,9 +44,11 @@ export interface LandingCounts {
   subagents: number;
   /** A2A tasks checked against GetTask. */
   a2aTasks: number;
+  /** MCP tool tasks checked against tasks/get and the ledger. */
+  mcpTasks: number;
 }
 
-export const noLandings = (): LandingCounts => ({ inbound: 0, deliveries: 0, redeliveries: 0, subagents: 0, a2aTasks: 0 });
+export const noLandings = (): LandingCounts => ({ inbound: 0, deliveries: 0, redeliveries: 0, subagents: 0, a2aTasks: 0, mcpTasks: 0 });
 
 const parse = (lines: readonly string[]): Event[] => lines.map((line) => JSON.parse(line) as Event);
 /** A tag as a whole word: `m1_1` is not in `m1_10`. */
@@ -153,4 +159,34 @@ export async function checkA2aTasks(host: AgentHost, acknowledged: Acknowledged,
     else if (!TERMINAL[end.type]!.includes(state)) violations.push(`A2A task ${taskId} is ${state}, the log ends its turn with ${end.type}`);
   }
   return acknowledged.a2aTasks?.length ?? 0;
+}
+
+/**
+ * Polls `tasks/get` on the recovered host until each acknowledged MCP task ends (a task whose
+ * runner the crash cut reads `working` until its lease lapses: the harness's hosts use a short
+ * one), then checks its end against the ledger.
+ */
+export async function checkMcpTasks(host: AgentHost, ledger: Ledger, acknowledged: Acknowledged, violations: string[], timeoutMs: number): Promise<number> {
+  const runs = ledger.mcpRuns ?? new Map<string, number>();
+  for (const [tag, count] of runs) if (count > 1) violations.push(`MCP task tool body for ${tag} (not idempotent) ran ${count} times`);
+  const deadline = Date.now() + timeoutMs;
+  for (const { taskId, tag } of acknowledged.mcpTasks ?? []) {
+    let task: { status?: string; result?: unknown; error?: { message?: string } } | undefined;
+    let refused = "";
+    for (;;) {
+      const response = await host.request(`/${AGENT}/v1/mcp`, mcpRequest(1, "tasks/get", { taskId }));
+      const answer = (await response.json()) as { result?: typeof task; error?: { message?: string } };
+      task = answer.result;
+      refused = answer.error?.message ?? (task ? "" : `HTTP ${response.status}`);
+      if (!task || task.status !== "working" || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const ran = runs.get(tag) ?? 0;
+    if (!task) violations.push(`MCP task ${taskId} (${tag}) acknowledged, tasks/get answered ${refused}`);
+    else if (task.status === "completed") {
+      if (!JSON.stringify(task.result).includes(charged(tag))) violations.push(`MCP task ${taskId} (${tag}) completed with ${JSON.stringify(task.result).slice(0, 80)}, not its call's result`);
+      if (ran !== 1) violations.push(`MCP task ${taskId} (${tag}) completed but its body ran ${ran} times`);
+    } else if (task.status !== "failed") violations.push(`MCP task ${taskId} (${tag}) is ${String(task.status)} after recovery, not completed or failed`);
+  }
+  return acknowledged.mcpTasks?.length ?? 0;
 }

@@ -2,7 +2,7 @@
  * The side-effect ledger: what the outside world saw the chaos agent do, across every host of one
  * crash point. A tool body or a schedule's `run` counts once each time it really starts; a
  * channel's event handler counts each event it was handed, by the host that handed it; a
- * subagent's model counts the steps it has in flight. A host whose process is dead (its store
+ * subagent's model counts the steps it has in flight; the MCP task tool counts its runs by tag. A host whose process is dead (its store
  * crashed) does nothing more, so its bodies count nothing: the harness abandons such a host
  * instead of killing it, and this gate is what makes it dead to the world (docs/reliability.md
  * "Oracles").
@@ -21,9 +21,11 @@ export interface Ledger {
   deliveries?: Map<string, { type: string; hosts: number[] }>;
   /** Subagent model steps in flight, by host generation (a step that never ends is a child left running). */
   subagentSteps?: Map<number, number>;
+  /** Runs of the MCP task tool's body, by the workload's tag (one tag, one task). */
+  mcpRuns?: Map<string, number>;
 }
 
-export const newLedger = (): Ledger => ({ toolRuns: new Map(), slotRuns: new Map(), deliveries: new Map(), subagentSteps: new Map() });
+export const newLedger = (): Ledger => ({ toolRuns: new Map(), slotRuns: new Map(), deliveries: new Map(), subagentSteps: new Map(), mcpRuns: new Map() });
 
 export function countTool(ledger: Ledger, callId: string, toolName: string): void {
   const entry = ledger.toolRuns.get(callId) ?? { toolName, runs: 0 };
@@ -34,6 +36,11 @@ export function countTool(ledger: Ledger, callId: string, toolName: string): voi
 export function countSlot(ledger: Ledger, scheduleId: string, slot: string): void {
   const key = `${scheduleId}@${slot}`;
   ledger.slotRuns.set(key, (ledger.slotRuns.get(key) ?? 0) + 1);
+}
+
+export function countMcpRun(ledger: Ledger, tag: string): void {
+  const runs = (ledger.mcpRuns ??= new Map());
+  runs.set(tag, (runs.get(tag) ?? 0) + 1);
 }
 
 export function countDelivery(ledger: Ledger, sessionId: string, index: number, type: string, host: number): void {

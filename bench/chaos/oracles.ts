@@ -7,13 +7,13 @@
  * (docs/design/tools.md "Side effects and crashes"); each acknowledged approval decision applied
  * exactly once; each schedule slot run at most once, and exactly once when a tick reported it;
  * each one-shot reminder delivered at most once, and exactly once when a tick reported it fired;
- * and what lands through a channel, a subagent or A2A (./landing-oracles.ts). Each check returns the violations it found, as text.
+ * and what lands through a channel, a subagent, A2A or an MCP task (./landing-oracles.ts). Each check returns the violations it found, as text.
  * @module
  */
 import { eventLogName, sessionIdOfRecordKey } from "../../src/base/storage/keys.ts";
 import type { StorageDriver } from "../../src/base/storage/types.ts";
 import type { AgentHost } from "../../src/host/types.ts";
-import { checkA2aTasks, checkDeliveries, checkInbound, checkSubagents, type LandingCounts } from "./landing-oracles.ts";
+import { checkA2aTasks, checkDeliveries, checkInbound, checkMcpTasks, checkSubagents, type LandingCounts } from "./landing-oracles.ts";
 import type { Ledger } from "./ledger.ts";
 import { AGENT } from "./project.ts";
 import type { Acknowledged, Clock } from "./workload.ts";
@@ -213,11 +213,12 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
     if (!slot.startsWith("minutely@")) continue;
     if ((ledger.slotRuns.get(slot) ?? 0) !== 1) violations.push(`schedule slot ${slot} was reported fired but ran ${ledger.slotRuns.get(slot) ?? 0} times`);
   }
-  // What landed through the channel, the subagent and A2A, on the logs at rest.
+  // What landed through the channel, the subagent, A2A and MCP tasks, on the logs at rest.
   const inbound = checkInbound(acknowledged, after, violations);
   const delivered = await checkDeliveries(ledger, after, violations, 10_000);
   const subagents = checkSubagents(ledger, after, violations);
   const a2aTasks = await checkA2aTasks(host, acknowledged, after, violations);
+  const mcpTasks = await checkMcpTasks(host, ledger, acknowledged, violations, 10_000);
   return {
     violations,
     restartedTurns,
@@ -229,5 +230,6 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
     ...delivered,
     subagents,
     a2aTasks,
+    mcpTasks,
   };
 }

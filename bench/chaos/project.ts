@@ -4,15 +4,16 @@
  * counts only while its host is alive (./ledger.ts). The built-in reminder tools are on, so a
  * message can arm a one-shot reminder that a later tick delivers into its session. A custom
  * channel (`inbox`) takes messages on its route and hands every event of its sessions to an
- * `events` handler the ledger counts (docs/guide/channels.md "Events and delivery"), and a
- * subagent (`helper`) answers what the `task` tool delegates to it.
+ * `events` handler the ledger counts (docs/guide/channels.md "Events and delivery"), a
+ * subagent (`helper`) answers what the `task` tool delegates to it, and `charge` (not idempotent)
+ * is what the workload calls as an MCP task.
  * @module
  */
 import * as v from "valibot";
 import type { ProjectDefinition } from "../../src/base/definitions/project.ts";
 import type { ScheduleContext } from "../../src/base/definitions/schedules.ts";
 import { defineChannel, POST } from "../../src/entries/channels.ts";
-import { countDelivery, countSlot, countTool, type Ledger } from "./ledger.ts";
+import { countDelivery, countMcpRun, countSlot, countTool, type Ledger } from "./ledger.ts";
 
 export const AGENT = "chaos";
 export const SCHEDULE = "minutely";
@@ -20,6 +21,10 @@ export const CHANNEL = "inbox";
 export const SUBAGENT = "helper";
 /** The subagent's own model id, so the harness can count its steps in flight (./crash-point.ts). */
 export const SUBAGENT_MODEL = "chaos/subagent";
+/** The tool the workload calls as an MCP task (`call_tool` of `/v1/mcp`): not idempotent, counted by tag. */
+export const MCP_TOOL = "charge";
+/** What the MCP task tool answers for a tag: what a completed task's result must carry. */
+export const charged = (tag: string): string => `charged ${tag}`;
 
 /** The inbox channel: a message for a conversation starts or continues its session; every event of its sessions is delivered to the ledger. */
 function inbox(ledger: Ledger, alive: () => boolean, generation: number) {
@@ -70,6 +75,17 @@ export function chaosProject(ledger: Ledger, alive: () => boolean, generation = 
       record: tool("record", { idempotent: false }),
       lookup: tool("lookup", { idempotent: true }),
       gated: tool("gated", { needsApproval: true }),
+      [MCP_TOOL]: {
+        description: "A payment the chaos ledger counts by tag, called as an MCP task",
+        idempotent: false,
+        execute: async (input: { tag?: unknown }) => {
+          if (!alive()) return new Promise(() => {});
+          const tag = String(input.tag);
+          countMcpRun(ledger, tag);
+          await moment();
+          return charged(tag);
+        },
+      },
     },
     channels: { [CHANNEL]: inbox(ledger, alive, generation) },
     subagents: { [SUBAGENT]: { description: "Answers what it is asked", instructions: "Answer briefly.", model: SUBAGENT_MODEL } },

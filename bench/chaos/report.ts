@@ -30,6 +30,7 @@ const SWEEP_LABELS: Record<string, string> = {
   redeliveries: "delivered again across a crash",
   subagents: "subagent calls checked",
   a2aTasks: "A2A tasks checked",
+  mcpTasks: "MCP tasks checked",
 };
 /** Operations of the uncrashed runs: the sweep's scale, not a check. */
 const SWEEP_HIDDEN = new Set(["operations", "failures"]);

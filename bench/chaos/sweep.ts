@@ -28,12 +28,14 @@ export interface SweepTotals {
   subagents: number;
   /** A2A tasks checked against GetTask and the log. */
   a2aTasks: number;
+  /** MCP tool tasks checked against tasks/get and the ledger. */
+  mcpTasks: number;
   failures: string[];
 }
 
-export const emptyTotals = (): SweepTotals => ({ points: 0, operations: 0, checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0, inbound: 0, deliveries: 0, redeliveries: 0, subagents: 0, a2aTasks: 0, failures: [] });
+export const emptyTotals = (): SweepTotals => ({ points: 0, operations: 0, checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0, inbound: 0, deliveries: 0, redeliveries: 0, subagents: 0, a2aTasks: 0, mcpTasks: 0, failures: [] });
 
-const COUNTS = ["points", "operations", "checked", "restartedTurns", "unknownOutcomes", "decisions", "slots", "reminders", "inbound", "deliveries", "redeliveries", "subagents", "a2aTasks"] as const;
+const COUNTS = ["points", "operations", "checked", "restartedTurns", "unknownOutcomes", "decisions", "slots", "reminders", "inbound", "deliveries", "redeliveries", "subagents", "a2aTasks", "mcpTasks"] as const;
 
 export function addTotals(into: SweepTotals, from: SweepTotals): void {
   for (const count of COUNTS) into[count] += from[count];
@@ -67,6 +69,7 @@ export async function sweepSeed(store: StoreName, seed: number, options: SweepOp
       totals.redeliveries += result.redeliveries;
       totals.subagents += result.subagents;
       totals.a2aTasks += result.a2aTasks;
+      totals.mcpTasks += result.mcpTasks;
       for (const violation of result.violations) totals.failures.push(`--store=${store} --seed=${seed} --at=${crashAt} --mode=${mode}: ${violation}`);
     }
   }

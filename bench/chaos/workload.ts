@@ -3,15 +3,15 @@
  * follow-ups that preempt or queue behind running turns, calls of tools that are and are not
  * idempotent, calls parked for approval and decided, one-shot reminders armed by the model, and
  * the clock moved a minute at a time so schedules and reminders fire, messages handed to a custom
- * channel's route, A2A messages sent as tasks, and turns that delegate to a subagent, against one
- * host. It records what the host acknowledged (a 200 means the
+ * channel's route, A2A messages sent as tasks, turns that delegate to a subagent, and MCP tool
+ * calls run as tasks, against one host. It records what the host acknowledged (a 200 means the
  * message or decision was committed, a tick's report means the slot was handled:
  * docs/design/foundation.md "Guarantees") and what every follower received, and tolerates every
  * failure once the store has crashed.
  * @module
  */
 import type { AgentHost } from "../../src/host/types.ts";
-import { AGENT, CHANNEL, SUBAGENT } from "./project.ts";
+import { AGENT, CHANNEL, MCP_TOOL, SUBAGENT } from "./project.ts";
 
 /** A small, seeded PRNG (mulberry32): the same seed gives the same workload. */
 export function random(seed: number): () => number {
@@ -49,6 +49,8 @@ export interface Acknowledged {
   inbound?: Array<{ sessionId: string; tag: string }>;
   /** A2A tasks a `SendMessage` answered with (the task id is the turn id, the context the session). */
   a2aTasks?: Array<{ taskId: string; contextId: string; tag: string }>;
+  /** MCP tool tasks a task-augmented `tools/call` answered with, and the tag their call charges. */
+  mcpTasks?: Array<{ taskId: string; tag: string }>;
   /** Ends the live followers (the harness's own cleanup, not part of the run). */
   stopFollowers(): void;
 }
@@ -70,6 +72,20 @@ export const REMINDED = "reminded-";
 export const SUBAGENT_REPLY = "sub-";
 
 const a2a = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body: JSON.stringify(body) });
+
+/** An MCP JSON-RPC request of the 2026-07-28 revision from a client that declares the Tasks extension. */
+export function mcpRequest(id: string | number, method: string, params: Record<string, unknown>): RequestInit {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "chaos", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+  };
+  return {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": method },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }),
+  };
+}
 
 /** One message of the workload: a reply, a sleep then a reply, tool calls, or a gated call. */
 function message(next: () => number, tag: string): string {
@@ -122,6 +138,7 @@ export async function runWorkload(host: AgentHost, seed: number, clock: Clock, s
   const sessions: Array<{ sessionId: string; continuationToken: string }> = [];
   const inbound: NonNullable<Acknowledged["inbound"]> = (acknowledged.inbound = []);
   const a2aTasks: NonNullable<Acknowledged["a2aTasks"]> = (acknowledged.a2aTasks = []);
+  const mcpTasks: NonNullable<Acknowledged["mcpTasks"]> = (acknowledged.mcpTasks = []);
   let conversations = 0;
   const contexts: string[] = [];
   let tags = 0;
@@ -193,6 +210,17 @@ export async function runWorkload(host: AgentHost, seed: number, clock: Clock, s
         a2aTasks.push({ taskId: task.id, contextId: task.contextId, tag });
         if (!contexts.includes(task.contextId)) contexts.push(task.contextId);
         acknowledged.messages.set(task.contextId, [...(acknowledged.messages.get(task.contextId) ?? []), tag]);
+      } else if (pick < 0.52) {
+        // A non-idempotent tool called as an MCP task: acknowledged when the host answers with the task.
+        const tag = `m${seed}_${tags++}`;
+        const response = await host.request(`/${AGENT}/v1/mcp`, mcpRequest(tag, "tools/call", { name: "call_tool", arguments: { name: MCP_TOOL, input: { tag } } }));
+        if (response.status !== 200 || stop()) {
+          await response.body?.cancel();
+          continue;
+        }
+        const answer = (await response.json()) as { result?: { resultType?: string; taskId?: string } };
+        if (answer.result?.resultType !== "task" || !answer.result.taskId || stop()) continue;
+        mcpTasks.push({ taskId: answer.result.taskId, tag });
       } else {
         const tag = `m${seed}_${tags++}`;
         const text = message(next, tag);

@@ -53,6 +53,7 @@ export function createHost(options: AgentHostOptions): AgentHost {
     logs: buffer,
     version: VERSION,
     logger,
+    ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
     hostPolicies: defaultPolicies(options.auth),
     ...(options.auth?.oauth ? { oauth: protectedResource(options.auth.oauth) } : {}),
     authMode: options.auth?.policies ? "custom" : options.auth?.bearerToken || options.auth?.oauth ? "bearer" : options.auth?.allowAnonymous ? "anonymous" : "loopback",

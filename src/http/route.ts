@@ -25,6 +25,8 @@ export interface HostServices {
   /** The package version (`GET /v1/meta`). */
   version: string;
   logger: HostLogger;
+  /** The host's `leaseTtlMs` when it sets one: MCP tool tasks' runner lease follows it (docs/design/mcp-tool-tasks.md "Crash and restart"). */
+  leaseTtlMs?: number;
   /**
    * The host-level chain of the start-up flags (loopback, bearer or anonymous), never an
    * authored channel chain: what `/v1/mcp/tools` runs.

@@ -25,7 +25,7 @@ export interface ToolTaskDeps {
   logger: HostLogger;
   /** Told each task's expiry, so the host's sweep deletes it then (./task-expiry.ts). */
   expiry?: { track(taskId: string, at: number): void };
-  /** Overrides for tests: how often the runner renews its lease, and how long the lease lasts. */
+  /** How often the runner renews its lease (tests), and how long the lease lasts (the host's `leaseTtlMs`). */
   heartbeatMs?: number;
   leaseMs?: number;
 }
@@ -68,8 +68,9 @@ const running = new Map<string, AbortController>();
 
 export function toolTasks(deps: ToolTaskDeps, tools: readonly McpTool[]): McpTasks {
   const { storage, auth } = deps;
-  const heartbeatMs = deps.heartbeatMs ?? HEARTBEAT_MS;
   const leaseMs = deps.leaseMs ?? LEASE_MS;
+  // Renewed at least three times a lease, so a short host lease never lapses under a live runner.
+  const heartbeatMs = deps.heartbeatMs ?? Math.max(50, Math.min(HEARTBEAT_MS, Math.floor(leaseMs / 3)));
 
   async function read(taskId: string): Promise<ToolTaskRecord> {
     const stored = isToolTaskId(taskId) ? await storage.get(mcpToolTaskKey(taskId)) : undefined;

@@ -13,9 +13,12 @@
 import { authenticate } from "../auth-chain.ts";
 import { resourceChallenge } from "../oauth-resource.ts";
 import { decideApproval } from "./approvals.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute, type HostServices } from "../route.ts";
 import { HTTPError } from "../../base/errors.ts";
 import { CALL_ID_HEADER, SEQ_HEADER } from "../../features/cloud/protocol.ts";
+
+/** A tool task's runner lease: the host's lease when it sets one, else the tasks' own 10 s (docs/design/mcp-tool-tasks.md "Crash and restart"). */
+const taskLease = (host: HostServices): { leaseMs?: number } => (host.leaseTtlMs === undefined ? {} : { leaseMs: host.leaseTtlMs });
 
 export const mcpEndpoint = defineRoute({
   method: "POST",
@@ -33,7 +36,7 @@ export const mcpEndpoint = defineRoute({
     const tools = agentMcpTools(context);
     // `ask` runs as a task from its session's log; the other tools as stored tool tasks.
     const others = toolTasks(
-      { storage: agent.storage, auth, closing: host.closing, logger: host.logger, ...(agent.timed.mcpTasks ? { expiry: agent.timed.mcpTasks } : {}) },
+      { storage: agent.storage, auth, closing: host.closing, logger: host.logger, ...taskLease(host), ...(agent.timed.mcpTasks ? { expiry: agent.timed.mcpTasks } : {}) },
       tools.filter((tool) => tool.name !== "ask"),
     );
     return handleMcpRequest(request, {
@@ -78,7 +81,7 @@ export const mcpToolsEndpoint = defineRoute({
       name: `${agent.project.name} tools`,
       version: host.version,
       tools,
-      tasks: toolTasks({ storage: agent.storage, auth, closing: host.closing, logger: host.logger, ...(agent.timed.mcpTasks ? { expiry: agent.timed.mcpTasks } : {}) }, tools),
+      tasks: toolTasks({ storage: agent.storage, auth, closing: host.closing, logger: host.logger, ...taskLease(host), ...(agent.timed.mcpTasks ? { expiry: agent.timed.mcpTasks } : {}) }, tools),
       maxBodyBytes: host.maxBodyBytes,
       logger: host.logger,
     });
