@@ -94,6 +94,10 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
   const violations: string[] = [];
   let restartedTurns = 0;
   let unknownOutcomes = 0;
+  // MCP tasks need no session at rest: polled alongside, so the wait for a cut runner's lease to
+  // lapse overlaps the wait for the sessions' (its violations join at the end).
+  const mcpViolations: string[] = [];
+  const mcpChecked = checkMcpTasks(host, ledger, acknowledged, mcpViolations, 10_000);
   const logs = await settle(host, storage, acknowledged, 15_000);
   const results = new Map<string, Record<string, unknown>>();
   const resolved = new Map<string, string[]>();
@@ -218,7 +222,8 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
   const delivered = await checkDeliveries(ledger, after, violations, 10_000);
   const subagents = checkSubagents(ledger, after, violations);
   const a2aTasks = await checkA2aTasks(host, acknowledged, after, violations);
-  const mcpTasks = await checkMcpTasks(host, ledger, acknowledged, violations, 10_000);
+  const mcpTasks = await mcpChecked;
+  violations.push(...mcpViolations);
   return {
     violations,
     restartedTurns,
