@@ -36,7 +36,9 @@ describe("chaos: real serve processes SIGKILLed and restarted", () => {
       // The run had something to check: sessions the processes acknowledged before they died.
       expect(run.sessions).toBeGreaterThan(0);
       expect(run.acknowledgedMessages).toBeGreaterThanOrEqual(run.sessions);
-      expect(run.followerStreams).toBe(run.sessions);
+      // Sessions created over HTTP are followed live; those an A2A task starts are not.
+      expect(run.followerStreams).toBeGreaterThan(0);
+      expect(run.followerStreams).toBeLessThanOrEqual(run.sessions);
     }, 90_000);
   }
 });

@@ -15,7 +15,7 @@ import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { mcpToolTaskKey } from "../src/base/storage/keys.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
 import { defineTool } from "../src/entries/tools.ts";
-import { MAX_TOOL_TASK_TTL_MS, MIN_TOOL_TASK_TTL_MS, TOOL_TASK_TTL_MS } from "../src/features/mcp/tool-tasks.ts";
+import { MAX_TOOL_TASK_TTL_MS, MIN_TOOL_TASK_TTL_MS, TOOL_TASK_TTL_MS } from "../src/features/mcp/tool-task-lifetime.ts";
 import { createHost } from "../src/host/host.ts";
 import { eventually, helloOptions, project } from "./_harness.ts";
 import { extensionRequester, serveHelloWith, tasksClient } from "./_mcp-tasks.ts";

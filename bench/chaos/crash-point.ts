@@ -17,13 +17,15 @@ import { type CrashMode, crashingStore } from "./crash-store.ts";
 import { type Ledger, newLedger } from "./ledger.ts";
 import { noLandings } from "./landing-oracles.ts";
 import { checkOracles, type Verdict } from "./oracles.ts";
+import { errorMessage } from "../../src/base/errors.ts";
+import type { HostLogger } from "../../src/base/logging.ts";
 import { AGENT, chaosProject, SUBAGENT_MODEL } from "./project.ts";
 import { type StoreName, storeState } from "./stores.ts";
 import { type Acknowledged, type Clock, runWorkload, T0 } from "./workload.ts";
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+const quiet: HostLogger = { debug() {}, info() {}, warn() {}, error() {} };
 // `CHAOS_LOG=1` shows what the hosts log (warnings and errors), to see why a replayed point failed.
-const logger = process.env["CHAOS_LOG"] ? { ...quiet, warn: console.warn, error: console.error } : quiet;
+const logger: HostLogger = process.env["CHAOS_LOG"] ? { ...quiet, warn: console.warn, error: console.error } : quiet;
 
 /**
  * A runtime with no disk: the harness tools the chaos agent allows are `task` alone, which needs a
@@ -51,13 +53,35 @@ function countedSubagentModel(model: LanguageModelPort, ledger: Ledger, generati
   };
 }
 
-function hostOn(storage: StorageDriver, ledger: Ledger, alive: () => boolean, clock: Clock, generation: number): AgentHost {
+/**
+ * The recovered host's logger: what it warns of or fails at is kept, so a violation at a point
+ * that does not replay still says what the host saw (printed with the violation).
+ */
+function keptLog(): { logger: HostLogger; lines: string[] } {
+  const lines: string[] = [];
+  return {
+    logger: {
+      ...quiet,
+      warn: (message) => {
+        lines.push(`warn: ${message}`);
+        logger.warn(message);
+      },
+      error: (message, cause) => {
+        lines.push(`error: ${message}${cause === undefined ? "" : ` (${errorMessage(cause)})`}`);
+        logger.error(message, cause);
+      },
+    },
+    lines,
+  };
+}
+
+function hostOn(storage: StorageDriver, ledger: Ledger, alive: () => boolean, clock: Clock, generation: number, hostLogger: HostLogger = logger): AgentHost {
   const model = createScriptedModel();
   const subagentModel = countedSubagentModel(model, ledger, generation);
   return createHost({
     agents: [{ slug: AGENT, project: chaosProject(ledger, alive, generation), storage, runtime: noDisk }],
     models: { resolve: (spec: ModelSpec) => (spec.id === SUBAGENT_MODEL ? subagentModel : model) },
-    logger,
+    logger: hostLogger,
     drainTimeoutMs: 50,
     // Only the workload's ticks fire schedules, at the workload's clock.
     timers: noTimers,
@@ -82,6 +106,8 @@ async function quietOrCrashed(crashing: { operations(): number; crashed(): boole
 
 export interface PointResult extends Verdict {
   operations: number;
+  /** What the recovered host warned of or failed at, when the point has violations. */
+  hostLog?: string[];
   /** Acknowledged messages checked. */
   checked: number;
 }
@@ -119,11 +145,14 @@ export async function crashPoint(store: StoreName, seed: number, crashAt: number
     if (store !== "memory") await inner.close().catch(() => {});
     const reopened = store === "memory" ? inner : state.open();
     await tamper?.(ledger, acknowledged, reopened);
-    const second = hostOn(reopened, ledger, () => true, clock, 1);
+    const kept = keptLog();
+    const second = hostOn(reopened, ledger, () => true, clock, 1, kept.logger);
     try {
       await second.ready();
       const checked = [...acknowledged.messages.values()].reduce((sum, tags) => sum + tags.length, 0);
-      return { operations: crashing.operations(), checked, ...(await checkOracles(second, reopened, acknowledged, ledger, clock)) };
+      const verdict = await checkOracles(second, reopened, acknowledged, ledger, clock);
+      // Kept only beside a violation: what the recovered host saw, for a point that does not replay.
+      return { operations: crashing.operations(), checked, ...verdict, ...(verdict.violations.length > 0 && kept.lines.length > 0 ? { hostLog: kept.lines } : {}) };
     } finally {
       await second.close();
       if (store !== "memory") await reopened.close();

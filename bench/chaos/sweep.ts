@@ -70,7 +70,8 @@ export async function sweepSeed(store: StoreName, seed: number, options: SweepOp
       totals.subagents += result.subagents;
       totals.a2aTasks += result.a2aTasks;
       totals.mcpTasks += result.mcpTasks;
-      for (const violation of result.violations) totals.failures.push(`--store=${store} --seed=${seed} --at=${crashAt} --mode=${mode}: ${violation}`);
+      const said = result.hostLog ? ` [the recovered host logged: ${result.hostLog.slice(0, 3).join("; ")}${result.hostLog.length > 3 ? `; and ${result.hostLog.length - 3} more` : ""}]` : "";
+      for (const violation of result.violations) totals.failures.push(`--store=${store} --seed=${seed} --at=${crashAt} --mode=${mode}: ${violation}${said}`);
     }
   }
   return totals;

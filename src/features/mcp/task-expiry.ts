@@ -10,7 +10,7 @@ import type { TimerPort } from "../../base/ports/timers.ts";
 import { MCP_TOOL_TASK_PREFIX, mcpToolTaskKey } from "../../base/storage/keys.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import { DueIndex } from "../reminders/due-index.ts";
-import { runnerGone, toolTaskExpiry } from "./tool-tasks.ts";
+import { runnerGone, toolTaskExpiry } from "./tool-task-lifetime.ts";
 
 export interface TaskExpiryDeps {
   storage: Pick<StorageDriver, "entries" | "get" | "delete" | "acquireLease" | "releaseLease">;

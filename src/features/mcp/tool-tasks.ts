@@ -9,12 +9,13 @@
  * @module
  */
 import type { AuthContext } from "../../base/auth.ts";
-import { HTTPError, badRequest, conflict, notFound } from "../../base/errors.ts";
+import { HTTPError, conflict, notFound } from "../../base/errors.ts";
 import { randomId } from "../../base/ids.ts";
 import type { HostLogger } from "../../base/logging.ts";
 import { mcpToolTaskKey, mcpToolTaskLeaseKey } from "../../base/storage/keys.ts";
 import type { StorageDriver } from "../../base/storage/types.ts";
 import { errorToolResult } from "./results.ts";
+import { LATE_RESULT_MS, runnerGone, TOOL_TASK_TTL_MS, toolTaskExpiry, toolTaskTtl } from "./tool-task-lifetime.ts";
 import type { McpTool } from "./stateless.ts";
 import type { McpTasks } from "./stateless-2026.ts";
 
@@ -33,14 +34,6 @@ export interface ToolTaskDeps {
 /** A tool task's id: never a session id, so `/v1/mcp` tells it from an `ask` task. */
 export const isToolTaskId = (taskId: string): boolean => /^mcptask_[A-Za-z0-9_-]{16,64}$/.test(taskId);
 
-/** A task's ttl when its request asks for none (docs/design/mcp-task-expiry.md). */
-export const TOOL_TASK_TTL_MS = 24 * 60 * 60 * 1000;
-/** The longest ttl a request may ask for; a longer one is cut to this. */
-export const MAX_TOOL_TASK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-/** The shortest: a shorter one is raised to this, so a client polling every second sees the end. */
-export const MIN_TOOL_TASK_TTL_MS = 1000;
-/** How long the result of a call that ended after its task's expiry stays readable. */
-export const LATE_RESULT_MS = 60_000;
 const POLL_INTERVAL_MS = 1000;
 const HEARTBEAT_MS = 2000;
 const LEASE_MS = 10_000;
@@ -178,31 +171,6 @@ export function toolTasks(deps: ToolTaskDeps, tools: readonly McpTool[]): McpTas
 }
 
 // --- internals ---
-
-/**
- * The ttl a task's request asks for (`params.task.ttl`, milliseconds, as MCP's tasks spec names
- * it), kept within the host's bounds; the default when it asks for none.
- */
-export function toolTaskTtl(requested: unknown): number {
-  if (requested === undefined || requested === null) return TOOL_TASK_TTL_MS;
-  if (typeof requested !== "number" || !Number.isInteger(requested) || requested < 0) {
-    throw badRequest("params.task.ttl must be a whole number of milliseconds, 0 or more");
-  }
-  return Math.min(Math.max(requested, MIN_TOOL_TASK_TTL_MS), MAX_TOOL_TASK_TTL_MS);
-}
-
-/** When a stored task record expires, in epoch milliseconds. */
-export function toolTaskExpiry(record: { expiresAt?: string; lastUpdatedAt: string }): number {
-  return record.expiresAt === undefined ? Date.parse(record.lastUpdatedAt) + TOOL_TASK_TTL_MS : Date.parse(record.expiresAt);
-}
-
-/** Whether a `working` task's runner is gone: its lease, renewed while it runs, lapsed. */
-export async function runnerGone(storage: Pick<StorageDriver, "acquireLease" | "releaseLease">, taskId: string): Promise<boolean> {
-  const probe = `probe_${randomId(12)}`;
-  if (!(await storage.acquireLease(mcpToolTaskLeaseKey(taskId), probe, 1000))) return false;
-  await storage.releaseLease(mcpToolTaskLeaseKey(taskId), probe);
-  return true;
-}
 
 /** The task as the extension's `DetailedTask` shows it. */
 function view(record: ToolTaskRecord): Record<string, unknown> {
