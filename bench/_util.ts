@@ -7,7 +7,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -141,6 +141,16 @@ export async function tempDir(prefix: string): Promise<{ path: string; cleanup()
 /** A minimal in-memory project: no model configured, so with no credential it is scripted. */
 export function scriptedProject(name = "bench"): ProjectDefinition {
   return { name, agent: {}, instructions: "You are a benchmark agent.", diagnostics: [] };
+}
+
+/** A project folder on disk for a served bench host: `bot/agent.ts` exports `agent` (source text). */
+export async function agentProjectDir(parent: string, name: string, agent: string): Promise<string> {
+  const root = join(parent, name);
+  await mkdir(join(root, "bot"), { recursive: true });
+  await writeFile(join(root, "package.json"), JSON.stringify({ name: "bench", type: "module" }));
+  await writeFile(join(root, "bot", "instructions.md"), "You are a benchmark agent.\n");
+  await writeFile(join(root, "bot", "agent.ts"), `export default ${agent};\n`);
+  return root;
 }
 
 /** Reads a positive integer from `--name=value` on the command line, else the default. */

@@ -8,23 +8,15 @@
  *   npx node bench/budgets.ts [--clients=1,8] [--seconds=4] [--rounds=3]
  * @module
  */
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type TurnsResult, alternate, machineLine, option, printTable, runClient, serveCli, stopCli, tempDir, turnsColumns } from "./_util.ts";
+import { agentProjectDir, type TurnsResult, alternate, machineLine, option, printTable, runClient, serveCli, stopCli, tempDir, turnsColumns } from "./_util.ts";
 
 const seconds = option("seconds", 4);
 const rounds = option("rounds", 3);
 const clientCounts = (process.argv.find((arg) => arg.startsWith("--clients="))?.slice("--clients=".length) ?? "1,8").split(",").map(Number);
 
 const dir = await tempDir("budgets-bench");
-async function project(name: string, agent: string): Promise<string> {
-  const root = join(dir.path, name);
-  await mkdir(join(root, "bot"), { recursive: true });
-  await writeFile(join(root, "package.json"), JSON.stringify({ name: "bench", type: "module" }));
-  await writeFile(join(root, "bot", "instructions.md"), "You are a benchmark agent.\n");
-  await writeFile(join(root, "bot", "agent.ts"), `export default ${agent};\n`);
-  return root;
-}
+const project = (name: string, agent: string): Promise<string> => agentProjectDir(dir.path, name, agent);
 const far = "{ tokens: 1e12, costUsd: 1e9, toolCalls: 1e9, seconds: 1e9 }";
 const plainDir = await project("plain", "{}");
 const budgetedDir = await project("budgeted", `{ budgets: { turn: ${far}, session: ${far}, principalPerDay: ${far}, agentPerDay: ${far} } }`);

@@ -9,10 +9,9 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type TurnsResult, alternate, machineLine, option, printTable, runClient, serveCli, stopCli, tempDir, turnsColumns } from "./_util.ts";
+import { agentProjectDir, type TurnsResult, alternate, machineLine, option, printTable, runClient, serveCli, stopCli, tempDir, turnsColumns } from "./_util.ts";
 
 const seconds = option("seconds", 4);
 const rounds = option("rounds", 3);
@@ -21,14 +20,7 @@ const SECRET = "bench-runner-secret-0123456789";
 const CLI = fileURLToPath(new URL("../bin/agent-serve.mjs", import.meta.url));
 
 const dir = await tempDir("cloud-bench");
-async function project(name: string, agent: string): Promise<string> {
-  const root = join(dir.path, name);
-  await mkdir(join(root, "bot"), { recursive: true });
-  await writeFile(join(root, "package.json"), JSON.stringify({ name: "bench", type: "module" }));
-  await writeFile(join(root, "bot", "instructions.md"), "You are a benchmark agent.\n");
-  await writeFile(join(root, "bot", "agent.ts"), `export default ${agent};\n`);
-  return root;
-}
+const project = (name: string, agent: string): Promise<string> => agentProjectDir(dir.path, name, agent);
 const localDir = await project("local", "{}");
 const cloudDir = await project("cloud", "{ runtime: \"cloud\", cloud: {} }");
 

@@ -26,15 +26,10 @@ import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/index.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { StorageDriver } from "../src/base/storage/types.ts";
-import { alternate, fmt, machineLine, median, option, printTable, runClient, scriptedProject, tempDir } from "./_util.ts";
+import { alternate, fmt, type TurnsResult as LoadTurns, machineLine, median, option, printTable, runClient, scriptedProject, tempDir } from "./_util.ts";
 
-interface TurnsResult {
-  turns: number;
-  errors: number;
-  firstError?: string;
-  turnsPerSecond: number;
-  p50: number;
-  p95: number;
+/** What `bench/_load.ts turns` prints, with the host process's CPU and event-loop delay beside it. */
+interface TurnsResult extends LoadTurns {
   clientCpu: number;
   /** Server (host process) CPU milliseconds per measured turn. */
   serverCpuMs: number;

@@ -7,9 +7,11 @@
  */
 import type { CrashMode } from "./crash-store.ts";
 import { crashPoint } from "./crash-point.ts";
+import type { LandingCounts } from "./landing-oracles.ts";
 import type { StoreName } from "./stores.ts";
 
-export interface SweepTotals {
+/** A sweep's totals: its crash points and the uncrashed run's operations, then each point's counts summed. */
+export interface SweepTotals extends LandingCounts {
   points: number;
   operations: number;
   checked: number;
@@ -18,24 +20,14 @@ export interface SweepTotals {
   decisions: number;
   slots: number;
   reminders: number;
-  /** Channel messages checked as received exactly once. */
-  inbound: number;
-  /** Channel-owned events checked as delivered at least once. */
-  deliveries: number;
-  /** Of those, delivered again by the recovered host (the one in flight at the crash). */
-  redeliveries: number;
-  /** Subagent calls checked. */
-  subagents: number;
-  /** A2A tasks checked against GetTask and the log. */
-  a2aTasks: number;
-  /** MCP tool tasks checked against tasks/get and the ledger. */
-  mcpTasks: number;
   failures: string[];
 }
 
-export const emptyTotals = (): SweepTotals => ({ points: 0, operations: 0, checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0, inbound: 0, deliveries: 0, redeliveries: 0, subagents: 0, a2aTasks: 0, mcpTasks: 0, failures: [] });
+/** The counts a crash point reports (./crash-point.ts `PointResult`), summed into the totals. */
+const POINT_COUNTS = ["checked", "restartedTurns", "unknownOutcomes", "decisions", "slots", "reminders", "inbound", "deliveries", "redeliveries", "subagents", "a2aTasks", "mcpTasks"] as const;
+const COUNTS = ["points", "operations", ...POINT_COUNTS] as const;
 
-const COUNTS = ["points", "operations", "checked", "restartedTurns", "unknownOutcomes", "decisions", "slots", "reminders", "inbound", "deliveries", "redeliveries", "subagents", "a2aTasks", "mcpTasks"] as const;
+export const emptyTotals = (): SweepTotals => ({ ...(Object.fromEntries(COUNTS.map((count) => [count, 0])) as Record<(typeof COUNTS)[number], number>), failures: [] });
 
 export function addTotals(into: SweepTotals, from: SweepTotals): void {
   for (const count of COUNTS) into[count] += from[count];
@@ -58,18 +50,7 @@ export async function sweepSeed(store: StoreName, seed: number, options: SweepOp
     for (const mode of options.modes) {
       const result = await crashPoint(store, seed, crashAt, mode);
       totals.points++;
-      totals.checked += result.checked;
-      totals.restartedTurns += result.restartedTurns;
-      totals.unknownOutcomes += result.unknownOutcomes;
-      totals.decisions += result.decisions;
-      totals.slots += result.slots;
-      totals.reminders += result.reminders;
-      totals.inbound += result.inbound;
-      totals.deliveries += result.deliveries;
-      totals.redeliveries += result.redeliveries;
-      totals.subagents += result.subagents;
-      totals.a2aTasks += result.a2aTasks;
-      totals.mcpTasks += result.mcpTasks;
+      for (const count of POINT_COUNTS) totals[count] += result[count];
       const said = result.hostLog ? ` [the recovered host logged: ${result.hostLog.slice(0, 3).join("; ")}${result.hostLog.length > 3 ? `; and ${result.hostLog.length - 3} more` : ""}]` : "";
       for (const violation of result.violations) totals.failures.push(`--store=${store} --seed=${seed} --at=${crashAt} --mode=${mode}: ${violation}${said}`);
     }
