@@ -19,6 +19,13 @@ export interface CommitWith {
   appends?: LogAppend[];
   /** Times the drafts keep instead of now, by position (events copied into a fork). */
   at?: ReadonlyArray<string | undefined>;
+  /**
+   * A count from `failures`: the append is refused (with that failure's error) when a write of
+   * the session has failed since. Sent while earlier writes are in flight, it commits right
+   * behind them, and their index checks refuse it if one of them fails later; this covers the
+   * ones that failed before (docs/design/speed.md "The turn's end behind its last step").
+   */
+  unlessFailedSince?: number;
 }
 
 interface Pending {
@@ -34,6 +41,9 @@ interface Writer {
   flushing: boolean;
   /** Commits sent and not yet settled. */
   inFlight: number;
+  /** Writes of this session that failed in this process, and the last one's error. */
+  failures: number;
+  lastFailure?: unknown;
 }
 
 /** Writers (each caching a log length) kept for recently written sessions. */
@@ -57,6 +67,7 @@ export class EventLog {
    */
   append(sessionId: string, drafts: EventDraft[], also?: CommitWith): Promise<SessionEvent[]> {
     const writer = this.#writer(sessionId);
+    if (also?.unlessFailedSince !== undefined && writer.failures !== also.unlessFailedSince) return Promise.reject(writer.lastFailure);
     const at = new Date(this.#now()).toISOString();
     const pending = (writer.pending ??= { drafts: [], records: [], appends: [], resolvers: [] });
     for (const [i, draft] of drafts.entries()) pending.drafts.push({ draft, at: also?.at?.[i] ?? at });
@@ -76,13 +87,22 @@ export class EventLog {
    */
   fresh(sessionId: string): void {
     const writer = this.#writer(sessionId);
-    if (writer.nextIndex === undefined && !writer.flushing && !writer.pending && writer.inFlight === 0) writer.nextIndex = 0;
+    if (writer.nextIndex === undefined && idle(writer)) writer.nextIndex = 0;
   }
 
   /** Drops what this process caches about a session's log (the session was removed, or another process may have written it since). */
   forget(sessionId: string): void {
     const writer = this.#writers.get(sessionId);
-    if (writer && !writer.flushing && !writer.pending && writer.inFlight === 0) this.#writers.delete(sessionId);
+    if (writer && idle(writer)) {
+      // A writer that saw a failure keeps its count: `unlessFailedSince` compares against it.
+      if (writer.failures === 0) this.#writers.delete(sessionId);
+      else writer.nextIndex = undefined;
+    }
+  }
+
+  /** How many writes of the session have failed in this process so far (for `unlessFailedSince`). */
+  failures(sessionId: string): number {
+    return this.#writer(sessionId).failures;
   }
 
   /** Number of durable events (what a reader can see now). */
@@ -118,7 +138,7 @@ export class EventLog {
   #writer(sessionId: string): Writer {
     let writer = this.#writers.get(sessionId);
     if (writer) return writer;
-    writer = { nextIndex: undefined, pending: undefined, flushing: false, inFlight: 0 };
+    writer = { nextIndex: undefined, pending: undefined, flushing: false, inFlight: 0, failures: 0 };
     this.#writers.set(sessionId, writer);
     if (this.#writers.size > MAX_CACHED_WRITERS) this.#evictIdleWriters();
     return writer;
@@ -128,7 +148,7 @@ export class EventLog {
   #evictIdleWriters(): void {
     for (const [sessionId, writer] of this.#writers) {
       if (this.#writers.size <= MAX_CACHED_WRITERS * 0.9) break;
-      if (!writer.flushing && !writer.pending && writer.inFlight === 0) this.#writers.delete(sessionId);
+      if (idle(writer) && writer.failures === 0) this.#writers.delete(sessionId);
     }
   }
 
@@ -148,6 +168,8 @@ export class EventLog {
         try {
           first = writer.nextIndex ??= await this.#storage.length(eventLogName(sessionId));
         } catch (error) {
+          writer.failures++;
+          writer.lastFailure = error;
           for (const { reject } of batch.resolvers) reject(error);
           continue;
         }
@@ -186,6 +208,8 @@ export class EventLog {
     } catch (error) {
       // The length is re-read on the next write: a failed or conflicting write leaves it unknown.
       writer.nextIndex = undefined;
+      writer.failures++;
+      writer.lastFailure = error;
       for (const { reject } of batch.resolvers) reject(error);
     }
   }
@@ -196,3 +220,5 @@ export class EventLog {
     }
   }
 }
+
+const idle = (writer: Writer): boolean => !writer.flushing && !writer.pending && writer.inFlight === 0;

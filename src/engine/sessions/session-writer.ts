@@ -33,6 +33,16 @@ export interface Acceptance {
   change?: (record: SessionRecord) => void;
 }
 
+/**
+ * A completed turn's last step, its events still being committed (docs/design/speed.md "The
+ * turn's end behind its last step"): `failuresBefore` is the event log's failure count from before
+ * the turn wrote anything (`EventLog.failures`).
+ */
+export interface StepInFlight {
+  recording: Promise<void>;
+  failuresBefore: number;
+}
+
 /** A turn that starts in the same commit as its message (its slot was free at once). */
 export interface StartNow {
   turnId: string;
@@ -149,11 +159,14 @@ export class SessionWriter {
    * The turn's end and the session's resting event (`drafts`), its status and turn count, and
    * (without turn leases) the removal of its active marker, in one commit: `GET /v1/sessions`
    * never lags the stream, and a crash cannot split them. With leases the marker goes after the
-   * lease (`releaseIfIdle`).
+   * lease (`releaseIfIdle`). `behind`: the turn's last step is still being committed; this
+   * commit is sent right behind it without waiting, and refused if any write of the turn failed,
+   * so a turn never reads as completed without its last step.
    */
-  async rest(sessionId: string, drafts: EventDraft[], status: Status, counted: boolean): Promise<void> {
+  async rest(sessionId: string, drafts: EventDraft[], status: Status, counted: boolean, behind?: StepInFlight): Promise<void> {
     const { store, log } = this.#deps;
     const ending = drafts.slice(0, -1);
+    const chained = behind ? { unlessFailedSince: behind.failuresBefore } : {};
     const updated = await this.#keepingEnd(sessionId, ending, () => store.updateWith(
       sessionId,
       (r) => {
@@ -164,9 +177,11 @@ export class SessionWriter {
       // active again and its marker stays; one admitted after commits its marker after this.
       (records) => {
         const clear = !this.#deps.isBusy(sessionId) && !this.#deps.leases;
-        return log.append(sessionId, drafts, { records: clear ? [...records, store.activeWrite(sessionId, null)] : records });
+        return log.append(sessionId, drafts, { records: clear ? [...records, store.activeWrite(sessionId, null)] : records, ...chained });
       },
-    ));
+    ), behind);
+    // Settled already when the commit above was: it was applied behind these writes.
+    await behind?.recording;
     if (!updated) this.#deps.logger.warn(`session ${sessionId} was removed before its turn settled`);
   }
 
@@ -201,11 +216,13 @@ export class SessionWriter {
    * committed alone, as the turn did end: it keeps its `turn.completed`, and the session is
    * closed as after a crash once the store takes writes again.
    */
-  async #keepingEnd<T>(sessionId: string, ending: EventDraft[], commit: () => Promise<T>): Promise<T> {
+  async #keepingEnd<T>(sessionId: string, ending: EventDraft[], commit: () => Promise<T>, behind?: StepInFlight): Promise<T> {
     try {
       return await commit();
     } catch (error) {
-      if (ending.length > 0 && StorageUnavailableError.isError(error)) await this.#deps.log.append(sessionId, ending).catch(() => {});
+      // Only behind a last step that landed: a turn never reads as completed without it.
+      const landed = await (behind?.recording ?? Promise.resolve()).then(() => true, () => false);
+      if (landed && ending.length > 0 && StorageUnavailableError.isError(error)) await this.#deps.log.append(sessionId, ending).catch(() => {});
       throw error;
     }
   }

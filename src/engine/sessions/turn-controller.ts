@@ -294,8 +294,10 @@ export class TurnController {
 
   async #run(record: SessionRecord, live: LiveSession, turn: LiveTurn, start: TurnStart): Promise<void> {
     const { log, conversation, slots, runner } = this.#deps;
+    // Taken before the turn writes anything: its end is refused if one of its writes failed.
+    const failuresBefore = log.failures(record.sessionId);
     const outcome = await executeTurn({ log, conversation, slots, runner, writer: this.#writer }, record, turn, start);
-    await this.#finish(record, live, turn, outcome);
+    await this.#finish(record, live, turn, outcome, failuresBefore);
   }
 
   /**
@@ -337,8 +339,11 @@ export class TurnController {
     }, REPAIR_RETRY_MS);
   }
 
-  async #finish(record: SessionRecord, live: LiveSession, turn: LiveTurn, outcome: TurnOutcome): Promise<void> {
+  async #finish(record: SessionRecord, live: LiveSession, turn: LiveTurn, outcome: TurnOutcome, failuresBefore: number): Promise<void> {
     const { sessionId } = record;
+    // The last step may still be committing (docs/design/speed.md "The turn's end behind its last
+    // step"): only the resting commit below is chained behind it; every other ending waits for it.
+    const recording = outcome.status === "completed" ? outcome.recording : undefined;
     if (turn.abort.signal.reason === "lost") {
       // Another process's recovery holds the session now and has closed this turn: write nothing.
       this.#deps.logger.warn(`turn ${turn.turnId} of ${sessionId} lost its lease to another process's recovery`);
@@ -359,6 +364,7 @@ export class TurnController {
     if (pending && !this.#closing) {
       // The turn stays current during this write, so follow-ups keep joining `pending`; from its
       // end to starting the drained turn nothing awaits, so no admission can slip in between.
+      await recording;
       await this.#writer.count(sessionId, [ending]);
       live.turn = undefined;
       live.coalesced = undefined;
@@ -371,16 +377,18 @@ export class TurnController {
     // messages closed at shutdown come in between.
     const ends: EventDraft[] = [ending];
     if (pending) {
+      await recording;
       await this.#writer.emit(sessionId, ends.pop()!);
       await this.#writer.closeCoalesced(sessionId, pending, "shutdown");
     }
     if (turn.followedBy) {
+      await recording;
       await this.#writer.count(sessionId, ends);
       await this.#writer.releaseIfIdle(sessionId);
       return;
     }
     const [last, status] = restingEvent(record, outcome);
-    await this.#writer.rest(sessionId, [...ends, last], status, true);
+    await this.#writer.rest(sessionId, [...ends, last], status, true, recording && { recording, failuresBefore });
     await this.#writer.releaseIfIdle(sessionId);
     this.#forgetIfIdle(sessionId, live);
   }

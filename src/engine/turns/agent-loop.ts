@@ -27,6 +27,13 @@ export interface AgentLoopInput {
   /** Who runs the loop, for the step-cap error: `turn` or `the subagent`. */
   subject: string;
   recorder: LoopRecorder;
+  /**
+   * Leave the final step's recording in flight: the loop returns without waiting for it to be
+   * durable and hands it back as `recording`, so the caller's next write can share its commit
+   * (docs/design/speed.md "The turn's end behind its last step"). The caller must commit what
+   * follows right behind it, or wait for it first.
+   */
+  lastStepInFlight?: boolean;
   /** Continue a step whose tool round was cut short; its assistant message ends `messages`. */
   resume?: ResumePoint;
 }
@@ -46,6 +53,8 @@ export interface AgentLoopResult {
   /** Usage summed over every step. */
   usage: Usage;
   steps: number;
+  /** With `lastStepInFlight`: the final step's writes, settling once all are durable (rejects if one failed). */
+  recording?: Promise<void>;
 }
 
 /**
@@ -102,7 +111,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResu
     const step = await runStep(input, messages, stepIndex);
     usage = addUsage(usage, step.usage);
     messages.push(step.assistant);
-    if (step.toolCalls.length === 0) return { text: step.text, usage, steps: stepIndex + 1 };
+    if (step.toolCalls.length === 0) return { text: step.text, usage, steps: stepIndex + 1, ...(step.recording ? { recording: step.recording } : {}) };
 
     messages.push(await runTools(input, step.toolCalls));
   }
@@ -115,6 +124,8 @@ interface StepResult {
   usage: Usage;
   toolCalls: ToolCallPart[];
   assistant: ConversationMessage;
+  /** The step's writes, not yet settled: only a final step's, under `lastStepInFlight`. */
+  recording?: Promise<void>;
 }
 
 async function runStep(input: AgentLoopInput, messages: ConversationMessage[], stepIndex: number): Promise<StepResult> {
@@ -172,6 +183,15 @@ async function runStep(input: AgentLoopInput, messages: ConversationMessage[], s
   if (toolCalls.length > 0) finishReason = "tool_call";
   const assistant: ConversationMessage = { role: "assistant", content: parts };
   writes.add(recorder.stepCompleted({ stepIndex, text, finishReason, durationMs: Date.now() - started, message: assistant }));
+  // A step that calls tools ends only once its calls are durable: a tool body runs only after its
+  // call is recorded (docs/design/tools.md). A final step may be left in flight for the caller.
+  if (toolCalls.length === 0 && input.lastStepInFlight) {
+    const recording = writes.settled();
+    // Handled here so a failure the caller has stopped waiting for (its turn was aborted) is not
+    // reported as unhandled; the caller still sees it through `recording`.
+    recording.catch(() => {});
+    return { text, usage, toolCalls, assistant, recording };
+  }
   await writes.settled();
   return { text, usage, toolCalls, assistant };
 }

@@ -67,7 +67,17 @@ export type TurnEmit = (draft: EventDraft | EventDraft[], also?: { conversation?
  * closed; nothing is recorded and a later start resumes it (docs/design/tools.md "Approvals").
  */
 export type TurnOutcome =
-  | { status: "completed"; usage: Usage; text: string; model: string }
+  | {
+      status: "completed";
+      usage: Usage;
+      text: string;
+      model: string;
+      /**
+       * The last step's events, still being committed: the turn's end commits right behind them
+       * (the session writer chains it, ../sessions/session-writer.ts) or waits for this first.
+       */
+      recording?: Promise<void>;
+    }
   | { status: "failed"; message: string }
   | { status: "interrupted" }
   | { status: "suspended" };
@@ -162,7 +172,7 @@ async function settle(
     }
     if ("error" in input.model) throw new Error(input.model.error);
     const model = input.model;
-    const { text, usage } = await runAgentLoop({
+    const { text, usage, recording } = await runAgentLoop({
       model,
       system: input.system,
       params: input.params,
@@ -172,10 +182,11 @@ async function settle(
       maxSteps: input.maxSteps,
       subject: "turn",
       recorder: turnRecorder(input),
+      lastStepInFlight: true,
     });
     await input.ready;
     // Its `turn.completed` is the controller's to commit, with the session's resting event.
-    return { status: "completed", usage, text, model: model.id };
+    return { status: "completed", usage, text, model: model.id, ...(recording ? { recording } : {}) };
   } catch (error) {
     if (isTurnSuspended(error)) return { status: "suspended" };
     if (signal.aborted) return { status: "interrupted" };
