@@ -136,6 +136,19 @@ export async function fetchEvents(base: string, sessionId: string): Promise<Test
   return (await response.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line) as TestEvent);
 }
 
+/** Polls a session's stored events until `done` holds for them; resolves with them. */
+export function eventsWhen(target: HostUnderTest, base: string, sessionId: string, done: (events: TestEvent[]) => boolean, timeoutMs = 5000): Promise<TestEvent[]> {
+  return eventually(async () => {
+    const events = await allEvents(target, base, sessionId);
+    return done(events) ? events : undefined;
+  }, timeoutMs, "events");
+}
+
+/** Indexes from 0 with no gap: what every stored log must show. */
+export function expectContiguous(events: readonly TestEvent[]): void {
+  expect(events.map((event) => event.index)).toEqual(events.map((_, i) => i));
+}
+
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
 export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5000, what = "condition"): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { faultyStorage, type FaultyStorage } from "./_faulty-storage.ts";
-import { allEvents, describeHost, eventually, helloOptions, postJson, project, quietLogger, readEvents } from "./_harness.ts";
-import type { TestEvent } from "./_harness.ts";
+import { allEvents, describeHost, eventsWhen, eventually, expectContiguous, helloOptions, postJson, project, quietLogger, readEvents } from "./_harness.ts";
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
@@ -32,7 +31,7 @@ describeHost(
       const created = await host.fetch(`${base}/v1/session`, postJson({ message: "/reply hello" }));
       expect(created.status).toBe(200);
       const { sessionId, continuationToken } = (await created.json()) as { sessionId: string; continuationToken: string };
-      await waitFor(host, sessionId, (events) => events.at(-1)?.type === "session.waiting");
+      await eventsWhen(host, base, sessionId, (events) => events.at(-1)?.type === "session.waiting");
       const before = (await allEvents(host, base, sessionId)).length;
 
       // The disk fills while the reply streams: a few deltas land, then every write fails.
@@ -58,7 +57,7 @@ describeHost(
 
       faults.recover();
       // The cut turn is closed without a restart (a retry, or the next write, does it).
-      const closed = await waitFor(host, sessionId, (events) => events.at(-1)?.type === "session.waiting", 8000);
+      const closed = await eventsWhen(host, base, sessionId, (events) => events.at(-1)?.type === "session.waiting", 8000);
       const cut = closed.slice(before);
       expect(cut.filter((event) => event.type === "turn.failed")).toEqual([
         expect.objectContaining({ data: { message: "storage unavailable" } }),
@@ -68,7 +67,7 @@ describeHost(
       // And the session takes the next turn normally.
       const after = await host.fetch(`${base}/v1/session/${sessionId}`, postJson({ continuationToken: token, message: "/reply back" }));
       expect(after.status).toBe(200);
-      const final = await waitFor(host, sessionId, (events) => events.at(-1)?.type === "session.waiting" && events.length > closed.length);
+      const final = await eventsWhen(host, base, sessionId, (events) => events.at(-1)?.type === "session.waiting" && events.length > closed.length);
       expect(final.filter((event) => event.type === "message.completed").at(-1)?.data.text).toBe("back");
       expectContiguous(final);
       expect(unhandled).toEqual([]);
@@ -85,7 +84,7 @@ describeHost(
       expect(response.status).toBe(200);
       // Fail exactly one streamed delta's write; the writes after it go through.
       faults.failNextWrites(1);
-      const events = await waitFor(host, sessionId, (all) => all.filter((event) => event.type === "session.waiting").length === 2);
+      const events = await eventsWhen(host, base, sessionId, (all) => all.filter((event) => event.type === "session.waiting").length === 2);
       const failed = events.filter((event) => event.type === "turn.failed");
       expect(failed.map((event) => event.data)).toEqual([{ message: "storage unavailable" }]);
       expect(events.filter((event) => event.type === "turn.completed")).toHaveLength(1);
@@ -111,7 +110,7 @@ describeHost(
       const response = await host.fetch(`${base}/v1/session/${sessionId}`, postJson({ continuationToken, message: "/reply two" }));
       expect(response.status).toBe(200);
       // The resting event commits with the record (docs/design/storage.md), so neither lands.
-      await waitFor(host, sessionId, (events) => events.filter((event) => event.type === "turn.completed").length === 2);
+      await eventsWhen(host, base, sessionId, (events) => events.filter((event) => event.type === "turn.completed").length === 2);
       await eventually(async () => (faults.refused > 0 ? true : undefined), 5000, "the refused record write");
       expect(await status()).toBe("running");
       expect((await allEvents(host, base, sessionId)).filter((event) => event.type === "session.waiting")).toHaveLength(1);
@@ -125,19 +124,3 @@ describeHost(
     });
   },
 );
-
-async function waitFor(
-  host: ReturnType<Parameters<Parameters<typeof describeHost>[2]>[0]>,
-  sessionId: string,
-  done: (events: TestEvent[]) => boolean,
-  timeoutMs = 5000,
-): Promise<TestEvent[]> {
-  return eventually(async () => {
-    const events = await allEvents(host, base, sessionId);
-    return done(events) ? events : undefined;
-  }, timeoutMs, "events");
-}
-
-function expectContiguous(events: TestEvent[]): void {
-  expect(events.map((event) => event.index)).toEqual(events.map((_, i) => i));
-}

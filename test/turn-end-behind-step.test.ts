@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { StorageUnavailableError } from "../src/base/storage/errors.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import type { CommitBatch, StorageDriver } from "../src/base/storage/types.ts";
-import { allEvents, describeHost, eventually, helloOptions, postJson, project, quietLogger, type TestEvent } from "./_harness.ts";
+import { describeHost, eventsWhen, eventually, expectContiguous, helloOptions, postJson, project, quietLogger } from "./_harness.ts";
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
@@ -78,7 +78,7 @@ describeHost(
     test("the end is sent before the last step is durable, and lands behind it", async () => {
       const host = target();
       const { sessionId } = await create(host, "/reply hello there");
-      const events = await waitFor(host, sessionId, (all) => all.at(-1)?.type === "session.waiting");
+      const events = await eventsWhen(host, base, sessionId, (all) => all.at(-1)?.type === "session.waiting");
       expect(events.some((event) => event.type === "message.appended")).toBe(true);
       expect(events.map((event) => event.type).filter((type) => type !== "message.appended")).toEqual([
         "session.started",
@@ -102,7 +102,7 @@ describeHost(
       test(`a last step whose commit fails (${fault}) leaves the turn failed, never completed`, async () => {
         const host = target();
         const first = await create(host, "/reply one");
-        await waitFor(host, first.sessionId, (all) => all.at(-1)?.type === "session.waiting");
+        await eventsWhen(host, base, first.sessionId, (all) => all.at(-1)?.type === "session.waiting");
 
         store.setFault(fault);
         const response = await host.fetch(`${base}/v1/session/${first.sessionId}`, postJson({ continuationToken: first.continuationToken, message: "/reply two" }));
@@ -112,7 +112,7 @@ describeHost(
         store.setFault("none");
 
         // The turn is closed (as recovery closes a cut turn) and the session rests again.
-        const events = await waitFor(host, first.sessionId, (all) => all.filter((event) => event.type === "session.waiting").length === 2, 10_000);
+        const events = await eventsWhen(host, base, first.sessionId, (all) => all.filter((event) => event.type === "session.waiting").length === 2, 10_000);
         const second = events.slice(events.findIndex((event) => event.type === "message.received" && event.index > 2));
         expect(second.map((event) => event.type)).not.toContain("turn.completed");
         expect(second.map((event) => event.type)).not.toContain("step.completed");
@@ -127,7 +127,7 @@ describeHost(
           expect(again.status).toBe(200);
           return true;
         }, 5000, "the follow-up admitted");
-        const final = await waitFor(host, first.sessionId, (all) => all.filter((event) => event.type === "session.waiting").length === 3);
+        const final = await eventsWhen(host, base, first.sessionId, (all) => all.filter((event) => event.type === "session.waiting").length === 3);
         expect(final.filter((event) => event.type === "message.completed").at(-1)?.data.text).toBe("three");
         expectContiguous(final);
         expect(unhandled).toEqual([]);
@@ -140,20 +140,4 @@ async function create(host: { fetch: (path: string, init?: RequestInit) => Promi
   const created = await host.fetch(`${base}/v1/session`, postJson({ message }));
   expect(created.status).toBe(200);
   return (await created.json()) as { sessionId: string; continuationToken: string };
-}
-
-async function waitFor(
-  host: ReturnType<Parameters<Parameters<typeof describeHost>[2]>[0]>,
-  sessionId: string,
-  done: (events: TestEvent[]) => boolean,
-  timeoutMs = 5000,
-): Promise<TestEvent[]> {
-  return eventually(async () => {
-    const events = await allEvents(host, base, sessionId);
-    return done(events) ? events : undefined;
-  }, timeoutMs, "events");
-}
-
-function expectContiguous(events: TestEvent[]): void {
-  expect(events.map((event) => event.index)).toEqual(events.map((_, i) => i));
 }
