@@ -1,11 +1,11 @@
 /**
  * Running `main` in-process with captured stdio, and the small projects CLI tests serve.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
-import { expect } from "vitest";
+import { afterAll, expect } from "vitest";
 import { main } from "../cli/main.ts";
 import { REPO, cliEnv } from "./_cli.ts";
 
@@ -31,9 +31,16 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-/** A scratch dir with a config dir without stored login. */
+/** Scratch dirs made by this test file, removed after its tests (its own hooks run first). */
+const scratch: string[] = [];
+afterAll(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A scratch dir with a config dir without stored login; removed after the test file. */
 export function scratchDir(prefix: string): { dir: string; env: NodeJS.ProcessEnv } {
   const dir = mkdtempSync(join(tmpdir(), `agent-serve-${prefix}-`));
+  scratch.push(dir);
   // Never ask the real registry from tests.
   return { dir, env: cliEnv(join(dir, "config"), { AGENT_SERVE_REGISTRY_URL: "http://127.0.0.1:9" }) };
 }
