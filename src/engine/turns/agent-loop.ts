@@ -61,10 +61,11 @@ export interface AgentLoopResult {
  * The recording points of the loop, in the order they happen within a step. The step's start, its
  * streamed deltas and its end (`reasoningCompleted`, `stepCompleted`) are not awaited one by one
  * (that would slow the stream to the disk's pace): each is sent in order, and the step ends once
- * all of them have settled (a final step under `lastStepInFlight` hands them back unsettled). A recorder must therefore apply them in call order and refuse a write
- * after a failed one (the event log's index checks do). Every such write is watched: the first
- * failure (a full disk, docs/design/faults.md) stops the step and none is left unhandled. Every
- * other point is awaited before the loop goes on.
+ * all of them have settled (a final step under `lastStepInFlight` hands them back unsettled). A
+ * recorder must therefore apply them in call order and refuse a write after a failed one (the
+ * event log's index checks do). Every such write is watched: the first failure (a full disk,
+ * docs/design/faults.md) stops the step and none is left unhandled. Every other point is awaited
+ * before the loop goes on.
  */
 export interface LoopRecorder {
   stepStarted(stepIndex: number): Promise<unknown>;
