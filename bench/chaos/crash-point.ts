@@ -136,6 +136,8 @@ export type ModelWrapper = (model: LanguageModelPort) => LanguageModelPort;
 /** How a point is judged: the settling deadline and late window (./settle.ts), and what a test injects into the recovered host. */
 export interface PointOptions extends SettleOptions {
   recoveredModel?: ModelWrapper;
+  /** Leaves the abandoned host running after the point, as the harness once did: the baseline of ./abandoned.ts. */
+  keepAbandoned?: boolean;
 }
 
 /** What a test may change to prove the oracles can fail: run on what the crashed run left, before the new host opens. */
@@ -166,7 +168,7 @@ export async function crashPoint(store: StoreName, seed: number, crashAt: number
     // so the abandoned host never runs beside the next one.
     crashing.crash();
     acknowledged.stopFollowers();
-    // Abandoned, never closed. Writes already handed to the store finish, as on a disk.
+    // Abandoned, not closed until the point is judged. Writes already handed to the store finish, as on a disk.
     await crashing.quiesced();
     if (store !== "memory") await inner.close().catch(() => {});
     const reopened = store === "memory" ? inner : state.open();
@@ -184,7 +186,7 @@ export async function crashPoint(store: StoreName, seed: number, crashAt: number
       if (store !== "memory") await reopened.close();
     }
   } finally {
-    if (crashAt > 0) await closeAbandoned(first);
+    if (crashAt > 0 && !options.keepAbandoned) await closeAbandoned(first);
     state.dispose();
   }
 }
