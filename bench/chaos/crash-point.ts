@@ -17,6 +17,7 @@ import { type CrashMode, crashingStore } from "./crash-store.ts";
 import { type Ledger, newLedger } from "./ledger.ts";
 import { noLandings } from "./landing-oracles.ts";
 import { checkOracles, type Verdict } from "./oracles.ts";
+import type { SettleOptions } from "./settle.ts";
 import { errorMessage } from "../../src/base/errors.ts";
 import type { HostLogger } from "../../src/base/logging.ts";
 import { AGENT, chaosProject, SUBAGENT_MODEL } from "./project.ts";
@@ -75,8 +76,8 @@ function keptLog(): { logger: HostLogger; lines: string[] } {
   };
 }
 
-function hostOn(storage: StorageDriver, ledger: Ledger, alive: () => boolean, clock: Clock, generation: number, hostLogger: HostLogger = logger): AgentHost {
-  const model = createScriptedModel();
+function hostOn(storage: StorageDriver, ledger: Ledger, alive: () => boolean, clock: Clock, generation: number, hostLogger: HostLogger = logger, wrapModel: ModelWrapper = (model) => model): AgentHost {
+  const model = wrapModel(createScriptedModel());
   const subagentModel = countedSubagentModel(model, ledger, generation);
   return createHost({
     agents: [{ slug: AGENT, project: chaosProject(ledger, alive, generation), storage, runtime: noDisk }],
@@ -104,6 +105,23 @@ async function quietOrCrashed(crashing: { operations(): number; crashed(): boole
   }
 }
 
+/**
+ * Ends what is left of the abandoned host once the point is judged: a dead process runs no
+ * timers, but an abandoned host object keeps its lease renewals, approval polls and repair
+ * retries going, and a long sweep piles thousands of them up in one worker until its event loop
+ * lags seconds behind (docs/design/chaos-seed28.md). Its store is dead, so nothing it does on the
+ * way out reaches the state; the wait is bounded, as a turn held by a body that never returns
+ * may not settle.
+ */
+async function closeAbandoned(host: AgentHost): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([host.close().catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ABANDONED_CLOSE_MS)))]);
+  clearTimeout(timer);
+}
+
+/** How long the abandoned host's close is waited for. */
+const ABANDONED_CLOSE_MS = 2_000;
+
 export interface PointResult extends Verdict {
   operations: number;
   /** What the recovered host warned of or failed at, when the point has violations. */
@@ -112,11 +130,21 @@ export interface PointResult extends Verdict {
   checked: number;
 }
 
+/** Wraps the agent's model (its subagent's too): how a test slows the recovered host down. */
+export type ModelWrapper = (model: LanguageModelPort) => LanguageModelPort;
+
+/** How a point is judged: the settling deadline and late window (./settle.ts), and what a test injects into the recovered host. */
+export interface PointOptions extends SettleOptions {
+  recoveredModel?: ModelWrapper;
+  /** Leaves the abandoned host running after the point, as the harness once did: the baseline of ./abandoned.ts. */
+  keepAbandoned?: boolean;
+}
+
 /** What a test may change to prove the oracles can fail: run on what the crashed run left, before the new host opens. */
 export type Tamper = (ledger: Ledger, acknowledged: Acknowledged, storage: StorageDriver) => Promise<void> | void;
 
 /** `crashAt` 0 runs the workload uncrashed and drained: it counts the operations to sweep. */
-export async function crashPoint(store: StoreName, seed: number, crashAt: number, mode: CrashMode = "lost", tamper?: Tamper): Promise<PointResult> {
+export async function crashPoint(store: StoreName, seed: number, crashAt: number, mode: CrashMode = "lost", tamper?: Tamper, options: PointOptions = {}): Promise<PointResult> {
   const state = await storeState(store);
   const ledger = newLedger();
   const clock: Clock = { now: T0 };
@@ -134,23 +162,23 @@ export async function crashPoint(store: StoreName, seed: number, crashAt: number
       const operations = crashing.operations();
       acknowledged.stopFollowers();
       await first.close();
-      return { operations, violations: [], checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0, ...noLandings() };
+      return { operations, violations: [], late: [], checked: 0, restartedTurns: 0, unknownOutcomes: 0, decisions: 0, slots: 0, reminders: 0, ...noLandings() };
     }
     // Past this run's last operation (or a machine so loaded the store fell quiet): crash here,
     // so the abandoned host never runs beside the next one.
     crashing.crash();
     acknowledged.stopFollowers();
-    // Abandoned, never closed. Writes already handed to the store finish, as on a disk.
+    // Abandoned, not closed until the point is judged. Writes already handed to the store finish, as on a disk.
     await crashing.quiesced();
     if (store !== "memory") await inner.close().catch(() => {});
     const reopened = store === "memory" ? inner : state.open();
     await tamper?.(ledger, acknowledged, reopened);
     const kept = keptLog();
-    const second = hostOn(reopened, ledger, () => true, clock, 1, kept.logger);
+    const second = hostOn(reopened, ledger, () => true, clock, 1, kept.logger, options.recoveredModel);
     try {
       await second.ready();
       const checked = [...acknowledged.messages.values()].reduce((sum, tags) => sum + tags.length, 0);
-      const verdict = await checkOracles(second, reopened, acknowledged, ledger, clock);
+      const verdict = await checkOracles(second, reopened, acknowledged, ledger, clock, options);
       // Kept only beside a violation: what the recovered host saw, for a point that does not replay.
       return { operations: crashing.operations(), checked, ...verdict, ...(verdict.violations.length > 0 && kept.lines.length > 0 ? { hostLog: kept.lines } : {}) };
     } finally {
@@ -158,6 +186,7 @@ export async function crashPoint(store: StoreName, seed: number, crashAt: number
       if (store !== "memory") await reopened.close();
     }
   } finally {
+    if (crashAt > 0 && !options.keepAbandoned) await closeAbandoned(first);
     state.dispose();
   }
 }

@@ -10,12 +10,11 @@
  * and what lands through a channel, a subagent, A2A or an MCP task (./landing-oracles.ts). Each check returns the violations it found, as text.
  * @module
  */
-import { eventLogName, sessionIdOfRecordKey } from "../../src/base/storage/keys.ts";
 import type { StorageDriver } from "../../src/base/storage/types.ts";
 import type { AgentHost } from "../../src/host/types.ts";
 import { checkA2aTasks, checkDeliveries, checkInbound, checkMcpTasks, checkSubagents, type LandingCounts } from "./landing-oracles.ts";
 import type { Ledger } from "./ledger.ts";
-import { AGENT } from "./project.ts";
+import { lastType, SETTLED, type SettleOptions, settleOrLate } from "./settle.ts";
 import type { Acknowledged, Clock } from "./workload.ts";
 import { MINUTE, REMINDED } from "./workload.ts";
 
@@ -26,59 +25,22 @@ interface Event {
   data: Record<string, unknown>;
 }
 
-const SETTLED = new Set(["session.waiting", "session.completed", "session.failed"]);
 const NEVER_RAN = "the host restarted before this call ran";
 /** The tools whose bodies the ledger counts (./project.ts). */
 /** How a reminder's delivery reads (the prompt the workload armed it with). */
 const DELIVERED = `/reply ${REMINDED}`;
 const LEDGER_TOOLS = new Set(["record", "lookup", "gated"]);
 
-async function storedLines(storage: StorageDriver, sessionId: string): Promise<string[]> {
-  const lines: string[] = [];
-  for await (const batch of storage.read(eventLogName(sessionId))) lines.push(...batch);
-  return lines;
-}
-
 const parse = (lines: readonly string[]): Event[] => lines.map((line) => JSON.parse(line) as Event);
-
-/**
- * Waits for every acknowledged session to rest, deciding what is still parked for approval (a
- * user coming back: approve) so parked turns finish too; those decisions are acknowledged as well.
- */
-async function settle(host: AgentHost, storage: StorageDriver, acknowledged: Acknowledged, timeoutMs: number): Promise<Map<string, string[]>> {
-  const deadline = Date.now() + timeoutMs;
-  // Every stored session, acknowledged or not: a create cut by the crash after its commit must rest too.
-  const stored = (await storage.list("sessions/")).map(sessionIdOfRecordKey).filter((id): id is string => id !== undefined);
-  const sessionIds = [...new Set([...acknowledged.messages.keys(), ...stored])];
-  for (;;) {
-    const all = new Map<string, string[]>();
-    let resting = true;
-    for (const sessionId of sessionIds) {
-      const lines = await storedLines(storage, sessionId);
-      all.set(sessionId, lines);
-      const last = lines.length > 0 ? (JSON.parse(lines.at(-1)!) as Event).type : "";
-      if (lines.length === 0 || SETTLED.has(last)) continue;
-      resting = false;
-      const listed = await host.request(`/${AGENT}/v1/session/${sessionId}/approvals`);
-      const { approvals } = (await listed.json()) as { approvals?: Array<{ callId: string }> };
-      for (const { callId } of approvals ?? []) {
-        const response = await host.request(`/${AGENT}/v1/session/${sessionId}/approvals/${encodeURIComponent(callId)}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ decision: "approve" }),
-        });
-        await response.body?.cancel();
-        if (response.status === 200) acknowledged.decisions.push({ sessionId, callId, decision: "approve" });
-      }
-    }
-    if (resting || Date.now() > deadline) return all;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** The violations found, and counts that prove the run had something to check. */
 export interface Verdict extends LandingCounts {
   violations: string[];
+  /**
+   * Sessions that were still busy at the settling deadline and came to rest in the late window
+   * after it (./settle.ts): slow, not stuck, and judged at rest; kept apart from the violations.
+   */
+  late: string[];
   restartedTurns: number;
   unknownOutcomes: number;
   decisions: number;
@@ -90,15 +52,16 @@ export interface Verdict extends LandingCounts {
  * Runs the checks on the recovered host. `storage` is the reopened store (its raw lines are what
  * followers must have seen a prefix of); `clock` is moved on to fire the schedule after recovery.
  */
-export async function checkOracles(host: AgentHost, storage: StorageDriver, acknowledged: Acknowledged, ledger: Ledger, clock: Clock): Promise<Verdict> {
+export async function checkOracles(host: AgentHost, storage: StorageDriver, acknowledged: Acknowledged, ledger: Ledger, clock: Clock, options: SettleOptions = {}): Promise<Verdict> {
   const violations: string[] = [];
+  const late: string[] = [];
   let restartedTurns = 0;
   let unknownOutcomes = 0;
   // MCP tasks need no session at rest: polled alongside, so the wait for a cut runner's lease to
   // lapse overlaps the wait for the sessions' (its violations join at the end).
   const mcpViolations: string[] = [];
   const mcpChecked = checkMcpTasks(host, ledger, acknowledged, mcpViolations, 10_000);
-  const logs = await settle(host, storage, acknowledged, 15_000);
+  const logs = await settleOrLate(host, storage, acknowledged, options, late);
   const results = new Map<string, Record<string, unknown>>();
   const resolved = new Map<string, string[]>();
   const deliveries = new Map<string, number>();
@@ -191,7 +154,7 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
   const deadline = Date.now() + 15_000;
   let after: Map<string, string[]>;
   for (;;) {
-    after = await settle(host, storage, acknowledged, 15_000);
+    after = await settleOrLate(host, storage, acknowledged, options, late, " after the reminders fired");
     deliveries.clear();
     for (const lines of after.values()) {
       for (const event of parse(lines)) {
@@ -204,8 +167,7 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   for (const [sessionId, lines] of after) {
-    const last = lines.length > 0 ? (JSON.parse(lines.at(-1)!) as Event).type : "";
-    if (lines.length > 0 && !SETTLED.has(last)) violations.push(`${sessionId}: not at rest after the reminders fired (last event ${last})`);
+    if (lines.length > 0 && !SETTLED.has(lastType(lines))) violations.push(`${sessionId}: not at rest after the reminders fired (last event ${lastType(lines)})`);
   }
   for (const [reminder, count] of deliveries) if (count > 1) violations.push(`reminder ${reminder} delivered ${count} times`);
   for (const [id, prompt] of reported) {
@@ -226,6 +188,7 @@ export async function checkOracles(host: AgentHost, storage: StorageDriver, ackn
   violations.push(...mcpViolations);
   return {
     violations,
+    late,
     restartedTurns,
     unknownOutcomes,
     decisions: acknowledged.decisions.length,

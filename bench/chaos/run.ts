@@ -106,8 +106,10 @@ if (process.argv.includes("--report")) {
         child.on("message", (message: "ready" | { job: Job; totals: SweepTotals }) => {
           if (message !== "ready") {
             addTotals(byStore.get(message.job.store)!, message.totals);
-            console.log(`${((performance.now() - started) / 1000).toFixed(1)} s ${message.job.store} seed ${message.job.seed}: ${message.totals.operations} operations, ${message.totals.points} crash points, ${message.totals.failures.length} violations`);
+            const late = message.totals.late.length > 0 ? `, ${message.totals.late.length} settled late` : "";
+            console.log(`${((performance.now() - started) / 1000).toFixed(1)} s ${message.job.store} seed ${message.job.seed}: ${message.totals.operations} operations, ${message.totals.points} crash points, ${message.totals.failures.length} violations${late}`);
             for (const failure of message.totals.failures.slice(0, 5)) console.log(`  ${failure}`);
+            for (const slow of message.totals.late.slice(0, 5)) console.log(`  ${slow}`);
           }
           nextJob();
         });
@@ -126,6 +128,9 @@ if (process.argv.includes("--report")) {
   console.log(`| all | ${all.points} | ${all.checked} | ${all.restartedTurns} | ${all.unknownOutcomes} | ${all.decisions} | ${all.slots} | ${all.reminders} | ${all.failures.length} |`);
   console.log(`\n${all.points} crash points in ${seconds.toFixed(1)} s: ${all.failures.length} violations`);
   for (const failure of all.failures.slice(0, 50)) console.log(`  ${failure}`);
+  // Slow, not stuck (./settle.ts): listed apart, and no cause for a failing exit.
+  if (all.late.length > 0) console.log(`\n${all.late.length} session(s) settled late, after the settling deadline:`);
+  for (const slow of all.late.slice(0, 50)) console.log(`  ${slow}`);
   if (record && stores.length > 0) {
     const result: SweepRecord = {
       ...finished(runContext, seconds),

@@ -21,17 +21,20 @@ export interface SweepTotals extends LandingCounts {
   slots: number;
   reminders: number;
   failures: string[];
+  /** Sessions that came to rest only after the settling deadline (./settle.ts), each with the arguments that replay its point: slow, not violations. */
+  late: string[];
 }
 
 /** The counts a crash point reports (./crash-point.ts `PointResult`), summed into the totals. */
 const POINT_COUNTS = ["checked", "restartedTurns", "unknownOutcomes", "decisions", "slots", "reminders", "inbound", "deliveries", "redeliveries", "subagents", "a2aTasks", "mcpTasks"] as const;
 const COUNTS = ["points", "operations", ...POINT_COUNTS] as const;
 
-export const emptyTotals = (): SweepTotals => ({ ...(Object.fromEntries(COUNTS.map((count) => [count, 0])) as Record<(typeof COUNTS)[number], number>), failures: [] });
+export const emptyTotals = (): SweepTotals => ({ ...(Object.fromEntries(COUNTS.map((count) => [count, 0])) as Record<(typeof COUNTS)[number], number>), failures: [], late: [] });
 
 export function addTotals(into: SweepTotals, from: SweepTotals): void {
   for (const count of COUNTS) into[count] += from[count];
   into.failures.push(...from.failures);
+  into.late.push(...from.late);
 }
 
 export interface SweepOptions {
@@ -52,7 +55,9 @@ export async function sweepSeed(store: StoreName, seed: number, options: SweepOp
       totals.points++;
       for (const count of POINT_COUNTS) totals[count] += result[count];
       const said = result.hostLog ? ` [the recovered host logged: ${result.hostLog.slice(0, 3).join("; ")}${result.hostLog.length > 3 ? `; and ${result.hostLog.length - 3} more` : ""}]` : "";
-      for (const violation of result.violations) totals.failures.push(`--store=${store} --seed=${seed} --at=${crashAt} --mode=${mode}: ${violation}${said}`);
+      const replay = `--store=${store} --seed=${seed} --at=${crashAt} --mode=${mode}`;
+      for (const violation of result.violations) totals.failures.push(`${replay}: ${violation}${said}`);
+      for (const slow of result.late) totals.late.push(`${replay}: ${slow}`);
     }
   }
   return totals;
