@@ -91,9 +91,20 @@ function sum(all: readonly StoreTotals[]): StoreTotals {
       if (typeof value === "number") out[key] = count(out, key) + value;
     }
     out.failures.push(...totals.failures);
+    out.late = [...lateOf(out), ...lateOf(totals)];
   }
   return out;
 }
+
+/** Sessions that rested only in the late window (./settle.ts); a record from before it has none. */
+const lateOf = (totals: StoreTotals): string[] => (Array.isArray(totals.late) ? totals.late : []);
+
+const lateList = (late: readonly string[]): string => {
+  if (late.length === 0) return "";
+  const shown = late.slice(0, LISTED).map((slow) => `- ${slow}`);
+  const more = late.length > LISTED ? [`- … and ${n(late.length - LISTED)} more (the command prints them all)`] : [];
+  return `\n\nSettled late (slow, not stuck: each rested after the settling deadline, within the late window; not violations):\n\n${[...shown, ...more].join("\n")}`;
+};
 
 const points = (record: SweepRecord): string =>
   record.pointsPerSeed === "every operation" ? "every storage operation" : `${s(record.pointsPerSeed, "sampled point")} per seed and mode`;
@@ -125,7 +136,8 @@ function sweepSection(title: string, file: string, record: SweepRecord): string 
     "",
     "Counts are summed over crash points: one session's message is checked again at every point after it was acknowledged. " +
       `Any crash point of this run replays alone: \`npm run chaos -- --store=<store> --seed=<${record.seeds[0]}…${record.seeds[1]}> --at=<N> --mode=<${record.modes.join("|")}>\`.` +
-      violationList(all.failures, "each begins with the arguments that replay it: `npm run chaos -- --store=… --seed=… --at=… --mode=…`"),
+      violationList(all.failures, "each begins with the arguments that replay it: `npm run chaos -- --store=… --seed=… --at=… --mode=…`") +
+      lateList(lateOf(all)),
   ].join("\n");
 }
 
