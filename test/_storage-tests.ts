@@ -472,6 +472,39 @@ export function testStorageDriver(name: string, factory: () => Promise<StorageFi
         await storage.releaseLease("never/held", "owner-a");
       });
 
+      it("releases a commit's leases with its writes, for their owner only, and keeps them when the commit is refused", async () => {
+        if (storage.capabilities.releasesInCommit !== true) {
+          // Without the capability the core never sends `releases`: nothing to hold the driver to.
+          expect(storage.capabilities.releasesInCommit ?? false).toBe(false);
+          return;
+        }
+        expect(await storage.acquireLease("turns/s1", "owner-a", 60_000)).toBe(true);
+        expect(await storage.acquireLease("turns/s2", "owner-b", 60_000)).toBe(true);
+        await storage.append("sessions/s1/events", ["e0"]);
+        // Refused (a stale index): the lease stays held, nothing is written.
+        await expect(
+          storage.commit({ records: [{ key: "active/s1", value: null }], appends: [{ log: "sessions/s1/events", lines: ["e1"], expectedIndex: 0 }], releases: [{ key: "turns/s1", owner: "owner-a" }] }),
+        ).rejects.toThrow(LogConflictError);
+        expect(await storage.acquireLease("turns/s1", "owner-c", 60_000)).toBe(false);
+        // Applied: the records, the lines and the release together; another owner's lease is kept.
+        await storage.set("active/s1", "owner-a");
+        expect(
+          await storage.commit({
+            records: [{ key: "active/s1", value: null }],
+            appends: [{ log: "sessions/s1/events", lines: ["e1"], expectedIndex: 1 }],
+            releases: [
+              { key: "turns/s1", owner: "owner-a" },
+              { key: "turns/s2", owner: "owner-a" },
+            ],
+          }),
+        ).toEqual([1]);
+        expect(await storage.get("active/s1")).toBeUndefined();
+        expect((await readAll(storage.read("sessions/s1/events"))).lines).toEqual(["e0", "e1"]);
+        expect(await storage.acquireLease("turns/s1", "owner-c", 60_000)).toBe(true);
+        expect(await storage.acquireLease("turns/s2", "owner-c", 60_000)).toBe(false);
+        await expect(storage.commit({ releases: [{ key: "../x", owner: "owner-a" }] })).rejects.toThrow(/invalid key/);
+      });
+
       it("renewal moves the expiry", async () => {
         // A ttl of 0 is expired at once; renewing it with a long ttl must shut other owners out.
         expect(await storage.acquireLease("sessions/s1", "owner-a", 0)).toBe(true);

@@ -43,7 +43,7 @@ describe("sqlite driver", () => {
 
   it("keeps one WAL database file with everything in it, and sees it all after a reopen", async () => {
     const first = open();
-    expect(first.capabilities).toEqual({ durable: true, follow: "process", sharedLeases: true });
+    expect(first.capabilities).toEqual({ durable: true, follow: "process", sharedLeases: true, releasesInCommit: true });
     await first.set("sessions/s1/record", "record");
     await first.append("sessions/s1/events", lineRange(0, 1_500));
     await first.acquireLease("turns/s1", "owner-a", 60_000);

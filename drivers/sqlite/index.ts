@@ -164,7 +164,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
 
   return {
     name: "sqlite",
-    capabilities: { durable: path !== ":memory:", follow: "process", sharedLeases: true },
+    capabilities: { durable: path !== ":memory:", follow: "process", sharedLeases: true, releasesInCommit: true },
 
     async commit(batch) {
       assertBatch(batch);
@@ -310,6 +310,7 @@ function copyBatch(batch: Parameters<StorageDriver["commit"]>[0]): Parameters<St
   return {
     ...(batch.records ? { records: batch.records.map((write) => ({ ...write })) } : {}),
     ...(batch.appends ? { appends: batch.appends.map((append) => ({ ...append, lines: [...append.lines] })) } : {}),
+    ...(batch.releases ? { releases: batch.releases.map((release) => ({ ...release })) } : {}),
   };
 }
 

@@ -156,6 +156,7 @@ function apply(st: Statements, op: WriteOp): unknown {
       appends.forEach(({ log, lines }, i) => {
         for (const [offset, line] of lines.entries()) st.appendLine.run(log, firsts[i]! + offset, line);
       });
+      for (const { key, owner } of op.batch.releases ?? []) st.deleteLease.run(key, owner);
       return firsts;
     }
     case "deleteLog":

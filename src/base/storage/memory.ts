@@ -69,6 +69,7 @@ export function createMemoryStorage(): StorageDriver {
       if (existing) existing.push(...lines);
       else logs.set(log, [...lines]);
     }
+    for (const { key, owner } of batch.releases ?? []) if (leases.get(key)?.owner === owner) leases.delete(key);
     (batch.appends ?? []).forEach(({ log, lines }, i) => followers.publish(log, firsts[i]!, lines));
     return firsts;
   }
@@ -88,7 +89,7 @@ export function createMemoryStorage(): StorageDriver {
 
   return {
     name: "memory",
-    capabilities: { durable: false, follow: "process", sharedLeases: false },
+    capabilities: { durable: false, follow: "process", sharedLeases: false, releasesInCommit: true },
 
     async commit(batch) {
       return apply(batch);

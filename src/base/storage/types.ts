@@ -19,6 +19,11 @@ export interface StorageCapabilities {
   readonly follow: "process" | "shared";
   /** Leases exclude other processes sharing the store, not only other callers in this process. */
   readonly sharedLeases: boolean;
+  /**
+   * `commit` applies a batch's `releases` with its other writes, all or nothing. A driver without
+   * it may not see them: callers send `releaseLease` after the commit instead.
+   */
+  readonly releasesInCommit?: boolean;
 }
 
 /** One record write of a `commit`: a value to store, or `null` to delete the key. */
@@ -39,10 +44,18 @@ export interface LogAppend {
   expectedIndex?: number;
 }
 
+/** A lease given back by a `commit`, as `releaseLease` would: only if `owner` holds it. */
+export interface LeaseRelease {
+  key: string;
+  owner: string;
+}
+
 /** Everything one `commit` applies, all or nothing. */
 export interface CommitBatch {
   records?: RecordWrite[];
   appends?: LogAppend[];
+  /** Only with `capabilities.releasesInCommit`: leases released in the same transaction. */
+  releases?: LeaseRelease[];
 }
 
 /** Where a page of `entriesPage` starts and how long it is. */
@@ -201,6 +214,10 @@ export function assertBatch(batch: CommitBatch): void {
   for (const append of batch.appends ?? []) {
     assertKey(append.log);
     assertLines(append.lines);
+  }
+  for (const release of batch.releases ?? []) {
+    assertKey(release.key);
+    if (typeof release.owner !== "string" || release.owner === "") throw new Error("[agent-serve] [storage] lease owner must be a non-empty string");
   }
 }
 

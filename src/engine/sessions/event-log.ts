@@ -8,7 +8,7 @@
  * commit: all of them or none survive a crash.
  * @module
  */
-import type { LogAppend, RecordWrite, StorageDriver } from "../../base/storage/types.ts";
+import type { LeaseRelease, LogAppend, RecordWrite, StorageDriver } from "../../base/storage/types.ts";
 import { type EventDraft, type SessionEvent, serializeEvent } from "../../base/events/vocabulary.ts";
 import { eventLogName } from "../../base/storage/keys.ts";
 import type { LogListener } from "../../base/events/follow.ts";
@@ -17,6 +17,8 @@ import type { LogListener } from "../../base/events/follow.ts";
 export interface CommitWith {
   records?: RecordWrite[];
   appends?: LogAppend[];
+  /** Leases given back in the same commit (only where the driver has `releasesInCommit`). */
+  releases?: LeaseRelease[];
   /** Times the drafts keep instead of now, by position (events copied into a fork). */
   at?: ReadonlyArray<string | undefined>;
   /**
@@ -32,6 +34,7 @@ interface Pending {
   drafts: Array<{ draft: EventDraft; at: string }>;
   records: RecordWrite[];
   appends: LogAppend[];
+  releases: LeaseRelease[];
   resolvers: Array<{ resolve: (events: SessionEvent[]) => void; reject: (error: unknown) => void; count: number }>;
 }
 
@@ -69,10 +72,11 @@ export class EventLog {
     const writer = this.#writer(sessionId);
     if (also?.unlessFailedSince !== undefined && writer.failures !== also.unlessFailedSince) return Promise.reject(writer.lastFailure);
     const at = new Date(this.#now()).toISOString();
-    const pending = (writer.pending ??= { drafts: [], records: [], appends: [], resolvers: [] });
+    const pending = (writer.pending ??= { drafts: [], records: [], appends: [], releases: [], resolvers: [] });
     for (const [i, draft] of drafts.entries()) pending.drafts.push({ draft, at: also?.at?.[i] ?? at });
     if (also?.records) pending.records.push(...also.records);
     if (also?.appends) pending.appends.push(...also.appends);
+    if (also?.releases) pending.releases.push(...also.releases);
     const done = new Promise<SessionEvent[]>((resolve, reject) => {
       pending.resolvers.push({ resolve, reject, count: drafts.length });
     });
@@ -98,6 +102,17 @@ export class EventLog {
       if (writer.failures === 0) this.#writers.delete(sessionId);
       else writer.nextIndex = undefined;
     }
+  }
+
+  /**
+   * Whether an append made now reaches the driver in the caller's synchronous run: the log's
+   * length is known and no earlier batch is still waiting for it. A write sent to the driver
+   * directly (a lease) after such an append is applied after it (docs/design/speed.md "The lease
+   * goes with the turn's end").
+   */
+  sendsAtOnce(sessionId: string): boolean {
+    const writer = this.#writers.get(sessionId);
+    return writer !== undefined && writer.nextIndex !== undefined && !writer.flushing;
   }
 
   /** How many writes of the session have failed in this process so far (for `unlessFailedSince`). */
@@ -198,6 +213,7 @@ export class EventLog {
       await this.#storage.commit({
         records: batch.records,
         appends: [{ log, lines, expectedIndex: first }, ...batch.appends],
+        ...(batch.releases.length > 0 ? { releases: batch.releases } : {}),
       });
       this.#publish(events);
       let offset = 0;

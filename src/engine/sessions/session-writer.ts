@@ -157,16 +157,19 @@ export class SessionWriter {
 
   /**
    * The turn's end and the session's resting event (`drafts`), its status and turn count, and
-   * (without turn leases) the removal of its active marker, in one commit: `GET /v1/sessions`
-   * never lags the stream, and a crash cannot split them. With leases the marker goes after the
-   * lease (`releaseIfIdle`). `behind`: the turn's last step is still being committed; this
-   * commit is sent right behind it without waiting, and refused if any write of the turn failed,
-   * so a turn never reads as completed without its last step.
+   * the removal of its active marker, in one commit: `GET /v1/sessions` never lags the stream,
+   * and a crash cannot split them. With turn leases the lease is given back in that commit too
+   * where the store can (`releasesInCommit`, docs/design/speed.md "The lease goes with the turn's
+   * end"); elsewhere marker and lease go after it (`releaseIfIdle`). Resolves true when they went
+   * with it. `behind`: the turn's last step is still being committed; this commit is sent right
+   * behind it without waiting, and refused if any write of the turn failed, so a turn never reads
+   * as completed without its last step.
    */
-  async rest(sessionId: string, drafts: EventDraft[], status: Status, counted: boolean, behind?: StepInFlight): Promise<void> {
-    const { store, log } = this.#deps;
+  async rest(sessionId: string, drafts: EventDraft[], status: Status, counted: boolean, behind?: StepInFlight): Promise<boolean> {
+    const { store, log, leases } = this.#deps;
     const ending = drafts.slice(0, -1);
     const chained = behind ? { unlessFailedSince: behind.failuresBefore } : {};
+    let released = false;
     const updated = await this.#keepingEnd(sessionId, ending, () => store.updateWith(
       sessionId,
       (r) => {
@@ -174,15 +177,25 @@ export class SessionWriter {
         r.status = status;
       },
       // Decided when the commit is queued: a follow-up admitted before has marked the session
-      // active again and its marker stays; one admitted after commits its marker after this.
+      // active again (and holds the lease) and both stay; one admitted after commits its marker
+      // after this, and takes the lease after it too, as long as this commit reaches the driver
+      // at once (a lease goes to the driver directly, not through the event log's queue).
       (records) => {
-        const clear = !this.#deps.isBusy(sessionId) && !this.#deps.leases;
-        return log.append(sessionId, drafts, { records: clear ? [...records, store.activeWrite(sessionId, null)] : records, ...chained });
+        const idle = !this.#deps.isBusy(sessionId);
+        const release = idle && leases && log.sendsAtOnce(sessionId) ? leases.releaseWrite(sessionId) : undefined;
+        released = release !== undefined;
+        const clear = idle && (!leases || released);
+        return log.append(sessionId, drafts, {
+          records: clear ? [...records, store.activeWrite(sessionId, null)] : records,
+          ...(release ? { releases: [release] } : {}),
+          ...chained,
+        });
       },
     ), behind);
     // Settled already when the commit above was: it was applied behind these writes.
     await behind?.recording;
     if (!updated) this.#deps.logger.warn(`session ${sessionId} was removed before its turn settled`);
+    return Boolean(updated) && released;
   }
 
   /**

@@ -219,8 +219,7 @@ export class TurnController {
     }
     if (pending) {
       await this.#writer.closeCoalesced(sessionId, pending);
-      await this.#writer.rest(sessionId, [{ type: "session.waiting", data: {} }], "idle", false);
-      await this.#writer.releaseIfIdle(sessionId);
+      if (!(await this.#writer.rest(sessionId, [{ type: "session.waiting", data: {} }], "idle", false))) await this.#writer.releaseIfIdle(sessionId);
       this.#forgetIfIdle(sessionId, live);
     }
     return true;
@@ -388,8 +387,8 @@ export class TurnController {
       return;
     }
     const [last, status] = restingEvent(record, outcome);
-    await this.#writer.rest(sessionId, [...ends, last], status, true, recording && { recording, failuresBefore });
-    await this.#writer.releaseIfIdle(sessionId);
+    const released = await this.#writer.rest(sessionId, [...ends, last], status, true, recording && { recording, failuresBefore });
+    if (!released) await this.#writer.releaseIfIdle(sessionId);
     this.#forgetIfIdle(sessionId, live);
   }
 

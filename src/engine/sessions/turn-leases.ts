@@ -7,7 +7,7 @@
  * process that crashed.
  * @module
  */
-import type { StorageDriver } from "../../base/storage/types.ts";
+import type { LeaseRelease, StorageDriver } from "../../base/storage/types.ts";
 import { turnLeaseKey as leaseKey } from "../../base/storage/keys.ts";
 
 /** How long a lease outlives a process that stopped renewing it. */
@@ -61,6 +61,14 @@ export class TurnLeases {
       stopped = true;
       clearInterval(timer);
     };
+  }
+
+  /**
+   * This process's release of the session's lease as a write of another commit, where the store
+   * applies it in the same transaction (`releasesInCommit`); undefined where it does not.
+   */
+  releaseWrite(sessionId: string): LeaseRelease | undefined {
+    return this.#storage.capabilities.releasesInCommit === true ? { key: leaseKey(sessionId), owner: this.owner } : undefined;
   }
 
   /** Releases this process's lease on the session, or (recovery) the lease of `owner`. */
