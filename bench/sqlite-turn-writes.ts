@@ -77,7 +77,7 @@ const dirs = await Promise.all(
     return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
   }),
 );
-// `inlineCommits` is this tree's option (off by default); a baseline without it ignores it.
+// `inlineCommits` (on by default since it became the default; off before): a baseline without it ignores it.
 const stores = codes.map((code, i) => code.create({ path: join(dirs[i]!.path, "state.db"), inlineCommits: inline }));
 const results = codes.map(() => ({ cpu: [] as number[], wall: [] as number[] }));
 let n = 0;

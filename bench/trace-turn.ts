@@ -7,7 +7,9 @@
  * `Worker.prototype`, the storage driver and `host.fetch` before the traced turn), so the hot path
  * carries no tracing code.
  *
- *   npx node bench/trace-turn.ts [--store=sqlite|memory] [--warm=30] [--turns=20]
+ *   npx node bench/trace-turn.ts [--store=sqlite|memory] [--warm=30] [--turns=20] [--thread-only]
+ *
+ * `--thread-only`: the sqlite driver sends every commit to its writer thread (`inlineCommits: false`).
  *
  * It runs `--warm` untraced turns first (JIT, statement caches), then traces `--turns` turns and
  * prints the timeline of the median one (by client latency), followed by a summary of where the
@@ -182,7 +184,7 @@ async function oneTurn(base: string, agent: http.Agent): Promise<void> {
 // --- run ---
 
 const dir = store === "sqlite" ? await tempDir("trace") : undefined;
-const storage = tracing(dir ? createSqliteStorage({ path: join(dir.path, "state.db"), inlineCommits: process.argv.includes("--inline-commits") }) : createMemoryStorage());
+const storage = tracing(dir ? createSqliteStorage({ path: join(dir.path, "state.db"), inlineCommits: !process.argv.includes("--thread-only") }) : createMemoryStorage());
 const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage }] });
 await host.ready();
 const fetchHost = host.fetch.bind(host);

@@ -4,10 +4,11 @@
  * time) over the client's window. The turn is `bench/turns.ts`'s (create, then the stream read to
  * `session.waiting`, from a separate client process), run after a warm-up on a fresh host.
  *
- *   npx node bench/turn-threads.ts [--seconds=6] [--warm=3] [--rounds=3] [--stores=memory,sqlite,sqlite-inline]
+ *   npx node bench/turn-threads.ts [--seconds=6] [--warm=3] [--rounds=3] [--stores=memory,sqlite,sqlite-inline,sqlite-thread]
  *
  * `sqlite-inline` is the sqlite driver without its writer thread (`writerThread: false`: every
- * commit on the event loop's own connection), for comparison. Linux only (`/proc`); the clock
+ * commit on the event loop's own connection), `sqlite-thread` the driver sending every commit to
+ * its thread (`inlineCommits: false`), for comparison. Linux only (`/proc`); the clock
  * tick is 10 ms, so each figure is a sum over thousands of turns.
  * @module
  */
@@ -61,7 +62,7 @@ interface Split {
 async function measure(store: string): Promise<Split> {
   const dir = await tempDir("turn-threads");
   const storage: StorageDriver =
-    store === "memory" ? createMemoryStorage() : createSqliteStorage({ path: join(dir.path, "state.db"), writerThread: store !== "sqlite-inline" });
+    store === "memory" ? createMemoryStorage() : createSqliteStorage({ path: join(dir.path, "state.db"), writerThread: store !== "sqlite-inline", inlineCommits: store !== "sqlite-thread" });
   const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage }] });
   await host.ready();
   const server = await serveNode(host, { port: 0, hostname: "127.0.0.1", silent: true });

@@ -5,7 +5,7 @@
  * live fan-out. Measured with 1 and with 50 concurrent clients, on the memory driver (the
  * baseline) and on the sqlite driver (the durable default: WAL, `synchronous=FULL`).
  *
- *   npx node bench/turns.ts [--seconds=4] [--rounds=3] [--clients=1,50] [--baseline=<checkout>] [--stores=memory,sqlite,sqlite-inline]
+ *   npx node bench/turns.ts [--seconds=4] [--rounds=3] [--clients=1,50] [--baseline=<checkout>] [--stores=memory,sqlite,sqlite-inline,sqlite-thread]
  *
  * `--baseline=<dir>`: another checkout of the project (e.g. `git worktree add` or an export of an
  * earlier commit, with `node_modules` linked); its host and drivers are loaded into the same
@@ -53,11 +53,15 @@ interface Code {
 }
 const ours: Code = { createHost, createSqliteStorage, createMemoryStorage, serveNode };
 const baselineDir = process.argv.find((arg) => arg.startsWith("--baseline="))?.slice("--baseline=".length);
-/** `--inline-commits`: this tree's sqlite commits lone groups on the event loop (docs/design/speed.md "A lone commit runs inline"). */
-const inlineCommits = process.argv.includes("--inline-commits");
-/** `sqlite-inline`: the sqlite driver without its writer thread (`writerThread: false`), every commit on the event loop. */
-const stores = (process.argv.find((arg) => arg.startsWith("--stores="))?.slice("--stores=".length) ?? "memory,sqlite").split(",") as Array<"memory" | "sqlite" | "sqlite-inline">;
-if (stores.some((store) => store !== "memory" && store !== "sqlite" && store !== "sqlite-inline")) throw new Error("turns: --stores lists memory, sqlite and/or sqlite-inline");
+/**
+ * `sqlite-inline`: the sqlite driver without its writer thread (`writerThread: false`), every
+ * commit on the event loop; `sqlite-thread`: every commit on the writer thread
+ * (`inlineCommits: false`); `sqlite`: the default, lone commits inline (docs/design/speed.md
+ * "A lone commit runs inline").
+ */
+const STORES = ["memory", "sqlite", "sqlite-inline", "sqlite-thread"] as const;
+const stores = (process.argv.find((arg) => arg.startsWith("--stores="))?.slice("--stores=".length) ?? "memory,sqlite").split(",") as Array<(typeof STORES)[number]>;
+if (stores.some((store) => !STORES.includes(store))) throw new Error(`turns: --stores lists some of ${STORES.join(", ")}`);
 const base: Code | undefined = baselineDir ? await loadCode(baselineDir) : undefined;
 const drivers: string[] = [...stores, ...(base ? stores.map((store) => `base ${store}`) : [])];
 type Driver = string;
@@ -132,7 +136,7 @@ async function loadCode(dir: string): Promise<Code> {
 async function measure(driver: Driver, clients: number): Promise<TurnsResult> {
   const code = driver.startsWith("base ") ? base! : ours;
   const dir = driver.endsWith("memory") ? undefined : await tempDir("turns");
-  const options = { path: join(dir?.path ?? "", "state.db"), ...(driver.endsWith("sqlite-inline") ? { writerThread: false } : {}), ...(code === ours && inlineCommits ? { inlineCommits } : {}) };
+  const options = { path: join(dir?.path ?? "", "state.db"), ...(driver.endsWith("sqlite-inline") ? { writerThread: false } : {}), ...(driver.endsWith("sqlite-thread") ? { inlineCommits: false } : {}) };
   const storage: StorageDriver = dir ? code.createSqliteStorage(options) : code.createMemoryStorage();
   const host = code.createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage }] });
   await host.ready();

@@ -137,32 +137,42 @@ describe("one turn at a time per session across processes (turn lease)", () => {
     }
   });
 
-  it("keeps the active marker until the turn's lease is released, so a crash in between never leaves a lease recovery cannot find", async () => {
-    const order: string[] = [];
-    const inner = createSqliteStorage({ path: join(root, "state.db") });
-    const storage = new Proxy(inner, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver) as unknown;
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          if (property === "releaseLease") order.push(`release ${String(args[0])}`);
-          if (property === "delete") order.push(`delete ${String(args[0])}`);
-          if (property === "commit") {
-            for (const write of (args[0] as CommitBatch).records ?? []) if (write.value === null) order.push(`delete ${write.key}`);
-          }
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    }) as StorageDriver;
-    const host = createHost({ agents: [{ slug: "hello", project: project(), storage }], logger: quietLogger, drainTimeoutMs: 50 });
-    try {
-      const { sessionId } = await chat(host, "/reply settled");
-      await eventually(async () => (order.includes(`delete active/${sessionId}`) ? true : undefined));
-      // The listing's index entries move with every record write; only the lease and the marker matter here.
-      const mine = order.filter((entry) => entry.endsWith(sessionId) && !entry.includes("session-index/"));
-      expect(mine).toEqual([`release turns/${sessionId}`, `delete active/${sessionId}`]);
-    } finally {
-      await host.close();
-    }
-  });
+  for (const inCommit of [true, false]) {
+    it(`keeps the active marker until the turn's lease is released, so a crash in between never leaves a lease recovery cannot find (${inCommit ? "both in the turn end's commit" : "a store without releasesInCommit"})`, async () => {
+      const order: string[] = [];
+      const inner = createSqliteStorage({ path: join(root, "state.db") });
+      const capabilities = { ...inner.capabilities, releasesInCommit: inCommit };
+      const storage = new Proxy(inner, {
+        get(target, property, receiver) {
+          if (property === "capabilities") return capabilities;
+          const value = Reflect.get(target, property, receiver) as unknown;
+          if (typeof value !== "function") return value;
+          return (...args: unknown[]) => {
+            if (property === "releaseLease") order.push(`release ${String(args[0])}`);
+            if (property === "delete") order.push(`delete ${String(args[0])}`);
+            if (property === "commit") {
+              const batch = args[0] as CommitBatch;
+              // One commit is one transaction: what it releases and deletes lands together.
+              const together = [
+                ...(batch.releases ?? []).map((release) => `release ${release.key}`),
+                ...(batch.records ?? []).filter((write) => write.value === null).map((write) => `delete ${write.key}`),
+              ];
+              if (together.length > 0) order.push(together.join(" + "));
+            }
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      }) as StorageDriver;
+      const host = createHost({ agents: [{ slug: "hello", project: project(), storage }], logger: quietLogger, drainTimeoutMs: 50 });
+      try {
+        const { sessionId } = await chat(host, "/reply settled");
+        await eventually(async () => (order.some((entry) => entry.includes(`delete active/${sessionId}`)) ? true : undefined));
+        // The listing's index entries move with every record write; only the lease and the marker matter here.
+        const mine = order.map((entry) => entry.split(" + ").filter((part) => part.endsWith(sessionId) && !part.includes("session-index/")).join(" + ")).filter(Boolean);
+        expect(mine).toEqual(inCommit ? [`release turns/${sessionId} + delete active/${sessionId}`] : [`release turns/${sessionId}`, `delete active/${sessionId}`]);
+      } finally {
+        await host.close();
+      }
+    });
+  }
 });

@@ -20,9 +20,9 @@ const sqliteFactory = (options: Omit<SqliteStorageOptions, "path"> = {}) => asyn
   };
 };
 
-testStorageDriver("sqlite (writer thread)", sqliteFactory());
+testStorageDriver("sqlite (writer thread, lone commits inline: the default)", sqliteFactory());
 testStorageDriver("sqlite (inline writer, as with a custom binding)", sqliteFactory({ writerThread: false }));
-testStorageDriver("sqlite (writer thread, lone commits inline)", sqliteFactory({ inlineCommits: true }));
+testStorageDriver("sqlite (writer thread only)", sqliteFactory({ inlineCommits: false }));
 
 describe("sqlite driver", () => {
   let root: string;

@@ -48,11 +48,11 @@ export interface SqliteStorageOptions {
    */
   writerThread?: boolean;
   /**
-   * With the writer thread, commit a lone small group on the event loop's own connection while
-   * the disk syncs fast, instead of handing it over (docs/design/speed.md "A lone commit runs
-   * inline"). Off by default: it halves the driver's own CPU per turn when syncs are free, but
-   * on a loaded machine the host measured no better, and in several runs worse, than without it
-   * (bench/README.md). @default false
+   * With the writer thread, commit a small group on the event loop's own connection while the
+   * writer has been alone for a while and the disk syncs fast, instead of handing it over
+   * (docs/design/speed.md "A lone commit runs inline"): a single user's turn then costs about a
+   * quarter less CPU, and under load every group still goes to the thread. `false` sends every
+   * group to the thread. @default true
    */
   inlineCommits?: boolean;
 }
@@ -80,9 +80,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
   const threaded = !readOnly && path !== ":memory:" && options.open === undefined && options.writerThread !== false;
   const settings = { maxBytes: options.maxBytes, sync: options.sync ?? "full" } as const;
   const writer = threaded ? threadWriter(path, settings) : inlineWriter(db);
-  // With `inlineCommits`, a lone small group is committed on the event loop's own connection
-  // (the same settings, synced the same way) instead (docs/design/speed.md "A lone commit runs inline").
-  const here = threaded && options.inlineCommits === true ? inlineWriter(db) : undefined;
+  // Unless `inlineCommits` is false, a lone small group is committed on the event loop's own
+  // connection (the same settings, synced the same way) instead (docs/design/speed.md "A lone
+  // commit runs inline").
+  const here = threaded && options.inlineCommits !== false ? inlineWriter(db) : undefined;
   const policy = inlinePolicy();
   let queue: Queued[] = [];
   let busy = false;

@@ -20,9 +20,10 @@ const INLINE_MAX_OPS = 4;
 const ENTER_MS = 0.75;
 const LEAVE_MS = 1.5;
 /**
- * Lone small groups in a row, since the last group with company, before commits go inline: under
- * load the writer is rarely idle, and an inline commit in a lull would only cost both connections
- * their page caches (SQLite drops a connection's cache when the other one wrote).
+ * Small groups in a row, since the last big one, before commits go inline: under load groups are
+ * big (every request's writes queue behind the thread's reply), and an inline commit in a lull
+ * would only cost both connections their page caches (SQLite drops a connection's cache when the
+ * other one wrote).
  */
 const LONE_RUN = 8;
 /**
@@ -34,18 +35,28 @@ const LONE_RUN = 8;
  */
 const DWELL_MS = 2000;
 /**
- * A single commit counts for at most this long (ms): the commit that runs SQLite's WAL
- * checkpoint (every ~1,000 pages) takes several ms on any disk, and alone must not move commits.
- * Two slow ones in a row still do.
+ * A single commit counts for at most this long (ms), and one slower than `SPIKE_MS` not at all
+ * unless the one before it was too: the commit that runs SQLite's WAL checkpoint (every ~1,000
+ * pages) takes several ms on any disk, and alone must not move commits. Counted even capped, one
+ * sent a c=1 host's commits to the thread for `DWELL_MS` every couple of seconds. Two slow ones
+ * in a row still do.
  */
 const SAMPLE_CAP_MS = 4;
+const SPIKE_MS = 2;
+/**
+ * Lone commits whose time is not counted: a new file's first commits grow it page by page and run
+ * with cold statement caches, several ms each on any disk. Counted, they sent a fresh host's
+ * commits to the thread for its first `DWELL_MS`.
+ */
+const WARM_UP = 16;
 /** Weight of the newest commit's time in the smoothed figure. */
 const WEIGHT = 0.25;
 
 export interface InlinePolicy {
   /**
    * Whether `ops`, the whole group, may be committed on the event loop now. `followOn`: the
-   * group built up behind a thread's reply, so it has company whatever its size.
+   * group built up behind a thread's reply; it stays on the thread, and only its size says
+   * whether it had company (a lone writer's next write often queues behind its previous one).
    */
   inline(ops: readonly WriteOp[], followOn: boolean): boolean;
   /** How long (ms) a lone group's transaction took where it ran (inline or on the thread), its sync included. */
@@ -53,21 +64,32 @@ export interface InlinePolicy {
 }
 
 export function inlinePolicy(clock: () => number = () => performance.now()): InlinePolicy {
-  // Starts on the thread: the first commits (the file's first pages) tell how fast this disk is.
-  let smoothed = LEAVE_MS;
-  let here = false;
+  // Starts as if the disk synced fast: a lone writer gets the cheap path from its first turns,
+  // and a slow disk sends commits to the thread after a sync or two (LEAVE_MS).
+  let smoothed = ENTER_MS;
+  let here = true;
   let lone = 0;
   let movedAt = -Infinity;
+  let warming = WARM_UP;
+  let spiked = false;
   return {
     inline(ops, followOn) {
-      if (followOn || ops.length > INLINE_MAX_OPS) {
+      if (ops.length > INLINE_MAX_OPS) {
         lone = 0;
         return false;
       }
       lone = Math.min(lone + 1, LONE_RUN);
-      return here && lone >= LONE_RUN;
+      return !followOn && here && lone >= LONE_RUN;
     },
     took(ms) {
+      if (warming > 0) {
+        warming--;
+        return;
+      }
+      const spike = ms > SPIKE_MS;
+      const isolated = spike && !spiked;
+      spiked = spike;
+      if (isolated) return;
       smoothed += WEIGHT * (Math.min(ms, SAMPLE_CAP_MS) - smoothed);
       // Off the event loop at once when syncs slow down; back onto it only after a while.
       if (here && smoothed > LEAVE_MS) {
