@@ -76,7 +76,7 @@ describe("cloud runner workspaces", () => {
     expect((await fetch(`${host.base}/v1/session/${deleted}`, { method: "DELETE" })).status).toBe(200);
     await gone(workspace(workdir, deleted), "the deleted session's workspace to go");
     expect(existsSync(workspace(workdir, kept))).toBe(true);
-    expect(runner.stdout()).toContain(`removed the workspace of ${slug}/${deleted}: the session was deleted`);
+    await eventually(async () => runner.stdout().includes(`removed the workspace of ${slug}/${deleted}: the session was deleted`) || undefined, 5_000, "the runner's log line");
   });
 
   test("a host at start has the runner drop the workspaces of sessions it no longer has", async () => {
@@ -121,7 +121,8 @@ describe("cloud runner workspaces", () => {
     const runner = await startRunner(workdir, ["--workspace-idle", "1h"]);
     await gone(old, "the idle workspace to go");
     expect(existsSync(recent)).toBe(true);
-    expect(runner.stdout()).toMatch(/removed the workspace of \S+\/ses_idleworkspace000001: no turn for 3600000 ms/);
+    // Logged once the sweep is done, which may be a moment after the directory went.
+    await eventually(async () => /removed the workspace of \S+\/ses_idleworkspace000001: no turn for 3600000 ms/.test(runner.stdout()) || undefined, 5_000, "the runner's log line");
   });
 
   test("--workspace-idle must be a duration or 0", async () => {

@@ -23,7 +23,7 @@ import type { ConversationLog } from "../engine/turns/conversation.ts";
 import { createTurnRunner } from "../engine/turns/turn-runner.ts";
 import type { TurnToolsOptions } from "../engine/turns/turn-tools.ts";
 import type { Coordination } from "./coordination.ts";
-import { cloudStartupWarnings, withCloudTurns } from "./cloud-turns.ts";
+import { cloudStartupWarnings, isCloudSession, withCloudTurns } from "./cloud-turns.ts";
 import { type CloudToolsGate, createCloudTurnRegistry } from "../features/cloud/cloud-tools.ts";
 import { createRunnerPool } from "../features/cloud/runner-pool.ts";
 import type { AgentHostOptions } from "./types.ts";
@@ -99,6 +99,8 @@ export function createAgentTurns(parts: AgentTurnParts): { model: { spec: ModelS
     leases: coordination.leases,
     approvals: parts.approvals,
     ...(parts.agentVersion ? { agentVersion: parts.agentVersion } : {}),
+    // A cloud runner records its own steps; the local loop's first is recorded at admission.
+    stepsHere: (record) => !isCloudSession(project, record),
     // A follow-up's own takeover of a parked turn (`takeOverParked`) has run before: close the rest.
     ...(parts.recoverOrphan ? { recoverOrphan: parts.recoverOrphan } : {}),
   });

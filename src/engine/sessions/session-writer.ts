@@ -48,6 +48,8 @@ export interface StartNow {
   turnId: string;
   /** The user text the turn answers, recorded in the conversation with `turn.started`. */
   text: string;
+  /** Its first step's `step.started` commits with it too (the local agent loop runs the turn). */
+  firstStep?: boolean;
 }
 
 export interface SessionWriterDeps {
@@ -80,7 +82,7 @@ export class SessionWriter {
    */
   async admit(sessionId: string, acceptance: Acceptance, marker?: RecordWrite, start?: StartNow, takeLease?: () => void): Promise<void> {
     const { store, log } = this.#deps;
-    const drafts = start ? [...acceptance.events, await this.#started(start.turnId)] : acceptance.events;
+    const drafts = start ? [...acceptance.events, await this.#started(start.turnId), ...(start.firstStep ? [firstStepStarted(start.turnId)] : [])] : acceptance.events;
     const commit = (writes: RecordWrite[]) =>
       log.append(sessionId, drafts, {
         records: [...writes, ...(acceptance.records ?? []), ...(marker ? [marker] : [])],
@@ -259,6 +261,9 @@ export class SessionWriter {
     return this.#deps.conversation.appendWrite(sessionId, [{ role: "user", content: text }]);
   }
 }
+
+/** Step 0's start, recorded with its turn's start (docs/design/speed.md "The first step starts with its message"). */
+const firstStepStarted = (turnId: string): EventDraft => ({ type: "step.started", turnId, data: { stepIndex: 0 } });
 
 const countTurn = (record: SessionRecord): void => {
   record.turnCount += 1;

@@ -46,6 +46,12 @@ export interface ControllerDeps {
   approvals?: RecoveryDeps["approvals"];
   /** The agent definition's version, for `turn.started` (./session-writer.ts). */
   agentVersion?: Promise<string | undefined>;
+  /**
+   * Whether this process's agent loop runs the session's turns (not a cloud runner, which records
+   * its own steps): a turn that starts at admission then records its first `step.started` in the
+   * message's commit (docs/design/speed.md "The first step starts with its message").
+   */
+  stepsHere?: (record: SessionRecord) => boolean;
 }
 
 /**
@@ -124,6 +130,7 @@ export class TurnController {
       const leases = this.#deps.leases;
       if (leases && !fresh && !(await this.#takeLease(sessionId))) throw busyElsewhere();
       let slot: Release | undefined;
+      let firstStep = false;
       try {
         if (leases && !fresh && this.#deps.recoverOrphan) {
           // The lease was free, but the marker names another process: it crashed mid-turn.
@@ -131,21 +138,23 @@ export class TurnController {
           if (previous !== undefined && previous !== leases.owner) await this.#deps.recoverOrphan(sessionId);
         }
         const acceptance = await accept(turnId);
-        // A free slot now: the turn starts in the message's commit (docs/design/storage.md).
+        // A free slot now: the turn starts in the message's commit (docs/design/storage.md), and
+        // so does its first step where this process runs it.
         slot = this.#deps.slots.tryAcquire();
+        firstStep = slot !== undefined && this.#deps.stepsHere?.(record) === true;
         // The marker names who runs the turn: recovery releases that owner's lease.
         const marker = this.#deps.store.activeWrite(sessionId, leases?.owner ?? turnId);
         // A new session's lease cannot be held elsewhere: it is taken without waiting, in the same
         // synchronous run as the session's commit, so both land in one group commit (the driver
         // applies writes in call order; docs/design/speed.md "Group commit").
         const takeLease = leases && fresh ? () => void leases.take(sessionId).catch(() => {}) : undefined;
-        await this.#writer.admit(sessionId, acceptance, marker, slot && { turnId, text }, takeLease);
+        await this.#writer.admit(sessionId, acceptance, marker, slot && { turnId, text, firstStep }, takeLease);
       } catch (error) {
         slot?.();
         if (!live.turn) await leases?.release(sessionId);
         throw error;
       }
-      this.#start(record, live, turnId, { text, resume: false, ...(slot ? { slot } : {}) });
+      this.#start(record, live, turnId, { text, resume: false, ...(slot ? { slot, firstStepRecorded: firstStep } : {}) });
     } finally {
       live.admitting = false;
       this.#forgetIfIdle(sessionId, live);

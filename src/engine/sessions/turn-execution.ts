@@ -30,6 +30,8 @@ export interface TurnStart {
   text: string;
   resume: boolean;
   slot?: Release;
+  /** Its first step's `step.started` was committed with the message (./session-writer.ts). */
+  firstStepRecorded?: boolean;
 }
 
 export async function executeTurn(deps: ExecutionDeps, record: SessionRecord, turn: LiveTurn, start: TurnStart): Promise<TurnOutcome> {
@@ -49,6 +51,7 @@ export async function executeTurn(deps: ExecutionDeps, record: SessionRecord, tu
       conversation: deps.conversation,
       signal,
       emit,
+      ...(start.firstStepRecorded ? { firstStepRecorded: true } : {}),
     };
     return start.resume ? await resumeTurn({ ...input, events: await deps.log.readEvents(sessionId) }) : await runTurn(input);
   } catch (error) {

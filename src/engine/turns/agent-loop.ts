@@ -34,6 +34,8 @@ export interface AgentLoopInput {
    * follows right behind it, or wait for it first.
    */
   lastStepInFlight?: boolean;
+  /** Step 0's start is recorded already (with its turn's start): `stepStarted(0)` is not called. */
+  firstStepRecorded?: boolean;
   /** Continue a step whose tool round was cut short; its assistant message ends `messages`. */
   resume?: ResumePoint;
 }
@@ -133,7 +135,7 @@ async function runStep(input: AgentLoopInput, messages: ConversationMessage[], s
   const { signal, recorder } = input;
   const started = Date.now();
   const writes = watchWrites();
-  writes.add(recorder.stepStarted(stepIndex));
+  if (stepIndex > 0 || !input.firstStepRecorded) writes.add(recorder.stepStarted(stepIndex));
   let text = "";
   let reasoning = "";
   let finishReason: FinishReason = "stop";

@@ -33,6 +33,8 @@ export interface TurnInput {
    * start, but completes only once it is done, and fails if it failed.
    */
   ready?: Promise<void>;
+  /** Step 0's `step.started` is already recorded (with the turn's start): the loop does not record it again. */
+  firstStepRecorded?: boolean;
   /**
    * Runs the loop somewhere else (a cloud runner, docs/design/cloud-runtime.md): it gets what the
    * local loop would and reports through the same recorder, so its events reach the same writer.
@@ -183,6 +185,7 @@ async function settle(
       subject: "turn",
       recorder: turnRecorder(input),
       lastStepInFlight: true,
+      ...(input.firstStepRecorded && !from.resume ? { firstStepRecorded: true } : {}),
     });
     await input.ready;
     // Its `turn.completed` is the controller's to commit, with the session's resting event.
