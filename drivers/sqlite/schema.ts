@@ -5,6 +5,7 @@
  * @module
  */
 import { LogConflictError, RecordConflictError, type CommitBatch } from "../../src/base/storage/types.ts";
+import { whileBusy } from "./busy.ts";
 import type { SqliteDatabase, SqliteStatement } from "./database.ts";
 
 export const SCHEMA = `
@@ -108,28 +109,12 @@ export function applyEach(statements: Statements, ops: WriteOp[]): OpResult[] {
 
 // --- internals ---
 
-/** How long a write waits for another process's transaction before it fails. */
-const BUSY_WAIT_MS = 10_000;
-// Made on first use: a runtime without SharedArrayBuffer (workerd) can still import this module.
-let sleeper: Int32Array | undefined;
-
 /**
- * `BEGIN IMMEDIATE`, waiting for another process's write transaction in 1 ms steps. SQLite's own
- * busy handler may sleep in whole seconds (builds without `usleep`), which is far too coarse for
- * two hosts sharing a state root. The connection's `busy_timeout` is 0 for this reason.
+ * `BEGIN IMMEDIATE`, waiting for another process's write transaction in 1 ms steps (./busy.ts).
+ * The connection's `busy_timeout` is 0 for this reason.
  */
 function begin(db: SqliteDatabase): void {
-  const deadline = Date.now() + BUSY_WAIT_MS;
-  for (;;) {
-    try {
-      db.exec("BEGIN IMMEDIATE");
-      return;
-    } catch (error) {
-      const code = (error as { errcode?: unknown }).errcode;
-      if (typeof code !== "number" || (code & 0xff) !== 5 || Date.now() > deadline) throw error;
-      Atomics.wait((sleeper ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, 1);
-    }
-  }
+  whileBusy(() => db.exec("BEGIN IMMEDIATE"));
 }
 
 /** Checks first, then writes: an op that fails its checks has written nothing. */
