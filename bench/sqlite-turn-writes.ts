@@ -4,7 +4,9 @@
  * the host's noise. The calls and their grouping follow `bench/trace-turn.ts`: the create's lease
  * and commit (5 records, 3 events, the user's message), a record read, `step.started`, a delta
  * and the step's end sent together, the stream's length and read, a record read, the turn's end
- * (5 records, 2 events), then the lease's release and the marker's removal.
+ * (5 records, 2 events), then the lease's release and the marker's removal. That is a turn's
+ * pattern before the first step's start and the lease moved into the create's and the end's
+ * commits (docs/design/speed.md); it is kept so that runs stay comparable with the earlier ones.
  *
  *   npx node bench/sqlite-turn-writes.ts [--turns=400] [--rounds=6] [--baseline=<checkout>] [--dir=<folder>] [--no-inline]
  *
@@ -77,7 +79,7 @@ const dirs = await Promise.all(
     return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
   }),
 );
-// `inlineCommits` (on by default since it became the default; off before): a baseline without it ignores it.
+// `inlineCommits` is on by default in this tree; a baseline from before the option ignores it.
 const stores = codes.map((code, i) => code.create({ path: join(dirs[i]!.path, "state.db"), inlineCommits: inline }));
 const results = codes.map(() => ({ cpu: [] as number[], wall: [] as number[] }));
 let n = 0;
