@@ -14,6 +14,7 @@ import { StorageUnavailableError } from "../../src/base/storage/errors.ts";
 import {
   assertBatch,
   assertKey,
+  assertLeaseOwner,
   assertPage,
   assertPrefix,
   type CommitBatch,
@@ -172,12 +173,12 @@ export function createDurableObjectStorage(storage: DurableObjectSqlStorage, opt
     },
     async acquireLease(key, owner, ttlMs) {
       assertKey(key);
-      assertOwner(owner);
+      assertLeaseOwner(owner);
       return write({ kind: "acquireLease", key: inner(key), owner, ttlMs }) as boolean;
     },
     async releaseLease(key, owner) {
       assertKey(key);
-      assertOwner(owner);
+      assertLeaseOwner(owner);
       write({ kind: "releaseLease", key: inner(key), owner });
     },
     async leaseHolder(key) {
@@ -200,10 +201,6 @@ export function leaseHolder(storage: DurableObjectSqlStorage, key: string, names
 }
 
 // --- internals ---
-
-function assertOwner(owner: string): void {
-  if (typeof owner !== "string" || owner === "") throw new Error("[agent-serve] [storage] lease owner must be a non-empty string");
-}
 
 /** The sqlite driver's statement shape over `sql.exec` (which has no prepared statements). */
 function sqlDatabase(storage: DurableObjectSqlStorage): SqliteDatabase {

@@ -13,7 +13,7 @@
  * @module
  */
 import type postgres from "postgres";
-import { assertBatch, assertKey, assertPage, assertPrefix, type CommitBatch, type StorageDriver } from "../../src/base/storage/types.ts";
+import { assertBatch, assertKey, assertLeaseOwner, assertPage, assertPrefix, type CommitBatch, type StorageDriver } from "../../src/base/storage/types.ts";
 import { type CommitArgs, commitResult, toCommitArgs, toGroupArgs } from "./commit.ts";
 import { CommitQueue, type Outcome } from "./commit-queue.ts";
 import { PostgresConnection } from "./connection.ts";
@@ -206,7 +206,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): StorageD
 
     async acquireLease(key, owner, ttlMs) {
       assertKey(key);
-      if (typeof owner !== "string" || owner === "") throw new Error("[agent-serve] [storage] lease owner must be a non-empty string");
+      assertLeaseOwner(owner);
       const ttl = Math.max(0, Math.ceil(ttlMs));
       // The expiry is the database's clock, so processes need no synchronised clocks.
       const rows = await write<unknown[]>(

@@ -11,7 +11,7 @@
  * @module
  */
 import type { RedisOptions } from "ioredis";
-import { assertBatch, assertKey, assertPage, assertPrefix, type CommitBatch, type StorageDriver } from "../../src/base/storage/types.ts";
+import { assertBatch, assertKey, assertLeaseOwner, assertPage, assertPrefix, type CommitBatch, type StorageDriver } from "../../src/base/storage/types.ts";
 import { RedisConnection } from "./connection.ts";
 import { RedisFollowers } from "./follow.ts";
 import {
@@ -158,7 +158,7 @@ export function createRedisStorage(options: RedisStorageOptions): StorageDriver 
 
     async acquireLease(key, owner, ttlMs) {
       assertKey(key);
-      if (typeof owner !== "string" || owner === "") throw new Error("[agent-serve] [storage] lease owner must be a non-empty string");
+      assertLeaseOwner(owner);
       const ttl = Math.max(0, Math.ceil(ttlMs));
       return (await write<number>((client) => client.eval(ACQUIRE_LEASE_SCRIPT, 1, layout.lease(key), owner, ttl))) === 1;
     },

@@ -16,7 +16,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { StorageUnavailableError } from "../../src/base/storage/errors.ts";
 import { Followers } from "../../src/base/storage/followers.ts";
-import { assertBatch, assertKey, assertPage, assertPrefix, type StorageDriver } from "../../src/base/storage/types.ts";
+import { assertBatch, assertKey, assertLeaseOwner, assertPage, assertPrefix, type StorageDriver } from "../../src/base/storage/types.ts";
 import { type OpenSqlite, openNodeSqlite, type SqliteDatabase } from "./database.ts";
 import { storageError } from "./errors.ts";
 import { configureReader, configureWriter } from "./configure.ts";
@@ -242,7 +242,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): StorageDrive
 
     async acquireLease(key, owner, ttlMs) {
       assertKey(key);
-      if (typeof owner !== "string" || owner === "") throw new Error("[agent-serve] [storage] lease owner must be a non-empty string");
+      assertLeaseOwner(owner);
       return enqueue<boolean>({ kind: "acquireLease", key, owner, ttlMs });
     },
     async releaseLease(key, owner) {

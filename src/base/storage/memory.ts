@@ -9,6 +9,7 @@ import { SortedKeys } from "./sorted-keys.ts";
 import {
   assertBatch,
   assertKey,
+  assertLeaseOwner,
   assertPage,
   assertPrefix,
   type CommitBatch,
@@ -156,7 +157,7 @@ export function createMemoryStorage(): StorageDriver {
 
     async acquireLease(key, owner, ttlMs) {
       assertKey(key);
-      if (typeof owner !== "string" || owner === "") throw new Error("[agent-serve] [storage] lease owner must be a non-empty string");
+      assertLeaseOwner(owner);
       const now = Date.now();
       const current = leases.get(key);
       if (current && current.owner !== owner && current.expiresAt > now) return false;

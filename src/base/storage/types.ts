@@ -217,8 +217,13 @@ export function assertBatch(batch: CommitBatch): void {
   }
   for (const release of batch.releases ?? []) {
     assertKey(release.key);
-    if (typeof release.owner !== "string" || release.owner === "") throw new Error("[agent-serve] [storage] lease owner must be a non-empty string");
+    assertLeaseOwner(release.owner);
   }
+}
+
+/** Throws unless `owner` (of a lease) is a non-empty string. */
+export function assertLeaseOwner(owner: string): void {
+  if (typeof owner !== "string" || owner === "") throw new Error("[agent-serve] [storage] lease owner must be a non-empty string");
 }
 
 function invalidKey(key: string): Error {

@@ -34,7 +34,8 @@ interface Pending {
   drafts: Array<{ draft: EventDraft; at: string }>;
   records: RecordWrite[];
   appends: LogAppend[];
-  releases: LeaseRelease[];
+  /** Made only for the rare batch that releases a lease (a turn's end). */
+  releases?: LeaseRelease[];
   resolvers: Array<{ resolve: (events: SessionEvent[]) => void; reject: (error: unknown) => void; count: number }>;
 }
 
@@ -72,11 +73,11 @@ export class EventLog {
     const writer = this.#writer(sessionId);
     if (also?.unlessFailedSince !== undefined && writer.failures !== also.unlessFailedSince) return Promise.reject(writer.lastFailure);
     const at = new Date(this.#now()).toISOString();
-    const pending = (writer.pending ??= { drafts: [], records: [], appends: [], releases: [], resolvers: [] });
+    const pending = (writer.pending ??= { drafts: [], records: [], appends: [], resolvers: [] });
     for (const [i, draft] of drafts.entries()) pending.drafts.push({ draft, at: also?.at?.[i] ?? at });
     if (also?.records) pending.records.push(...also.records);
     if (also?.appends) pending.appends.push(...also.appends);
-    if (also?.releases) pending.releases.push(...also.releases);
+    if (also?.releases) (pending.releases ??= []).push(...also.releases);
     const done = new Promise<SessionEvent[]>((resolve, reject) => {
       pending.resolvers.push({ resolve, reject, count: drafts.length });
     });
@@ -213,7 +214,7 @@ export class EventLog {
       await this.#storage.commit({
         records: batch.records,
         appends: [{ log, lines, expectedIndex: first }, ...batch.appends],
-        ...(batch.releases.length > 0 ? { releases: batch.releases } : {}),
+        ...(batch.releases ? { releases: batch.releases } : {}),
       });
       this.#publish(events);
       let offset = 0;

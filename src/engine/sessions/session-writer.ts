@@ -162,12 +162,12 @@ export class SessionWriter {
    * the removal of its active marker, in one commit: `GET /v1/sessions` never lags the stream,
    * and a crash cannot split them. With turn leases the lease is given back in that commit too
    * where the store can (`releasesInCommit`, docs/design/speed.md "The lease goes with the turn's
-   * end"); elsewhere marker and lease go after it (`releaseIfIdle`). Resolves true when they went
-   * with it. `behind`: the turn's last step is still being committed; this commit is sent right
-   * behind it without waiting, and refused if any write of the turn failed, so a turn never reads
-   * as completed without its last step.
+   * end"); elsewhere marker and lease go right after it (`releaseIfIdle`). `behind`: the turn's
+   * last step is still being committed; this commit is sent right behind it without waiting, and
+   * refused if any write of the turn failed, so a turn never reads as completed without its last
+   * step.
    */
-  async rest(sessionId: string, drafts: EventDraft[], status: Status, counted: boolean, behind?: StepInFlight): Promise<boolean> {
+  async rest(sessionId: string, drafts: EventDraft[], status: Status, counted: boolean, behind?: StepInFlight): Promise<void> {
     const { store, log, leases } = this.#deps;
     const ending = drafts.slice(0, -1);
     const chained = behind ? { unlessFailedSince: behind.failuresBefore } : {};
@@ -197,7 +197,7 @@ export class SessionWriter {
     // Settled already when the commit above was: it was applied behind these writes.
     await behind?.recording;
     if (!updated) this.#deps.logger.warn(`session ${sessionId} was removed before its turn settled`);
-    return Boolean(updated) && released;
+    if (!released) await this.releaseIfIdle(sessionId);
   }
 
   /**

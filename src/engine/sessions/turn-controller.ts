@@ -228,7 +228,7 @@ export class TurnController {
     }
     if (pending) {
       await this.#writer.closeCoalesced(sessionId, pending);
-      if (!(await this.#writer.rest(sessionId, [{ type: "session.waiting", data: {} }], "idle", false))) await this.#writer.releaseIfIdle(sessionId);
+      await this.#writer.rest(sessionId, [{ type: "session.waiting", data: {} }], "idle", false);
       this.#forgetIfIdle(sessionId, live);
     }
     return true;
@@ -396,8 +396,7 @@ export class TurnController {
       return;
     }
     const [last, status] = restingEvent(record, outcome);
-    const released = await this.#writer.rest(sessionId, [...ends, last], status, true, recording && { recording, failuresBefore });
-    if (!released) await this.#writer.releaseIfIdle(sessionId);
+    await this.#writer.rest(sessionId, [...ends, last], status, true, recording && { recording, failuresBefore });
     this.#forgetIfIdle(sessionId, live);
   }
 
