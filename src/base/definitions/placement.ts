@@ -24,7 +24,8 @@ export interface SessionPlacement {
   owner?: string;
   /**
    * Picks the id of each new session: the Workers adapter names a session after the Durable
-   * Object that will hold it (docs/design/cloudflare.md). @default `ses_` and 20 random characters
+   * Object that will hold it (docs/design/cloudflare.md). @default `ses_`, 8 characters of the
+   * creation time and 12 random ones (`newSessionId`)
    */
   newSessionId?: () => string;
 }
