@@ -172,14 +172,13 @@ export class LogConflictError extends Error {
   }
 }
 
-const SEGMENT = /^[A-Za-z0-9_.-]+$/;
+/** Segments of `[A-Za-z0-9_.-]+` joined by `/`, none of them `.` or `..`: one pass each, no split. */
+const KEY = /^[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)*$/;
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
 
 /** Throws unless `key` is a well-formed storage key (see the module comment). */
 export function assertKey(key: string): void {
-  if (typeof key !== "string" || key.length === 0 || key.length > 512) throw invalidKey(key);
-  for (const segment of key.split("/")) {
-    if (!SEGMENT.test(segment) || segment === "." || segment === "..") throw invalidKey(key);
-  }
+  if (typeof key !== "string" || key.length === 0 || key.length > 512 || !KEY.test(key) || DOT_SEGMENT.test(key)) throw invalidKey(key);
 }
 
 /** Throws unless the page is `{after?: string, limit: positive integer}`. */
