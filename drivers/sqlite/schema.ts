@@ -44,6 +44,9 @@ export class Statements {
   readonly getLease: SqliteStatement;
   readonly putLease: SqliteStatement;
   readonly deleteLease: SqliteStatement;
+  /** Prepared once: `exec` would parse the text again for every group. */
+  readonly begin: SqliteStatement;
+  readonly commit: SqliteStatement;
 
   constructor(db: SqliteDatabase) {
     this.getRecord = db.prepare("SELECT value FROM records WHERE key = ?");
@@ -64,6 +67,8 @@ export class Statements {
       "INSERT INTO leases (key, owner, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at",
     );
     this.deleteLease = db.prepare("DELETE FROM leases WHERE key = ? AND owner = ?");
+    this.begin = db.prepare("BEGIN IMMEDIATE");
+    this.commit = db.prepare("COMMIT");
   }
 
   length(log: string): number {
@@ -77,10 +82,10 @@ export class Statements {
  * full, I/O error) rolls the whole group back and is thrown.
  */
 export function applyGroup(db: SqliteDatabase, statements: Statements, ops: WriteOp[]): OpResult[] {
-  begin(db);
+  begin(statements);
   try {
     const results = applyEach(statements, ops);
-    db.exec("COMMIT");
+    statements.commit.run();
     return results;
   } catch (error) {
     try {
@@ -113,8 +118,8 @@ export function applyEach(statements: Statements, ops: WriteOp[]): OpResult[] {
  * `BEGIN IMMEDIATE`, waiting for another process's write transaction in 1 ms steps (./busy.ts).
  * The connection's `busy_timeout` is 0 for this reason.
  */
-function begin(db: SqliteDatabase): void {
-  whileBusy(() => db.exec("BEGIN IMMEDIATE"));
+function begin(statements: Statements): void {
+  whileBusy(() => statements.begin.run());
 }
 
 /** Checks first, then writes: an op that fails its checks has written nothing. */
