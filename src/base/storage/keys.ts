@@ -27,13 +27,15 @@ export const ACTIVE_PREFIX = "active/";
  * been indexed.
  */
 export const SESSION_INDEX_ALL_PREFIX = "session-index/all/";
+/**
+ * Every index write of a session encodes its owner; most hosts write for one principal after
+ * another, so the last one's prefix is kept (docs/design/speed.md "CPU per turn").
+ */
+let lastOwner: { principalId: string; prefix: string } | undefined;
 export function sessionIndexOwnerPrefix(principalId: string): string {
-  // Every index write of a session encodes its owner; most hosts write for one principal after
-  // another, so the last one is kept (docs/design/speed.md "CPU per turn").
   if (lastOwner?.principalId !== principalId) lastOwner = { principalId, prefix: `session-index/owner/${ownerSegment(principalId)}/` };
   return lastOwner.prefix;
 }
-let lastOwner: { principalId: string; prefix: string } | undefined;
 export const SESSION_INDEX_READY_KEY = "session-index/ready";
 /** A session's place in an index: `<10^13 - 1 - updatedAt ms, 13 digits>/<sessionId>`, so newer sorts first. */
 export function sessionIndexPosition(updatedAt: string, sessionId: string): string {
