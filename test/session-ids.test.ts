@@ -37,7 +37,9 @@ describe("session ids (docs/design/speed.md \"Session ids sort by time\")", () =
       for (let i = 0; i < 3; i++) {
         const response = await host.request("/a/v1/session", { method: "POST", headers: { "content-type": "application/json" }, body: '{"message":"hi"}' });
         ids.push(((await response.json()) as { sessionId: string }).sessionId);
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        // The next id's millisecond must be a later one: within one, the random part orders them.
+        const answeredAt = Date.now();
+        while (Date.now() <= answeredAt) await new Promise((resolve) => setTimeout(resolve, 1));
       }
       expect([...ids].sort()).toEqual(ids);
     } finally {
