@@ -237,6 +237,23 @@ export function readStreamToWaiting(url: string): Promise<void> {
   });
 }
 
+/**
+ * Reads an in-process stream response (`host.request`) until `session.waiting`, then cancels it
+ * (a live stream never ends on its own). `onFirstChunk` runs when its first bytes arrive.
+ */
+export async function readResponseToWaiting(response: Response, onFirstChunk?: () => void): Promise<void> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let tail = "";
+  for (let first = true; !tail.includes('"type":"session.waiting"'); first = false) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("stream ended before session.waiting");
+    if (first) onFirstChunk?.();
+    tail = tail.slice(-64) + decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+}
+
 /** POSTs `body` as JSON over `agent`: the parsed answer, or an error naming any status but 200 and the body. */
 export function postJson(agent: http.Agent, url: string, body: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {

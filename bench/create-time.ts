@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createMemoryStorage } from "../src/base/storage/memory.ts";
 import { createHost } from "../src/index.ts";
-import { fmt, machineLine, median, option, percentile, printTable, scriptedProject, tempDir } from "./_util.ts";
+import { fmt, machineLine, median, option, percentile, printTable, readResponseToWaiting, scriptedProject, tempDir } from "./_util.ts";
 
 const turns = option("turns", 2000);
 const rounds = option("rounds", 4);
@@ -37,7 +37,6 @@ async function measure(store: Store): Promise<Round> {
   const host = createHost({ agents: [{ slug: "bench", project: scriptedProject(), storage }] });
   await host.ready();
   const round: Round = { create: [], firstChunk: [] };
-  const decoder = new TextDecoder();
   try {
     for (let i = 0; i < 200 + turns; i++) {
       const posted = performance.now();
@@ -46,17 +45,9 @@ async function measure(store: Store): Promise<Round> {
       const { sessionId } = (await created.json()) as { sessionId: string };
       const opened = performance.now();
       const stream = await host.request(`/bench/v1/session/${sessionId}/stream`);
-      const reader = stream.body!.getReader();
-      let text = "";
-      let first = true;
-      while (!text.includes('"session.waiting"')) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error("create-time: the stream ended before session.waiting");
-        if (first && i >= 200) round.firstChunk.push(performance.now() - opened);
-        first = false;
-        text += decoder.decode(value, { stream: true });
-      }
-      await reader.cancel();
+      await readResponseToWaiting(stream, () => {
+        if (i >= 200) round.firstChunk.push(performance.now() - opened);
+      });
       if (i >= 200) round.create.push(answered - posted);
     }
   } finally {

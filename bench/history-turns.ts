@@ -18,7 +18,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createSqliteStorage } from "../drivers/sqlite/index.ts";
 import { createHost } from "../src/index.ts";
-import { fmt, machineLine, median, option, percentile, printTable, scriptedProject, tempDir } from "./_util.ts";
+import { fmt, machineLine, median, option, percentile, printTable, readResponseToWaiting, scriptedProject, tempDir } from "./_util.ts";
 
 const history = option("history", 20_000);
 const turns = option("turns", 1500);
@@ -42,20 +42,11 @@ if (baselineDir) {
 }
 
 type Host = ReturnType<typeof createHost>;
-const decoder = new TextDecoder();
 
 async function turn(host: Host): Promise<void> {
   const created = await host.request("/bench/v1/session", { method: "POST", headers: { "content-type": "application/json" }, body: '{"message":"hi"}' });
   const { sessionId } = (await created.json()) as { sessionId: string };
-  const stream = await host.request(`/bench/v1/session/${sessionId}/stream`);
-  const reader = stream.body!.getReader();
-  let text = "";
-  while (!text.includes('"session.waiting"')) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("history-turns: the stream ended before session.waiting");
-    text += decoder.decode(value, { stream: true });
-  }
-  await reader.cancel();
+  await readResponseToWaiting(await host.request(`/bench/v1/session/${sessionId}/stream`));
 }
 
 async function withHost<T>(code: Code, path: string, work: (host: Host) => Promise<T>): Promise<T> {
